@@ -1,0 +1,70 @@
+// Gives the test run its own Redis: a fresh redis-server on a free loopback port, never the developer's data.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    redisUrl: string;
+    redisPort: number;
+    redisDir: string;
+  }
+}
+
+let child: ChildProcess | undefined;
+let dir: string | undefined;
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      srv.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+async function pingOnce(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const sock = new Socket();
+    const done = (ok: boolean) => {
+      sock.destroy();
+      resolve(ok);
+    };
+    sock.setTimeout(500, () => done(false));
+    sock.once('error', () => done(false));
+    sock.connect(port, '127.0.0.1', () => sock.write('PING\r\n'));
+    sock.once('data', (d) => done(d.toString().startsWith('+PONG')));
+  });
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const port = await freePort();
+  dir = mkdtempSync(join(tmpdir(), 'quill-test-redis-'));
+  child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
+    { stdio: 'ignore' },
+  );
+  child.once('error', (err) => {
+    throw new Error(
+      `cannot start redis-server (install it: apt-get install -y redis-server): ${err.message}`,
+    );
+  });
+  const deadline = Date.now() + 10_000;
+  while (!(await pingOnce(port))) {
+    if (Date.now() > deadline) throw new Error(`redis-server did not answer on port ${port}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  project.provide('redisUrl', `redis://127.0.0.1:${port}`);
+  project.provide('redisPort', port);
+  project.provide('redisDir', dir);
+  return async () => {
+    child?.kill('SIGTERM');
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  };
+}
