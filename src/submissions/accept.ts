@@ -1,0 +1,278 @@
+// Accepting a submission, synchronously: decode strictly, recompute the hash, apply policy, then (and only
+// then) sign, record the signature in the audit log, store the record and enqueue it.
+import { createHash } from 'node:crypto';
+import { SubmissionRefused } from './errors.ts';
+import type { PipelineMetrics } from './metrics.ts';
+import type { HashingSchemeVersion, SubmissionRecord } from './record.ts';
+import { newSubmissionId, type SubmissionStore } from './store.ts';
+
+/** What the accept path needs to know about a prepared transaction (from src/transaction). */
+export interface InspectedTransaction {
+  hash: Uint8Array;
+  actAs: string[];
+  commandId: string;
+  synchronizerId: string;
+  maxRecordTime?: Date;
+}
+
+/** The wire signature (src/ledger `Signature`). */
+export interface WireSignature {
+  format: string;
+  signature: string;
+  signedBy: string;
+  signingAlgorithmSpec: string;
+}
+
+/** Adapters over src/transaction, src/signing and src/parties (see src/server/wiring.ts). */
+export interface AcceptPorts {
+  /** Throws an error with `code` and a one-line `message` on bytes that are not a valid PreparedTransaction. */
+  inspect(preparedTransactionBase64: string, scheme: HashingSchemeVersion): InspectedTransaction;
+  /** The key that controls the party, if this wallet holds it. */
+  partyKey(party: string): Promise<string | undefined>;
+  keyStatus(fingerprint: string): Promise<'active' | 'disabled' | undefined>;
+  /** Signs the 32-byte hash and verifies the signature before returning it. */
+  sign(fingerprint: string, hash: Uint8Array): Promise<WireSignature>;
+}
+
+export interface SubmissionRequest {
+  preparedTransaction: string;
+  hashingSchemeVersion: HashingSchemeVersion;
+  preparedTransactionHash?: string | undefined;
+  party?: string | undefined;
+  deduplicationPeriod?: Record<string, unknown> | undefined;
+  userId?: string | undefined;
+  minLedgerTime?: unknown;
+  transactionFormat?: unknown;
+}
+
+export interface Principal {
+  subject: string;
+  role: 'submit' | 'read' | 'admin';
+  party?: string;
+}
+
+export interface AcceptDeps {
+  store: SubmissionStore;
+  ports: AcceptPorts;
+  enqueue: (record: SubmissionRecord) => Promise<void>;
+  allowedSynchronizers: string[];
+  defaultUserId: string;
+  dedupMaxSeconds: number;
+  metrics?: PipelineMetrics;
+  now?: () => number;
+}
+
+export interface AcceptResult {
+  record: SubmissionRecord;
+  /** False when an earlier identical request's record was returned. */
+  created: boolean;
+}
+
+const HEX32 = /^[0-9a-fA-F]{64}$/;
+const B64_32 = /^[A-Za-z0-9+/]{43}=$/;
+
+export function parseHash(text: string): string {
+  const t = text.trim();
+  if (HEX32.test(t)) return t.toLowerCase();
+  if (B64_32.test(t)) return Buffer.from(t, 'base64').toString('hex');
+  throw new SubmissionRefused(
+    400,
+    'INVALID_HASH',
+    'preparedTransactionHash must be 32 bytes as base64 (as the participant returns it) or 64 hex digits',
+  );
+}
+
+/** Canonical JSON (keys sorted at every level, undefined dropped) so key order never changes the fingerprint. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v && typeof v === 'object') {
+    const entries = Object.entries(v as Record<string, unknown>)
+      .filter(([, x]) => x !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canonical(x)}`).join(',')}}`;
+  }
+  return JSON.stringify(v) ?? 'null';
+}
+
+function requestFingerprint(req: SubmissionRequest): string {
+  return createHash('sha256').update(canonical(req)).digest('hex');
+}
+
+function requestedDedupSeconds(
+  period: Record<string, unknown> | undefined,
+  maxSeconds: number,
+): number | undefined {
+  if (!period) return undefined;
+  if ('Empty' in period) return maxSeconds;
+  const d = (period as { DeduplicationDuration?: { value?: { seconds?: unknown; nanos?: unknown } } })
+    .DeduplicationDuration?.value;
+  if (d && typeof d.seconds === 'number' && Number.isSafeInteger(d.seconds) && d.seconds >= 0) {
+    const nanos = typeof d.nanos === 'number' && d.nanos > 0 ? 1 : 0;
+    return Math.min(maxSeconds, d.seconds + nanos);
+  }
+  throw new SubmissionRefused(
+    400,
+    'INVALID_DEDUPLICATION_PERIOD',
+    'deduplicationPeriod must be {"DeduplicationDuration":{"value":{"seconds":N,"nanos":0}}} or {"Empty":{}}',
+  );
+}
+
+export async function acceptSubmission(
+  deps: AcceptDeps,
+  req: SubmissionRequest,
+  who: Principal,
+  idempotencyKey?: string,
+): Promise<AcceptResult> {
+  const { store, ports } = deps;
+  const now = deps.now ?? Date.now;
+  let tx: InspectedTransaction;
+  try {
+    tx = ports.inspect(req.preparedTransaction, req.hashingSchemeVersion);
+  } catch (err) {
+    const e = err as { code?: unknown; message?: unknown };
+    const detail = typeof e.message === 'string' ? e.message.split('\n')[0] : 'cannot decode';
+    throw new SubmissionRefused(400, 'INVALID_PREPARED_TRANSACTION', `preparedTransaction: ${detail}`);
+  }
+  const hashHex = Buffer.from(tx.hash).toString('hex');
+  if (req.preparedTransactionHash !== undefined && parseHash(req.preparedTransactionHash) !== hashHex) {
+    throw new SubmissionRefused(
+      422,
+      'HASH_MISMATCH',
+      `preparedTransactionHash does not match the hash recomputed from preparedTransaction (${hashHex})`,
+    );
+  }
+  if (tx.actAs.length !== 1) {
+    throw new SubmissionRefused(
+      422,
+      'UNSUPPORTED_ACT_AS',
+      `exactly one actAs party is supported, the transaction has ${tx.actAs.length}`,
+    );
+  }
+  const party = tx.actAs[0] as string;
+  if (req.party !== undefined && req.party !== party) {
+    throw new SubmissionRefused(
+      422,
+      'PARTY_MISMATCH',
+      `party ${req.party} is not the transaction's actAs party`,
+    );
+  }
+  if (who.party !== undefined && who.party !== party) {
+    throw new SubmissionRefused(403, 'PARTY_NOT_ALLOWED', 'this token may not submit for that party');
+  }
+
+  const scope = who.subject;
+  const fingerprint = requestFingerprint(req);
+  if (idempotencyKey !== undefined) {
+    const seen = await store.idempotency(scope, idempotencyKey);
+    if (seen && seen.fingerprint !== fingerprint) {
+      throw new SubmissionRefused(
+        422,
+        'IDEMPOTENCY_KEY_REUSED',
+        'this Idempotency-Key was used with a different request body',
+      );
+    }
+    const rec = seen ? await store.getRecord(seen.id) : undefined;
+    if (rec) return replay(deps, rec);
+  }
+  const userId = req.userId ?? deps.defaultUserId;
+  const earlier = await store.byCommandId(tx.commandId);
+  if (earlier && earlier.preparedTransactionHash === hashHex && earlier.userId === userId) {
+    return replay(deps, earlier);
+  }
+  if (earlier && earlier.status !== 'rejected' && earlier.status !== 'expired') {
+    throw new SubmissionRefused(
+      409,
+      'COMMAND_ID_IN_USE',
+      `command id ${tx.commandId} belongs to submission ${earlier.id} with another transaction`,
+    );
+  }
+
+  const keyFingerprint = await ports.partyKey(party);
+  if (!keyFingerprint) {
+    throw new SubmissionRefused(422, 'UNKNOWN_PARTY', `party ${party} is not held by this wallet`);
+  }
+  const status = await ports.keyStatus(keyFingerprint);
+  if (status !== 'active') {
+    throw new SubmissionRefused(
+      422,
+      status === 'disabled' ? 'KEY_DISABLED' : 'UNKNOWN_KEY',
+      status === 'disabled'
+        ? `key ${keyFingerprint} of party ${party} is disabled`
+        : `key ${keyFingerprint} of party ${party} is not in the key store`,
+    );
+  }
+  if (deps.allowedSynchronizers.length > 0 && !deps.allowedSynchronizers.includes(tx.synchronizerId)) {
+    throw new SubmissionRefused(
+      422,
+      'SYNCHRONIZER_NOT_ALLOWED',
+      `synchronizer ${tx.synchronizerId} is not in ALLOWED_SYNCHRONIZERS`,
+    );
+  }
+  if (tx.maxRecordTime && tx.maxRecordTime.getTime() <= now()) {
+    throw new SubmissionRefused(
+      422,
+      'TRANSACTION_EXPIRED',
+      `max record time ${tx.maxRecordTime.toISOString()} has passed: prepare the transaction again`,
+    );
+  }
+  const dedupSeconds = requestedDedupSeconds(req.deduplicationPeriod, deps.dedupMaxSeconds);
+
+  // Policy passed: sign. Every signature made is in the audit log, whatever happens next.
+  const signature = await ports.sign(keyFingerprint, tx.hash);
+  deps.metrics?.signed.inc({ algorithm: signature.signingAlgorithmSpec });
+  const at = new Date(now()).toISOString();
+  const id = newSubmissionId();
+  await store.audit({
+    at,
+    actor: who.subject,
+    party,
+    keyFingerprint,
+    hash: hashHex,
+    commandId: tx.commandId,
+    submission: id,
+  });
+  const record: SubmissionRecord = {
+    id,
+    status: 'accepted',
+    party,
+    commandId: tx.commandId,
+    userId,
+    synchronizerId: tx.synchronizerId,
+    keyFingerprint,
+    preparedTransactionHash: hashHex,
+    hashingSchemeVersion: req.hashingSchemeVersion,
+    maxRecordTime: tx.maxRecordTime ? tx.maxRecordTime.toISOString() : null,
+    requestedBy: who.subject,
+    createdAt: at,
+    updatedAt: at,
+    attempts: [],
+    updateId: null,
+    completionOffset: null,
+    transaction: null,
+    error: null,
+    reconcileFromOffset: null,
+  };
+  const { created, record: stored } = await store.create(
+    record,
+    {
+      preparedTransaction: req.preparedTransaction,
+      partySignatures: { signatures: [{ party, signatures: [signature] }] },
+      ...(dedupSeconds !== undefined ? { deduplicationSeconds: dedupSeconds } : {}),
+      ...(req.minLedgerTime !== undefined ? { minLedgerTime: req.minLedgerTime } : {}),
+      ...(req.transactionFormat !== undefined ? { transactionFormat: req.transactionFormat } : {}),
+    },
+    idempotencyKey !== undefined ? { scope, key: idempotencyKey, fingerprint } : undefined,
+  );
+  if (!created) return replay(deps, stored);
+  await deps.enqueue(stored);
+  const queued = await store.update(stored.id, (r) =>
+    r.status === 'accepted' ? { ...r, status: 'queued' } : undefined,
+  );
+  deps.metrics?.accepted.inc({ outcome: 'new' });
+  return { record: queued, created: true };
+}
+
+function replay(deps: AcceptDeps, record: SubmissionRecord): AcceptResult {
+  deps.metrics?.accepted.inc({ outcome: 'replay' });
+  return { record, created: false };
+}

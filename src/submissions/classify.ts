@@ -1,0 +1,92 @@
+// Classifies every answer of executeAndWaitForTransaction (reference/ledger-json-api.md §5, §1.7).
+import type { ErrorInfo } from './record.ts';
+
+/** The parts of `LedgerError` (src/ledger) the classifier reads; duck-typed so any thrown value is safe. */
+export interface LedgerErrorLike {
+  status?: number;
+  code: string;
+  errorCategory: number;
+  retryable: boolean;
+  definiteAnswer?: boolean;
+  outcomeUnknown: boolean;
+  context: Record<string, string>;
+  message: string;
+}
+
+export type Classification =
+  /** An earlier attempt of this command committed (or is committing): find it, never submit it again. */
+  | { kind: 'duplicate'; error: ErrorInfo; completionOffset?: number }
+  /** The ledger definitely refused it: final. */
+  | { kind: 'rejected'; error: ErrorInfo }
+  /** Definitely not applied, safe to try again. */
+  | { kind: 'retryable'; error: ErrorInfo }
+  /** May or may not have been applied: retry within the dedup window and reconcile. */
+  | { kind: 'ambiguous'; error: ErrorInfo };
+
+export function isLedgerErrorLike(err: unknown): err is LedgerErrorLike {
+  if (typeof err !== 'object' || err === null) return false;
+  const e = err as Partial<LedgerErrorLike>;
+  return (
+    typeof e.code === 'string' && typeof e.retryable === 'boolean' && typeof e.outcomeUnknown === 'boolean'
+  );
+}
+
+function oneLine(text: string, max = 500): string {
+  const t = text.replace(/\s+/g, ' ').trim();
+  return t.length > max ? `${t.slice(0, max)}…` : t;
+}
+
+const RETRY_LATER_CODES = new Set(['SUBMISSION_ALREADY_IN_FLIGHT']);
+
+export function classifyError(err: unknown): Classification {
+  if (!isLedgerErrorLike(err)) {
+    const message = err instanceof Error ? err.message : 'unexpected failure';
+    return { kind: 'ambiguous', error: { code: 'UNEXPECTED_ERROR', message: oneLine(String(message)) } };
+  }
+  const error: ErrorInfo = {
+    code: err.code,
+    message: oneLine(typeof err.message === 'string' ? err.message : err.code),
+  };
+  if (err.code === 'DUPLICATE_COMMAND') {
+    const ctx = typeof err.context === 'object' && err.context !== null ? err.context : {};
+    const raw = ctx.completion_offset ?? ctx.completionOffset;
+    const n = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : undefined;
+    return n !== undefined && Number.isSafeInteger(n) && n > 0
+      ? { kind: 'duplicate', error, completionOffset: n }
+      : { kind: 'duplicate', error };
+  }
+  // Already in flight: an earlier attempt may still land; same handling as an unknown outcome.
+  if (RETRY_LATER_CODES.has(err.code)) return { kind: 'ambiguous', error };
+  if (err.outcomeUnknown || err.errorCategory === 3) return { kind: 'ambiguous', error };
+  if (err.retryable) return { kind: 'retryable', error };
+  // Our own credentials or a throttle: not the transaction's fault, it has not been applied.
+  if (err.status === 401 || err.status === 403 || err.status === 429) return { kind: 'retryable', error };
+  if (err.status !== undefined && err.status >= 500 && err.errorCategory === -1) {
+    return { kind: 'ambiguous', error };
+  }
+  if (err.status === undefined) return { kind: 'ambiguous', error };
+  return { kind: 'rejected', error };
+}
+
+/** Exponential backoff with full jitter, capped. `attempt` counts from 1. */
+export function backoffDelay(attempt: number, baseMs: number, maxMs: number, random = Math.random): number {
+  const exp = Math.min(maxMs, baseMs * 2 ** Math.min(30, Math.max(0, attempt - 1)));
+  return Math.max(1, Math.round(exp / 2 + random() * (exp / 2)));
+}
+
+/**
+ * Deduplication period for an attempt: it must cover every earlier attempt of the command, so it reaches
+ * back to the first attempt's start plus a margin; never shorter than what the caller asked for; capped.
+ */
+export function deduplicationSeconds(opts: {
+  firstAttemptAt?: string;
+  now: number;
+  marginSeconds: number;
+  maxSeconds: number;
+  requestedSeconds?: number;
+}): number {
+  const first = opts.firstAttemptAt ? Date.parse(opts.firstAttemptAt) : opts.now;
+  const elapsed = Math.max(0, Math.ceil((opts.now - first) / 1000));
+  const want = Math.max(elapsed + opts.marginSeconds, opts.requestedSeconds ?? 0);
+  return Math.min(opts.maxSeconds, want);
+}

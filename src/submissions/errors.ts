@@ -1,0 +1,15 @@
+// The one error type of the accept path: a clear refusal with an HTTP status and a stable code.
+
+export type RefusalStatus = 400 | 403 | 404 | 409 | 413 | 422 | 503;
+
+/** A request Quill refuses; nothing was signed for it. `message` is one line and holds no secret. */
+export class SubmissionRefused extends Error {
+  override readonly name = 'SubmissionRefused';
+  constructor(
+    readonly status: RefusalStatus,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}

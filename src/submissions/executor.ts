@@ -1,0 +1,278 @@
+// One step of a submission's life in the worker. Written so that any step may run twice, concurrently or
+// after a crash: the record only moves forward (store CAS), each attempt has a fresh submissionId and a dedup
+// period reaching back to the first attempt, and an unknown outcome is settled by reconciliation.
+import { randomUUID } from 'node:crypto';
+import { backoffDelay, type Classification, classifyError, deduplicationSeconds } from './classify.ts';
+import type { PipelineMetrics } from './metrics.ts';
+import { type LedgerPort, reconcile, type TransactionLike } from './reconcile.ts';
+import type { Attempt, ErrorInfo, SubmissionRecord } from './record.ts';
+import type { SubmissionStore } from './store.ts';
+
+export interface ExecutorConfig {
+  maxAttempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  dedup: { marginSeconds: number; maxSeconds: number };
+  ledgerTimeoutMs: number;
+  /** After attempts run out with an unknown outcome, wait for max record time if it is this close. */
+  maxWaitForRecordTimeMs?: number;
+}
+
+export interface ExecutorDeps {
+  store: SubmissionStore;
+  ledger: LedgerPort;
+  config: ExecutorConfig;
+  metrics?: PipelineMetrics;
+  now?: () => number;
+  log?: (msg: string, fields?: Record<string, unknown>) => void;
+}
+
+export type StepResult =
+  | { kind: 'done'; record?: SubmissionRecord }
+  /** Try again after `delayMs` (retryable or ambiguous). */
+  | { kind: 'retry'; delayMs: number; reason: string }
+  /** Nothing more to try: wait until the transaction can no longer commit, then settle. */
+  | { kind: 'wait-until'; at: number };
+
+const RECORD_TIME_GRACE_MS = 2_000;
+
+export class Aborted extends Error {
+  override readonly name = 'Aborted';
+}
+
+export async function executeStep(deps: ExecutorDeps, id: string, signal?: AbortSignal): Promise<StepResult> {
+  const now = deps.now ?? Date.now;
+  const { store, ledger, config } = deps;
+  const cur = await store.get(id);
+  if (!cur) return { kind: 'done' };
+  let rec = cur.record;
+  if (rec.status === 'committed' || rec.status === 'rejected' || rec.status === 'expired') {
+    return { kind: 'done', record: rec };
+  }
+  const maxRecordTime = rec.maxRecordTime ? Date.parse(rec.maxRecordTime) : undefined;
+  const everSubmitted = rec.attempts.length > 0;
+
+  // Past max record time: it can no longer commit, only an earlier attempt may have.
+  if (maxRecordTime !== undefined && now() > maxRecordTime + RECORD_TIME_GRACE_MS) {
+    return settle(
+      deps,
+      rec,
+      'MAX_RECORD_TIME_PASSED',
+      'the transaction can no longer commit: max record time passed',
+    );
+  }
+  if (rec.attempts.length >= config.maxAttempts) {
+    const lastUnknown = rec.attempts.some((a) => a.outcome === 'ambiguous' || a.outcome === 'pending');
+    const wait = config.maxWaitForRecordTimeMs ?? 15 * 60_000;
+    if (lastUnknown && maxRecordTime !== undefined && maxRecordTime - now() < wait) {
+      return { kind: 'wait-until', at: maxRecordTime + RECORD_TIME_GRACE_MS + 500 };
+    }
+    return settle(
+      deps,
+      rec,
+      'ATTEMPTS_EXHAUSTED',
+      `no attempt committed after ${rec.attempts.length} attempts`,
+    );
+  }
+
+  if (rec.reconcileFromOffset === null) {
+    const end = await ledger.ledgerEnd();
+    rec = await store.update(id, (r) =>
+      r.reconcileFromOffset === null ? { ...r, reconcileFromOffset: end, status: 'executing' } : undefined,
+    );
+    if (isDone(rec)) return { kind: 'done', record: rec };
+  }
+
+  // A new attempt: earlier unfinished attempts (crashed workers, lost locks) become "ambiguous".
+  const submissionId = randomUUID();
+  const first = rec.attempts[0]?.startedAt;
+  const dedup = deduplicationSeconds({
+    ...(first ? { firstAttemptAt: first } : {}),
+    now: now(),
+    marginSeconds: config.dedup.marginSeconds,
+    maxSeconds: config.dedup.maxSeconds,
+    ...(cur.payload.deduplicationSeconds !== undefined
+      ? { requestedSeconds: cur.payload.deduplicationSeconds }
+      : {}),
+  });
+  const attempt: Attempt = {
+    submissionId,
+    startedAt: new Date(now()).toISOString(),
+    finishedAt: null,
+    outcome: 'pending',
+    deduplicationSeconds: dedup,
+    error: null,
+  };
+  rec = await store.update(id, (r) => ({
+    ...r,
+    status: 'executing',
+    attempts: [
+      ...r.attempts.map((a) => (a.outcome === 'pending' ? { ...a, outcome: 'ambiguous' as const } : a)),
+      attempt,
+    ],
+  }));
+  if (isDone(rec)) return { kind: 'done', record: rec };
+  if (signal?.aborted) throw new Aborted('lock lost before executing');
+
+  const body: Record<string, unknown> = {
+    preparedTransaction: cur.payload.preparedTransaction,
+    partySignatures: cur.payload.partySignatures,
+    submissionId,
+    hashingSchemeVersion: rec.hashingSchemeVersion,
+    deduplicationPeriod: { DeduplicationDuration: { value: { seconds: dedup, nanos: 0 } } },
+    userId: rec.userId,
+    ...(cur.payload.minLedgerTime !== undefined ? { minLedgerTime: cur.payload.minLedgerTime } : {}),
+    ...(cur.payload.transactionFormat !== undefined
+      ? { transactionFormat: cur.payload.transactionFormat }
+      : {}),
+  };
+  const started = now();
+  let tx: TransactionLike;
+  try {
+    tx = await ledger.execute(body, { timeoutMs: config.ledgerTimeoutMs });
+  } catch (err) {
+    const c = classifyError(err);
+    deps.metrics?.attempts.inc({ outcome: c.kind });
+    deps.metrics?.executeSeconds.observe({ outcome: c.kind }, (now() - started) / 1000);
+    return afterFailure(deps, rec, submissionId, c, everSubmitted);
+  }
+  deps.metrics?.attempts.inc({ outcome: 'committed' });
+  deps.metrics?.executeSeconds.observe({ outcome: 'committed' }, (now() - started) / 1000);
+  return { kind: 'done', record: await commit(deps, id, tx, submissionId, 'committed') };
+}
+
+function isDone(r: SubmissionRecord): boolean {
+  return r.status === 'committed' || r.status === 'rejected' || r.status === 'expired';
+}
+
+async function afterFailure(
+  deps: ExecutorDeps,
+  rec: SubmissionRecord,
+  submissionId: string,
+  c: Classification,
+  earlierAttempts: boolean,
+): Promise<StepResult> {
+  const { store, ledger, config } = deps;
+  const finish = (outcome: Attempt['outcome'], error: ErrorInfo | null) =>
+    store.update(rec.id, (r) => ({
+      ...r,
+      attempts: r.attempts.map((a) =>
+        a.submissionId === submissionId ? { ...a, outcome, error, finishedAt: new Date().toISOString() } : a,
+      ),
+    }));
+  const reconcileOpts = {
+    party: rec.party,
+    hashHex: rec.preparedTransactionHash,
+    commandId: rec.commandId,
+    fromOffset: rec.reconcileFromOffset ?? 0,
+  };
+  if (c.kind === 'duplicate') {
+    const found = await reconcile(ledger, {
+      ...reconcileOpts,
+      ...(c.completionOffset !== undefined ? { completionOffset: c.completionOffset } : {}),
+    });
+    if (found.found === 'ours') {
+      return {
+        kind: 'done',
+        record: await commit(deps, rec.id, found.transaction, submissionId, 'duplicate'),
+      };
+    }
+    if (found.found === 'other') {
+      await finish('duplicate', c.error);
+      return finalize(deps, rec.id, 'rejected', {
+        code: 'DUPLICATE_COMMAND',
+        message: `another transaction with command id ${rec.commandId} committed as update ${found.transaction.updateId}`,
+      });
+    }
+    // The earlier attempt may still be in flight: look again later.
+    await finish('duplicate', c.error);
+    return retryAfter(config, rec.attempts.length, 'duplicate not yet visible');
+  }
+  if (c.kind === 'rejected') {
+    // An earlier attempt with an unknown outcome may be the reason for this rejection: check first.
+    if (earlierAttempts) {
+      const found = await reconcile(ledger, reconcileOpts);
+      if (found.found === 'ours') {
+        return {
+          kind: 'done',
+          record: await commit(deps, rec.id, found.transaction, submissionId, 'rejected'),
+        };
+      }
+    }
+    await finish('rejected', c.error);
+    return finalize(deps, rec.id, 'rejected', c.error);
+  }
+  await finish(c.kind, c.error);
+  return retryAfter(config, rec.attempts.length, c.error.code);
+}
+
+function retryAfter(config: ExecutorConfig, attempts: number, reason: string): StepResult {
+  return { kind: 'retry', delayMs: backoffDelay(attempts, config.baseDelayMs, config.maxDelayMs), reason };
+}
+
+async function commit(
+  deps: ExecutorDeps,
+  id: string,
+  tx: TransactionLike,
+  submissionId: string,
+  outcome: Attempt['outcome'],
+): Promise<SubmissionRecord> {
+  let moved = false;
+  const rec = await deps.store.update(id, (r) => {
+    moved = true;
+    return {
+      ...r,
+      status: 'committed',
+      updateId: tx.updateId,
+      completionOffset: tx.offset,
+      transaction: tx,
+      error: null,
+      attempts: r.attempts.map((a) =>
+        a.submissionId === submissionId
+          ? {
+              ...a,
+              outcome: outcome === 'rejected' ? 'duplicate' : outcome,
+              finishedAt: new Date().toISOString(),
+            }
+          : a,
+      ),
+    };
+  });
+  if (moved && rec.status === 'committed' && rec.updateId === tx.updateId) {
+    deps.metrics?.committed.inc();
+    deps.metrics?.commitLatencySeconds.observe((Date.now() - Date.parse(rec.createdAt)) / 1000);
+  }
+  return rec;
+}
+
+async function finalize(
+  deps: ExecutorDeps,
+  id: string,
+  status: 'rejected' | 'expired',
+  error: ErrorInfo,
+): Promise<StepResult> {
+  const rec = await deps.store.update(id, (r) => ({ ...r, status, error }));
+  if (rec.status === status) (status === 'rejected' ? deps.metrics?.rejected : deps.metrics?.expired)?.inc();
+  return { kind: 'done', record: rec };
+}
+
+/** Nothing more will be tried: an earlier attempt may still have committed, so look before expiring. */
+async function settle(
+  deps: ExecutorDeps,
+  rec: SubmissionRecord,
+  code: string,
+  message: string,
+): Promise<StepResult> {
+  if (rec.attempts.length > 0) {
+    const found = await reconcile(deps.ledger, {
+      party: rec.party,
+      hashHex: rec.preparedTransactionHash,
+      commandId: rec.commandId,
+      fromOffset: rec.reconcileFromOffset ?? 0,
+    });
+    if (found.found === 'ours') {
+      return { kind: 'done', record: await commit(deps, rec.id, found.transaction, '', 'duplicate') };
+    }
+  }
+  return finalize(deps, rec.id, 'expired', { code, message });
+}

@@ -1,0 +1,36 @@
+// Public surface of the submission pipeline: record, store, accept path, worker, waiter, metrics.
+export {
+  type AcceptDeps,
+  type AcceptPorts,
+  type AcceptResult,
+  acceptSubmission,
+  type InspectedTransaction,
+  type Principal,
+  parseHash,
+  type SubmissionRequest,
+  type WireSignature,
+} from './accept.ts';
+export {
+  backoffDelay,
+  type Classification,
+  classifyError,
+  deduplicationSeconds,
+  type LedgerErrorLike,
+} from './classify.ts';
+export { SubmissionRefused } from './errors.ts';
+export { type ExecutorConfig, type ExecutorDeps, executeStep, type StepResult } from './executor.ts';
+export { createMetrics, type PipelineMetrics } from './metrics.ts';
+export {
+  closeWorker,
+  createQueue,
+  enqueue,
+  type JobData,
+  jobIdFor,
+  redisConnection,
+  requeueStranded,
+  startWorker,
+} from './queue.ts';
+export { type LedgerPort, type ReconcileResult, reconcile, type TransactionLike } from './reconcile.ts';
+export * from './record.ts';
+export { type AuditEntry, newSubmissionId, type StoredSubmission, SubmissionStore } from './store.ts';
+export { OutcomeWaiter } from './waiter.ts';

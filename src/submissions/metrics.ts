@@ -1,0 +1,81 @@
+// Prometheus metrics of the pipeline, one registry per process (tests may run several apps side by side).
+import { Counter, Histogram, Registry } from 'prom-client';
+
+export interface PipelineMetrics {
+  registry: Registry;
+  accepted: Counter<'outcome'>;
+  signed: Counter<'algorithm'>;
+  refused: Counter<'code'>;
+  attempts: Counter<'outcome'>;
+  committed: Counter;
+  rejected: Counter;
+  expired: Counter;
+  acceptSeconds: Histogram;
+  executeSeconds: Histogram<'outcome'>;
+  commitLatencySeconds: Histogram;
+}
+
+export function createMetrics(registry = new Registry()): PipelineMetrics {
+  const r = [registry];
+  return {
+    registry,
+    accepted: new Counter({
+      name: 'quill_submissions_accepted_total',
+      help: 'Submissions accepted (outcome=new) or answered from an earlier identical request (outcome=replay)',
+      labelNames: ['outcome'],
+      registers: r,
+    }),
+    signed: new Counter({
+      name: 'quill_signatures_total',
+      help: 'Signatures made for accepted submissions',
+      labelNames: ['algorithm'],
+      registers: r,
+    }),
+    refused: new Counter({
+      name: 'quill_submissions_refused_total',
+      help: 'Submissions refused at accept time, by error code (nothing signed)',
+      labelNames: ['code'],
+      registers: r,
+    }),
+    attempts: new Counter({
+      name: 'quill_submission_attempts_total',
+      help: 'executeAndWaitForTransaction attempts by classified outcome',
+      labelNames: ['outcome'],
+      registers: r,
+    }),
+    committed: new Counter({
+      name: 'quill_submissions_committed_total',
+      help: 'Submissions committed',
+      registers: r,
+    }),
+    rejected: new Counter({
+      name: 'quill_submissions_rejected_total',
+      help: 'Submissions definitely rejected',
+      registers: r,
+    }),
+    expired: new Counter({
+      name: 'quill_submissions_expired_total',
+      help: 'Submissions expired (max record time passed or attempts spent)',
+      registers: r,
+    }),
+    acceptSeconds: new Histogram({
+      name: 'quill_accept_duration_seconds',
+      help: 'Time to accept a submission (decode, hash, sign, store, enqueue)',
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+      registers: r,
+    }),
+    executeSeconds: new Histogram({
+      name: 'quill_ledger_execute_duration_seconds',
+      help: 'Duration of executeAndWaitForTransaction calls by outcome',
+      labelNames: ['outcome'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: r,
+    }),
+    commitLatencySeconds: new Histogram({
+      name: 'quill_commit_latency_seconds',
+      help: 'From acceptance to the committed record',
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+      registers: r,
+    }),
+  };
+}

@@ -1,0 +1,128 @@
+// The BullMQ side: one queue per ledger, jobId derived from the command id, the worker and stranded-work recovery.
+import { DelayedError, type Job, Queue, Worker } from 'bullmq';
+import { Redis, type RedisOptions } from 'ioredis';
+import { type ExecutorDeps, executeStep } from './executor.ts';
+import type { SubmissionRecord } from './record.ts';
+import type { SubmissionStore } from './store.ts';
+
+export interface JobData {
+  id: string;
+}
+
+/** BullMQ forbids ':' in custom ids and purely numeric ids: encode the command id. */
+export function jobIdFor(record: Pick<SubmissionRecord, 'commandId' | 'id'>): string {
+  return `c-${Buffer.from(record.commandId).toString('base64url')}-${record.id.slice(4)}`;
+}
+
+export function redisConnection(url: string, extra: RedisOptions = {}): Redis {
+  return new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true, ...extra });
+}
+
+const KEEP_JOBS = { age: 7 * 86_400, count: 200_000 };
+
+export function createQueue(connection: Redis, name: string, prefix: string): Queue<JobData> {
+  return new Queue<JobData>(name, {
+    connection,
+    prefix: `${prefix.replace(/:$/, '')}:bull`,
+    defaultJobOptions: {
+      attempts: 1000,
+      backoff: { type: 'exponential', delay: 500 },
+      removeOnComplete: KEEP_JOBS,
+      removeOnFail: KEEP_JOBS,
+    },
+  });
+}
+
+export async function enqueue(queue: Queue<JobData>, record: SubmissionRecord): Promise<void> {
+  await queue.add('submit', { id: record.id }, { jobId: jobIdFor(record) });
+}
+
+/**
+ * Puts back into the queue every non-terminal record whose job is missing or finished (API crash between
+ * store and enqueue, a Redis that lost its last writes, a job failed by BullMQ): the record is the truth.
+ */
+export async function requeueStranded(
+  store: SubmissionStore,
+  queue: Queue<JobData>,
+  olderThanMs: number,
+  limit = 500,
+): Promise<number> {
+  let n = 0;
+  for (const status of ['accepted', 'queued', 'executing'] as const) {
+    for (const id of await store.idsInStatus(status, limit)) {
+      const rec = await store.getRecord(id);
+      if (!rec || Date.now() - Date.parse(rec.updatedAt) < olderThanMs) continue;
+      const jobId = jobIdFor(rec);
+      const job = await queue.getJob(jobId);
+      const state = job ? await job.getState() : 'missing';
+      if (state === 'failed' && job) {
+        await job.retry('failed');
+        n++;
+      } else if (state === 'completed' && job) {
+        await job.remove();
+        await enqueue(queue, rec);
+        n++;
+      } else if (state === 'missing' || state === 'unknown') {
+        await enqueue(queue, rec);
+        n++;
+      }
+      if (status === 'accepted') await store.update(id, (r) => ({ ...r, status: 'queued' }));
+    }
+  }
+  return n;
+}
+
+export interface WorkerOptions {
+  connection: Redis;
+  queueName: string;
+  prefix: string;
+  concurrency: number;
+  rateLimit: { max: number; durationMs: number };
+  lockDurationMs?: number;
+  stalledIntervalMs?: number;
+  onError?: (err: Error) => void;
+}
+
+/** Starts a worker whose jobs run `executeStep` until the record is final. */
+export function startWorker(deps: ExecutorDeps, opts: WorkerOptions): Worker<JobData> {
+  const lockDuration = opts.lockDurationMs ?? Math.max(30_000, deps.config.ledgerTimeoutMs * 2 + 5_000);
+  const worker = new Worker<JobData>(
+    opts.queueName,
+    async (job: Job<JobData>, token?: string, signal?: AbortSignal) => {
+      const step = await executeStep(deps, job.data.id, signal);
+      if (step.kind === 'done') return step.record?.status ?? 'missing';
+      const at = step.kind === 'retry' ? Date.now() + step.delayMs : step.at;
+      if (signal?.aborted) throw new Error('lock lost');
+      await job.moveToDelayed(at, token);
+      throw new DelayedError();
+    },
+    {
+      connection: opts.connection,
+      prefix: `${opts.prefix.replace(/:$/, '')}:bull`,
+      concurrency: opts.concurrency,
+      limiter: { max: opts.rateLimit.max, duration: opts.rateLimit.durationMs },
+      lockDuration,
+      stalledInterval: opts.stalledIntervalMs ?? Math.min(30_000, lockDuration),
+      maxStalledCount: 1_000_000,
+      removeOnComplete: KEEP_JOBS,
+      removeOnFail: KEEP_JOBS,
+    },
+  );
+  // Losing the lock does not abort the processor by itself; cancel so it stops before any side effect.
+  worker.on('lockRenewalFailed', (ids) => {
+    for (const id of ids) worker.cancelJob(id, 'lock-lost');
+  });
+  worker.on('error', (err) => opts.onError?.(err));
+  return worker;
+}
+
+/** Closes a worker, waiting for active jobs up to `timeoutMs`, then forcing (they will stall and rerun). */
+export async function closeWorker(worker: Worker, timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((r) => {
+    timer = setTimeout(() => r('timeout'), timeoutMs);
+  });
+  const res = await Promise.race([worker.close().then(() => 'closed' as const), timeout]);
+  clearTimeout(timer);
+  if (res === 'timeout') await worker.close(true);
+}

@@ -1,0 +1,103 @@
+// The submission record: the body of every submission endpoint and the unit of the store's state machine.
+import { z } from '@hono/zod-openapi';
+
+export const SUBMISSION_STATUSES = [
+  'accepted',
+  'queued',
+  'executing',
+  'committed',
+  'rejected',
+  'expired',
+] as const;
+export const SubmissionStatus = z.enum(SUBMISSION_STATUSES).openapi('SubmissionStatus', {
+  description:
+    'accepted → queued → executing → committed | rejected | expired. Terminal states never change again.',
+});
+export type SubmissionStatus = z.infer<typeof SubmissionStatus>;
+
+export const TERMINAL: ReadonlySet<SubmissionStatus> = new Set(['committed', 'rejected', 'expired']);
+
+/** Order of the state machine; a record only moves to a higher rank (executing may repeat). */
+export const STATUS_RANK: Record<SubmissionStatus, number> = {
+  accepted: 0,
+  queued: 1,
+  executing: 2,
+  committed: 3,
+  rejected: 3,
+  expired: 3,
+};
+
+export const ErrorInfo = z
+  .object({
+    code: z.string().openapi({ example: 'DUPLICATE_COMMAND' }),
+    message: z.string(),
+  })
+  .openapi('SubmissionError');
+export type ErrorInfo = z.infer<typeof ErrorInfo>;
+
+export const AttemptOutcome = z.enum([
+  'pending',
+  'committed',
+  'duplicate',
+  'rejected',
+  'retryable',
+  'ambiguous',
+]);
+export type AttemptOutcome = z.infer<typeof AttemptOutcome>;
+
+export const Attempt = z
+  .object({
+    submissionId: z.string(),
+    startedAt: z.string().openapi({ format: 'date-time' }),
+    finishedAt: z.string().nullable(),
+    outcome: AttemptOutcome,
+    deduplicationSeconds: z.number().int(),
+    error: ErrorInfo.nullable(),
+  })
+  .openapi('SubmissionAttempt');
+export type Attempt = z.infer<typeof Attempt>;
+
+export const HashingSchemeVersion = z.enum(['HASHING_SCHEME_VERSION_V2', 'HASHING_SCHEME_VERSION_V3']);
+export type HashingSchemeVersion = z.infer<typeof HashingSchemeVersion>;
+
+export const SubmissionRecord = z
+  .object({
+    id: z.string().openapi({ example: 'sub_3k9v0f7m2q1x8c4b6n5t0y7r' }),
+    status: SubmissionStatus,
+    party: z.string(),
+    commandId: z.string(),
+    userId: z.string(),
+    synchronizerId: z.string(),
+    keyFingerprint: z.string(),
+    preparedTransactionHash: z.string().openapi({ description: 'lowercase hex of the signed 32-byte hash' }),
+    hashingSchemeVersion: HashingSchemeVersion,
+    maxRecordTime: z.string().nullable(),
+    requestedBy: z.string().openapi({ description: 'subject of the token that asked for it' }),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    attempts: z.array(Attempt),
+    updateId: z.string().nullable(),
+    completionOffset: z.number().int().nullable(),
+    transaction: z.unknown().nullable().openapi({ description: 'the committed JsTransaction' }),
+    error: ErrorInfo.nullable(),
+    reconcileFromOffset: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: 'ledger end before the first attempt; reconciliation scans after it' }),
+  })
+  .openapi('Submission');
+export type SubmissionRecord = z.infer<typeof SubmissionRecord>;
+
+/** What the worker needs to execute, kept beside the record but never returned by the API. */
+export interface SubmissionPayload {
+  preparedTransaction: string;
+  partySignatures: unknown;
+  deduplicationSeconds?: number;
+  minLedgerTime?: unknown;
+  transactionFormat?: unknown;
+}
+
+export function isTerminal(status: SubmissionStatus): boolean {
+  return TERMINAL.has(status);
+}

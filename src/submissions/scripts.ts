@@ -1,0 +1,92 @@
+// Lua scripts that make every store change atomic: creation with its indexes, and monotonic transitions.
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+
+export interface LuaScript {
+  source: string;
+  sha: string;
+}
+
+function script(source: string): LuaScript {
+  return { source, sha: createHash('sha1').update(source).digest('hex') };
+}
+
+/** Runs a script by sha, loading it again after a Redis restart (NOSCRIPT). */
+export async function runScript(
+  redis: Redis,
+  s: LuaScript,
+  keys: string[],
+  args: (string | number)[],
+): Promise<unknown> {
+  try {
+    return await redis.evalsha(s.sha, keys.length, ...keys, ...args);
+  } catch (err) {
+    if (err instanceof Error && err.message.startsWith('NOSCRIPT')) {
+      return redis.eval(s.source, keys.length, ...keys, ...args);
+    }
+    throw err;
+  }
+}
+
+const RANK = `
+local RANK = { accepted = 0, queued = 1, executing = 2, committed = 3, rejected = 3, expired = 3 }
+`;
+
+/**
+ * Creates a record unless its command id is already taken.
+ * KEYS: 1 record, 2 command index, 3 seq counter, 4 all index, 5 party index, 6 status index,
+ *       7 party+status index, 8 idempotency key ('' slot allowed)
+ * ARGV: 1 id, 2 record json, 3 payload json, 4 status, 5 hash hex, 6 idempotency value ('' = none),
+ *       7 key prefix (for the replaced record's indexes)
+ * Returns {1, id, seq} created, {0, existingId} taken by a live or same-hash record.
+ * A command id whose record ended rejected/expired with another hash is handed to the new record.
+ */
+export const CREATE = script(`${RANK}
+local existing = redis.call('GET', KEYS[2])
+if existing then
+  local ex = redis.call('HMGET', ARGV[7] .. 'sub:' .. existing, 'status', 'hash')
+  local st, h = ex[1], ex[2]
+  if not st or h == ARGV[5] or (st ~= 'rejected' and st ~= 'expired') then
+    if ARGV[6] ~= '' and st then redis.call('SET', KEYS[8], ARGV[6], 'NX') end
+    return {0, existing}
+  end
+end
+local seq = redis.call('INCR', KEYS[3])
+redis.call('HSET', KEYS[1], 'v', 1, 'status', ARGV[4], 'record', ARGV[2], 'payload', ARGV[3],
+  'seq', seq, 'hash', ARGV[5])
+redis.call('SET', KEYS[2], ARGV[1])
+redis.call('ZADD', KEYS[4], seq, ARGV[1])
+redis.call('ZADD', KEYS[5], seq, ARGV[1])
+redis.call('ZADD', KEYS[6], seq, ARGV[1])
+redis.call('ZADD', KEYS[7], seq, ARGV[1])
+if ARGV[6] ~= '' then redis.call('SET', KEYS[8], ARGV[6]) end
+return {1, ARGV[1], seq}
+`);
+
+/**
+ * Compare-and-set of a record: applies only if the version matches and the status never moves backwards.
+ * KEYS: 1 record
+ * ARGV: 1 expected version, 2 new status, 3 new record json, 4 prefix, 5 id, 6 party, 7 update id ('' none)
+ * Returns {1, newVersion} | {0, currentVersion} (conflict) | {-1, status} (terminal or backwards: refused)
+ */
+export const TRANSITION = script(`${RANK}
+local cur = redis.call('HMGET', KEYS[1], 'v', 'status', 'seq')
+if not cur[1] then return {-2, 'missing'} end
+local old = cur[2]
+if RANK[old] == 3 then return {-1, old} end
+if RANK[ARGV[2]] < RANK[old] then return {-1, old} end
+if cur[1] ~= ARGV[1] then return {0, cur[1]} end
+local v = tonumber(cur[1]) + 1
+redis.call('HSET', KEYS[1], 'v', v, 'status', ARGV[2], 'record', ARGV[3])
+if old ~= ARGV[2] then
+  local p = ARGV[4]
+  local seq = cur[3]
+  redis.call('ZREM', p .. 'idx:status:' .. old, ARGV[5])
+  redis.call('ZADD', p .. 'idx:status:' .. ARGV[2], seq, ARGV[5])
+  redis.call('ZREM', p .. 'idx:ps:' .. ARGV[6] .. ':' .. old, ARGV[5])
+  redis.call('ZADD', p .. 'idx:ps:' .. ARGV[6] .. ':' .. ARGV[2], seq, ARGV[5])
+end
+if ARGV[7] ~= '' then redis.call('SET', ARGV[4] .. 'idx:update:' .. ARGV[7], ARGV[5]) end
+if RANK[ARGV[2]] == 3 then redis.call('PUBLISH', ARGV[4] .. 'done', ARGV[5]) end
+return {1, v}
+`);

@@ -1,0 +1,268 @@
+// Redis store of submission records: atomic creation with indexes, CAS transitions that never go backwards,
+// cursor-paged listings, idempotency keys and the append-only signature audit log.
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import {
+  isTerminal,
+  STATUS_RANK,
+  type SubmissionPayload,
+  type SubmissionRecord,
+  type SubmissionStatus,
+} from './record.ts';
+import { CREATE, runScript, TRANSITION } from './scripts.ts';
+
+export interface StoredSubmission {
+  record: SubmissionRecord;
+  payload: SubmissionPayload;
+  version: number;
+}
+
+export interface AuditEntry {
+  at: string;
+  actor: string;
+  party: string;
+  keyFingerprint: string;
+  hash: string;
+  commandId: string;
+  submission: string;
+}
+
+export interface IdempotencyEntry {
+  fingerprint: string;
+  id: string;
+}
+
+export interface ListQuery {
+  party?: string;
+  status?: SubmissionStatus;
+  cursor?: string;
+  limit: number;
+}
+
+export class StoreError extends Error {
+  override readonly name = 'StoreError';
+}
+
+export function newSubmissionId(): string {
+  return `sub_${randomBytes(15).toString('base64url')}`;
+}
+
+export class SubmissionStore {
+  readonly prefix: string;
+  constructor(
+    readonly redis: Redis,
+    prefix: string,
+  ) {
+    this.prefix = prefix.endsWith(':') ? prefix : `${prefix}:`;
+  }
+
+  private k(...parts: string[]): string {
+    return this.prefix + parts.join(':');
+  }
+  recordKey(id: string): string {
+    return this.k('sub', id);
+  }
+  /** The channel on which a record's id is published when it reaches a terminal state. */
+  get doneChannel(): string {
+    return `${this.prefix}done`;
+  }
+
+  /** Stores a new record with all its indexes, unless the command id is taken (then returns that record). */
+  async create(
+    record: SubmissionRecord,
+    payload: SubmissionPayload,
+    idempotency?: { scope: string; key: string; fingerprint: string },
+  ): Promise<{ created: boolean; record: SubmissionRecord }> {
+    const idemKey = idempotency ? this.idemKey(idempotency.scope, idempotency.key) : this.k('idem', '-');
+    const idemValue = idempotency
+      ? JSON.stringify({ fingerprint: idempotency.fingerprint, id: record.id })
+      : '';
+    const res = (await runScript(
+      this.redis,
+      CREATE,
+      [
+        this.recordKey(record.id),
+        this.k('idx', 'cmd', record.commandId),
+        this.k('seq'),
+        this.k('idx', 'all'),
+        this.k('idx', 'party', record.party),
+        this.k('idx', 'status', record.status),
+        this.k('idx', 'ps', record.party, record.status),
+        idemKey,
+      ],
+      [
+        record.id,
+        JSON.stringify(record),
+        JSON.stringify(payload),
+        record.status,
+        record.preparedTransactionHash,
+        idemValue,
+        this.prefix,
+      ],
+    )) as [number, string];
+    if (res[0] === 1) return { created: true, record };
+    const existing = await this.getRecord(res[1]);
+    if (!existing) throw new StoreError(`command index points at a missing record ${res[1]}`);
+    return { created: false, record: existing };
+  }
+
+  async get(id: string): Promise<StoredSubmission | undefined> {
+    const [v, rec, payload] = await this.redis.hmget(this.recordKey(id), 'v', 'record', 'payload');
+    if (!v || !rec || !payload) return undefined;
+    return {
+      version: Number(v),
+      record: JSON.parse(rec) as SubmissionRecord,
+      payload: JSON.parse(payload) as SubmissionPayload,
+    };
+  }
+
+  async getRecord(id: string): Promise<SubmissionRecord | undefined> {
+    const rec = await this.redis.hget(this.recordKey(id), 'record');
+    return rec ? (JSON.parse(rec) as SubmissionRecord) : undefined;
+  }
+
+  async byCommandId(commandId: string): Promise<SubmissionRecord | undefined> {
+    const id = await this.redis.get(this.k('idx', 'cmd', commandId));
+    return id ? this.getRecord(id) : undefined;
+  }
+
+  async byUpdateId(updateId: string): Promise<SubmissionRecord | undefined> {
+    const id = await this.redis.get(this.k('idx', 'update', updateId));
+    return id ? this.getRecord(id) : undefined;
+  }
+
+  private idemKey(scope: string, key: string): string {
+    return this.k('idem', Buffer.from(scope).toString('base64url'), Buffer.from(key).toString('base64url'));
+  }
+
+  async idempotency(scope: string, key: string): Promise<IdempotencyEntry | undefined> {
+    const raw = await this.redis.get(this.idemKey(scope, key));
+    return raw ? (JSON.parse(raw) as IdempotencyEntry) : undefined;
+  }
+
+  /**
+   * Applies `change` to the current record atomically (compare-and-set, retried on conflict).
+   * `change` returns the new record, or undefined to leave it as it is. Terminal records and moves to a
+   * lower status are refused by the script: the current record is returned unchanged.
+   */
+  async update(
+    id: string,
+    change: (current: SubmissionRecord) => SubmissionRecord | undefined,
+  ): Promise<SubmissionRecord> {
+    for (let i = 0; i < 100; i++) {
+      const cur = await this.get(id);
+      if (!cur) throw new StoreError(`no submission ${id}`);
+      if (isTerminal(cur.record.status)) return cur.record;
+      const next = change(structuredClone(cur.record));
+      if (!next) return cur.record;
+      if (STATUS_RANK[next.status] < STATUS_RANK[cur.record.status]) return cur.record;
+      next.updatedAt = new Date().toISOString();
+      const res = (await runScript(
+        this.redis,
+        TRANSITION,
+        [this.recordKey(id)],
+        [
+          String(cur.version),
+          next.status,
+          JSON.stringify(next),
+          this.prefix,
+          id,
+          next.party,
+          next.updateId && next.updateId !== cur.record.updateId ? next.updateId : '',
+        ],
+      )) as [number, string | number];
+      if (res[0] === 1) return next;
+      if (res[0] === -2) throw new StoreError(`no submission ${id}`);
+      // -1: refused (terminal or backwards) — re-read and let the loop return the current record.
+      // 0: version conflict — retry with the fresh record.
+    }
+    throw new StoreError(`submission ${id}: too many concurrent updates`);
+  }
+
+  /** Newest first; the cursor is opaque (the sequence number of the last item returned). */
+  async list(q: ListQuery): Promise<{ items: SubmissionRecord[]; nextCursor: string | null }> {
+    const key =
+      q.party && q.status
+        ? this.k('idx', 'ps', q.party, q.status)
+        : q.party
+          ? this.k('idx', 'party', q.party)
+          : q.status
+            ? this.k('idx', 'status', q.status)
+            : this.k('idx', 'all');
+    const max = q.cursor ? `(${decodeCursor(q.cursor)}` : '+inf';
+    const rows = await this.redis.zrevrangebyscore(
+      key,
+      max,
+      '-inf',
+      'WITHSCORES',
+      'LIMIT',
+      '0',
+      String(q.limit + 1),
+    );
+    const ids: string[] = [];
+    const scores: string[] = [];
+    for (let i = 0; i < rows.length; i += 2) {
+      ids.push(rows[i] as string);
+      scores.push(rows[i + 1] as string);
+    }
+    const page = ids.slice(0, q.limit);
+    const items: SubmissionRecord[] = [];
+    if (page.length > 0) {
+      const pipe = this.redis.pipeline();
+      for (const id of page) pipe.hget(this.recordKey(id), 'record');
+      for (const [, raw] of (await pipe.exec()) ?? []) {
+        if (typeof raw === 'string') items.push(JSON.parse(raw) as SubmissionRecord);
+      }
+    }
+    const last = scores[page.length - 1];
+    return { items, nextCursor: ids.length > q.limit && last ? encodeCursor(last) : null };
+  }
+
+  /** Ids of records in the given status (oldest first), for recovery of work lost between steps. */
+  async idsInStatus(status: SubmissionStatus, limit = 1000): Promise<string[]> {
+    return this.redis.zrange(this.k('idx', 'status', status), '0', String(limit - 1));
+  }
+
+  async countByStatus(): Promise<Record<SubmissionStatus, number>> {
+    const statuses: SubmissionStatus[] = [
+      'accepted',
+      'queued',
+      'executing',
+      'committed',
+      'rejected',
+      'expired',
+    ];
+    const pipe = this.redis.pipeline();
+    for (const s of statuses) pipe.zcard(this.k('idx', 'status', s));
+    const res = (await pipe.exec()) ?? [];
+    return Object.fromEntries(statuses.map((s, i) => [s, Number(res[i]?.[1] ?? 0)])) as Record<
+      SubmissionStatus,
+      number
+    >;
+  }
+
+  /** Appends one line to the signature audit log (a Redis stream nobody trims or edits). */
+  async audit(entry: AuditEntry): Promise<void> {
+    await this.redis.xadd(this.k('audit'), '*', ...Object.entries(entry).flat());
+  }
+
+  async auditLog(count = 10_000): Promise<AuditEntry[]> {
+    const rows = await this.redis.xrange(this.k('audit'), '-', '+', 'COUNT', count);
+    return rows.map(([, fields]) => {
+      const o: Record<string, string> = {};
+      for (let i = 0; i < fields.length; i += 2) o[fields[i] as string] = fields[i + 1] as string;
+      return o as unknown as AuditEntry;
+    });
+  }
+}
+
+function encodeCursor(seq: string): string {
+  return Buffer.from(`s${seq}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): number {
+  const text = Buffer.from(cursor, 'base64url').toString();
+  const n = Number(text.slice(1));
+  if (!text.startsWith('s') || !Number.isSafeInteger(n) || n < 0) throw new StoreError('invalid cursor');
+  return n;
+}

@@ -1,0 +1,68 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.ts';
+
+function problems(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  return [];
+}
+
+describe('loadConfig', () => {
+  it('has defaults for everything', () => {
+    const c = loadConfig({});
+    expect(c.port).toBe(8080);
+    expect(c.redisUrl).toBe('redis://127.0.0.1:6379');
+    expect(c.keysDir).toBe('keys');
+    expect(c.sandbox).toEqual({ port: 7575, scanPort: 7576 });
+    expect(c.ledgerUrl).toBeUndefined();
+  });
+
+  it('names each bad value in its own message and never echoes secrets', () => {
+    const p = problems({
+      PORT: 'eighty',
+      REDIS_URL: 'http://x',
+      LEDGER_URL: 'not a url',
+      AUTH_JWT_SECRET: 'short-secret-value',
+      WORKER_CONCURRENCY: '0',
+    });
+    expect(p).toHaveLength(5);
+    expect(p.find((x) => x.startsWith('PORT:'))).toMatch(/port/);
+    expect(p.find((x) => x.startsWith('REDIS_URL:'))).toMatch(/redis/);
+    expect(p.find((x) => x.startsWith('LEDGER_URL:'))).toMatch(/URL/);
+    expect(p.find((x) => x.startsWith('AUTH_JWT_SECRET:'))).toMatch(/32 characters/);
+    expect(p.join(' ')).not.toContain('short-secret-value');
+    expect(p.find((x) => x.startsWith('WORKER_CONCURRENCY:'))).toMatch(/at least 1/);
+  });
+
+  it('refuses conflicting settings', () => {
+    const secret = 'x'.repeat(40);
+    expect(problems({ AUTH_JWT_SECRET: secret, AUTH_JWKS_URL: 'https://idp/jwks' })[0]).toMatch(/choose one/);
+    expect(problems({ KEYSTORE_PASSPHRASE: 'a', KEYSTORE_PASSPHRASE_FILE: '/x' })[0]).toMatch(/choose one/);
+    expect(problems({ LEDGER_TOKEN: 't', LEDGER_TOKEN_FILE: '/t' })[0]).toMatch(/at most one/);
+    expect(problems({ SANDBOX_PORT: '7000', SANDBOX_SCAN_PORT: '7000' })[0]).toMatch(/differ/);
+  });
+
+  it('reads the passphrase file and reports a missing one', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'quill-cfg-'));
+    writeFileSync(join(dir, 'pass'), 'hunter2-passphrase\n');
+    expect(loadConfig({ KEYSTORE_PASSPHRASE_FILE: join(dir, 'pass') }).keystorePassphrase).toBe(
+      'hunter2-passphrase',
+    );
+    expect(problems({ KEYSTORE_PASSPHRASE_FILE: join(dir, 'missing') })[0]).toMatch(/cannot read .*ENOENT/);
+  });
+
+  it('pins HS256 for a shared secret and asymmetric algorithms for JWKS', () => {
+    expect(loadConfig({ AUTH_JWT_SECRET: 'y'.repeat(32) }).auth.algorithms).toEqual(['HS256']);
+    expect(loadConfig({ AUTH_JWKS_URL: 'https://idp/jwks' }).auth.algorithms).toEqual(['RS256', 'ES256']);
+    expect(problems({ AUTH_JWKS_URL: 'https://idp/jwks', AUTH_JWT_ALGORITHMS: 'HS256' })[0]).toMatch(
+      /not one of/,
+    );
+  });
+});

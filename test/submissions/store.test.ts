@@ -1,0 +1,160 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import type { SubmissionRecord } from '../../src/submissions/index.ts';
+import { newSubmissionId, SubmissionStore } from '../../src/submissions/index.ts';
+
+const redis = new Redis(inject('redisUrl'));
+afterAll(() => redis.quit());
+
+function freshStore(): SubmissionStore {
+  return new SubmissionStore(redis, `t-${randomBytes(4).toString('hex')}`);
+}
+
+function record(over: Partial<SubmissionRecord> = {}): SubmissionRecord {
+  const at = new Date().toISOString();
+  return {
+    id: newSubmissionId(),
+    status: 'accepted',
+    party: 'alice::1220ab',
+    commandId: `cmd-${randomBytes(4).toString('hex')}`,
+    userId: '',
+    synchronizerId: 'sync::1',
+    keyFingerprint: '1220ab',
+    preparedTransactionHash: randomBytes(32).toString('hex'),
+    hashingSchemeVersion: 'HASHING_SCHEME_VERSION_V2',
+    maxRecordTime: null,
+    requestedBy: 'tester',
+    createdAt: at,
+    updatedAt: at,
+    attempts: [],
+    updateId: null,
+    completionOffset: null,
+    transaction: null,
+    error: null,
+    reconcileFromOffset: null,
+    ...over,
+  };
+}
+
+const payload = { preparedTransaction: 'AA==', partySignatures: { signatures: [] } };
+
+describe('SubmissionStore', () => {
+  it('creates once per command id and returns the existing record for the same hash', async () => {
+    const store = freshStore();
+    const a = record();
+    expect((await store.create(a, payload)).created).toBe(true);
+    const again = await store.create({ ...a, id: newSubmissionId() }, payload);
+    expect(again.created).toBe(false);
+    expect(again.record.id).toBe(a.id);
+    expect((await store.byCommandId(a.commandId))?.id).toBe(a.id);
+  });
+
+  it('hands a command id to a new record only after the old one ended rejected or expired', async () => {
+    const store = freshStore();
+    const a = record();
+    await store.create(a, payload);
+    const b = record({ commandId: a.commandId });
+    expect((await store.create(b, payload)).created).toBe(false);
+    await store.update(a.id, (r) => ({ ...r, status: 'expired', error: { code: 'X', message: 'x' } }));
+    expect((await store.create(b, payload)).created).toBe(true);
+    expect((await store.byCommandId(a.commandId))?.id).toBe(b.id);
+  });
+
+  it('never moves a record backwards and never changes a terminal record', async () => {
+    const store = freshStore();
+    const a = record();
+    await store.create(a, payload);
+    await store.update(a.id, (r) => ({ ...r, status: 'executing' }));
+    const back = await store.update(a.id, (r) => ({ ...r, status: 'queued' }));
+    expect(back.status).toBe('executing');
+    const done = await store.update(a.id, (r) => ({
+      ...r,
+      status: 'committed',
+      updateId: 'upd-1',
+      completionOffset: 7,
+    }));
+    expect(done.status).toBe('committed');
+    const after = await store.update(a.id, (r) => ({ ...r, status: 'expired', updateId: null }));
+    expect(after.status).toBe('committed');
+    expect(after.updateId).toBe('upd-1');
+    expect((await store.byUpdateId('upd-1'))?.id).toBe(a.id);
+    const counts = await store.countByStatus();
+    expect(counts.committed).toBe(1);
+    expect(counts.executing).toBe(0);
+  });
+
+  it('keeps every concurrent attempt (compare-and-set retries on conflict)', async () => {
+    const store = freshStore();
+    const a = record();
+    await store.create(a, payload);
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        store.update(a.id, (r) => ({
+          ...r,
+          status: 'executing',
+          attempts: [
+            ...r.attempts,
+            {
+              submissionId: `s${i}`,
+              startedAt: new Date().toISOString(),
+              finishedAt: null,
+              outcome: 'pending',
+              deduplicationSeconds: 60,
+              error: null,
+            },
+          ],
+        })),
+      ),
+    );
+    const rec = await store.getRecord(a.id);
+    expect(rec?.attempts.map((x) => x.submissionId).sort()).toEqual(
+      Array.from({ length: 20 }, (_, i) => `s${i}`).sort(),
+    );
+  });
+
+  it('pages newest first with an opaque cursor, by party and status', async () => {
+    const store = freshStore();
+    const ids: string[] = [];
+    for (let i = 0; i < 7; i++) {
+      const r = record({ party: i % 2 ? 'bob::1' : 'alice::1' });
+      ids.push(r.id);
+      await store.create(r, payload);
+    }
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await store.list({ limit: 3, ...(cursor ? { cursor } : {}) });
+      seen.push(...page.items.map((x) => x.id));
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    expect(seen).toEqual([...ids].reverse());
+    const bob = await store.list({ party: 'bob::1', limit: 10 });
+    expect(bob.items.every((x) => x.party === 'bob::1')).toBe(true);
+    expect(bob.items).toHaveLength(3);
+    await store.update(ids[1] as string, (r) => ({ ...r, status: 'queued' }));
+    const queuedBob = await store.list({ party: 'bob::1', status: 'queued', limit: 10 });
+    expect(queuedBob.items.map((x) => x.id)).toEqual([ids[1]]);
+    await expect(store.list({ limit: 3, cursor: 'garbage!' })).rejects.toThrow(/cursor/);
+  });
+
+  it('keeps idempotency keys and an append-only audit log', async () => {
+    const store = freshStore();
+    const a = record();
+    await store.create(a, payload, { scope: 'me', key: 'k1', fingerprint: 'f1' });
+    expect(await store.idempotency('me', 'k1')).toEqual({ fingerprint: 'f1', id: a.id });
+    expect(await store.idempotency('other', 'k1')).toBeUndefined();
+    await store.audit({
+      at: 'now',
+      actor: 'me',
+      party: a.party,
+      keyFingerprint: a.keyFingerprint,
+      hash: a.preparedTransactionHash,
+      commandId: a.commandId,
+      submission: a.id,
+    });
+    const log = await store.auditLog();
+    expect(log).toHaveLength(1);
+    expect(log[0]?.hash).toBe(a.preparedTransactionHash);
+  });
+});
