@@ -1,0 +1,191 @@
+// The four signing algorithms the participant accepts for external parties (ledger-json-api.md §4.1).
+// Signing runs on node:crypto (OpenSSL, much faster here); every signature is then verified with
+// @noble/curves, an independent implementation, before anyone sees it. Keys are created with noble.
+import { createPrivateKey, createPublicKey, type KeyObject, sign as nativeSign } from 'node:crypto';
+import { inspect } from 'node:util';
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { p256, p384 } from '@noble/curves/nist.js';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { pkcs8FromSecret, rawFromSpki, spkiFromRaw } from './der.ts';
+
+export const KEY_ALGORITHMS = ['ed25519', 'p256', 'p384', 'secp256k1'] as const;
+export type KeyAlgorithm = (typeof KEY_ALGORITHMS)[number];
+
+export type KeySpec =
+  | 'SIGNING_KEY_SPEC_EC_CURVE25519'
+  | 'SIGNING_KEY_SPEC_EC_P256'
+  | 'SIGNING_KEY_SPEC_EC_P384'
+  | 'SIGNING_KEY_SPEC_EC_SECP256K1';
+export type SigningAlgorithmSpec =
+  | 'SIGNING_ALGORITHM_SPEC_ED25519'
+  | 'SIGNING_ALGORITHM_SPEC_EC_DSA_SHA_256'
+  | 'SIGNING_ALGORITHM_SPEC_EC_DSA_SHA_384';
+export type SignatureFormat = 'SIGNATURE_FORMAT_CONCAT' | 'SIGNATURE_FORMAT_DER';
+
+export interface AlgorithmSpec {
+  keySpec: KeySpec;
+  signingAlgorithmSpec: SigningAlgorithmSpec;
+  signatureFormat: SignatureFormat;
+  /** Length of the secret (Ed25519 seed or EC scalar) and of the raw public key (EC: uncompressed point). */
+  secretLength: number;
+  rawPublicKeyLength: number;
+  /** Digest node:crypto applies before ECDSA (Canton's "SHA256withECDSA" hashes the 32-byte hash again). */
+  digest: 'sha256' | 'sha384' | null;
+}
+
+export const ALGORITHMS: Readonly<Record<KeyAlgorithm, AlgorithmSpec>> = {
+  ed25519: {
+    keySpec: 'SIGNING_KEY_SPEC_EC_CURVE25519',
+    signingAlgorithmSpec: 'SIGNING_ALGORITHM_SPEC_ED25519',
+    signatureFormat: 'SIGNATURE_FORMAT_CONCAT',
+    secretLength: 32,
+    rawPublicKeyLength: 32,
+    digest: null,
+  },
+  p256: {
+    keySpec: 'SIGNING_KEY_SPEC_EC_P256',
+    signingAlgorithmSpec: 'SIGNING_ALGORITHM_SPEC_EC_DSA_SHA_256',
+    signatureFormat: 'SIGNATURE_FORMAT_DER',
+    secretLength: 32,
+    rawPublicKeyLength: 65,
+    digest: 'sha256',
+  },
+  p384: {
+    keySpec: 'SIGNING_KEY_SPEC_EC_P384',
+    signingAlgorithmSpec: 'SIGNING_ALGORITHM_SPEC_EC_DSA_SHA_384',
+    signatureFormat: 'SIGNATURE_FORMAT_DER',
+    secretLength: 48,
+    rawPublicKeyLength: 97,
+    digest: 'sha384',
+  },
+  secp256k1: {
+    keySpec: 'SIGNING_KEY_SPEC_EC_SECP256K1',
+    signingAlgorithmSpec: 'SIGNING_ALGORITHM_SPEC_EC_DSA_SHA_256',
+    signatureFormat: 'SIGNATURE_FORMAT_DER',
+    secretLength: 32,
+    rawPublicKeyLength: 65,
+    digest: 'sha256',
+  },
+};
+
+const ECDSA_CURVES = { p256, p384, secp256k1 } as const;
+
+export function isKeyAlgorithm(value: unknown): value is KeyAlgorithm {
+  return typeof value === 'string' && (KEY_ALGORITHMS as readonly string[]).includes(value);
+}
+
+/** A fresh secret from the CSPRNG (uniform in [1, n-1] for EC curves). */
+export function randomSecret(algorithm: KeyAlgorithm): Uint8Array {
+  return algorithm === 'ed25519'
+    ? ed25519.utils.randomSecretKey()
+    : ECDSA_CURVES[algorithm].utils.randomSecretKey();
+}
+
+/** noble's derivation of the raw public key; throws on an invalid secret. */
+export function rawPublicKeyOf(algorithm: KeyAlgorithm, secret: Uint8Array): Uint8Array {
+  return algorithm === 'ed25519'
+    ? ed25519.getPublicKey(secret)
+    : ECDSA_CURVES[algorithm].getPublicKey(secret, false);
+}
+
+export function spkiOf(algorithm: KeyAlgorithm, rawPublicKey: Uint8Array): Uint8Array {
+  return spkiFromRaw(algorithm, rawPublicKey);
+}
+
+export function rawPublicKeyFromSpki(algorithm: KeyAlgorithm, spki: Uint8Array): Uint8Array | undefined {
+  return rawFromSpki(algorithm, spki, ALGORITHMS[algorithm].rawPublicKeyLength);
+}
+
+/** Independent verification with noble: strict RFC 8032 for Ed25519, low-S DER ECDSA with the curve's hash. */
+export function verifySignature(
+  algorithm: KeyAlgorithm,
+  rawPublicKey: Uint8Array,
+  message: Uint8Array,
+  signature: Uint8Array,
+): boolean {
+  try {
+    if (algorithm === 'ed25519') return ed25519.verify(signature, message, rawPublicKey, { zip215: false });
+    return ECDSA_CURVES[algorithm].verify(signature, message, rawPublicKey, {
+      format: 'der',
+      lowS: true,
+      prehash: true,
+    });
+  } catch {
+    return false;
+  }
+}
+
+/** OpenSSL's ECDSA picks either s; the canonical low-S form is what we hand out. */
+function lowS(algorithm: Exclude<KeyAlgorithm, 'ed25519'>, der: Uint8Array): Uint8Array {
+  const curve = ECDSA_CURVES[algorithm];
+  const sig = curve.Signature.fromBytes(der, 'der');
+  if (!sig.hasHighS()) return der;
+  return new curve.Signature(sig.r, curve.Point.Fn.ORDER - sig.s).toBytes('der');
+}
+
+/**
+ * An unlocked private key. The secret lives only inside an OpenSSL KeyObject held in a private field:
+ * it is not enumerable, not serialisable, and prints as a placeholder.
+ */
+export class UnlockedKey {
+  readonly #key: KeyObject;
+
+  private constructor(
+    readonly algorithm: KeyAlgorithm,
+    readonly rawPublicKey: Uint8Array,
+    readonly spki: Uint8Array,
+    key: KeyObject,
+  ) {
+    this.#key = key;
+  }
+
+  /**
+   * Imports a secret, checking that noble and OpenSSL derive the same public key and that it is the
+   * expected one. Returns undefined on any mismatch (the caller names the file).
+   */
+  static fromSecret(
+    algorithm: KeyAlgorithm,
+    secret: Uint8Array,
+    expectedSpki?: Uint8Array,
+  ): UnlockedKey | undefined {
+    if (secret.length !== ALGORITHMS[algorithm].secretLength) return undefined;
+    let raw: Uint8Array;
+    let key: KeyObject;
+    const pkcs8 = Buffer.from(pkcs8FromSecret(algorithm, secret));
+    try {
+      raw = rawPublicKeyOf(algorithm, secret);
+      key = createPrivateKey({ key: pkcs8, format: 'der', type: 'pkcs8' });
+    } catch {
+      return undefined;
+    } finally {
+      pkcs8.fill(0);
+    }
+    const spki = spkiOf(algorithm, raw);
+    const opensslSpki = createPublicKey(key).export({ type: 'spki', format: 'der' });
+    if (!Buffer.from(spki).equals(opensslSpki)) return undefined;
+    if (expectedSpki && !Buffer.from(spki).equals(Buffer.from(expectedSpki))) return undefined;
+    return new UnlockedKey(algorithm, raw, spki, key);
+  }
+
+  /** Signs and verifies; throws if the signature does not verify (never returns an unverified one). */
+  sign(message: Uint8Array): Uint8Array {
+    const spec = ALGORITHMS[this.algorithm];
+    let signature: Uint8Array =
+      spec.digest === null
+        ? nativeSign(null, message, this.#key)
+        : nativeSign(spec.digest, message, { key: this.#key, dsaEncoding: 'der' });
+    if (this.algorithm !== 'ed25519') signature = lowS(this.algorithm, signature);
+    if (!verifySignature(this.algorithm, this.rawPublicKey, message, signature)) {
+      throw new Error(`a fresh ${this.algorithm} signature failed verification; nothing was returned`);
+    }
+    return Uint8Array.from(signature);
+  }
+
+  toJSON(): string {
+    return `[UnlockedKey ${this.algorithm}]`;
+  }
+
+  [inspect.custom](): string {
+    return this.toJSON();
+  }
+}

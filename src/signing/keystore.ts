@@ -1,0 +1,328 @@
+// The key store: one encrypted file per key in KEYS_DIR, named `<fingerprint>.json`.
+// Unlocked keys are cached in memory, keyed by the file's identity (inode, size, mtime, ctime): any
+// rewrite of the file (our own `disable`, another process, tampering) makes the next use re-read and
+// re-authenticate it, so a key disabled by the CLI stops signing in a running server too.
+import { open, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  ALGORITHMS,
+  isKeyAlgorithm,
+  KEY_ALGORITHMS,
+  type KeyAlgorithm,
+  type KeySpec,
+  randomSecret,
+  UnlockedKey,
+} from './algorithms.ts';
+import { KeyStoreError } from './errors.ts';
+import { ensurePrivateDir, writeFileAtomic } from './files.ts';
+import { FINGERPRINT_PATTERN, fingerprintOf } from './fingerprint.ts';
+import {
+  DEFAULT_SCRYPT,
+  type DerivedKey,
+  deriveKey,
+  type KeyFile,
+  labelProblem,
+  newSalt,
+  openKeyFile,
+  type ScryptParams,
+  scryptParamsProblem,
+  sealKeyFile,
+  serializeKeyFile,
+} from './keyfile.ts';
+
+export type KeyStatus = 'active' | 'disabled';
+
+/** What anyone may see of a key. */
+export interface KeyView {
+  fingerprint: string;
+  algorithm: KeyAlgorithm;
+  keySpec: KeySpec;
+  /** DER SubjectPublicKeyInfo, standard base64. */
+  publicKey: string;
+  label: string | null;
+  status: KeyStatus;
+  createdAt: string;
+}
+
+/** Read access to key metadata: the key store, or a future KMS/HSM catalogue. */
+export interface KeyCatalog {
+  get(fingerprint: string): Promise<KeyView>;
+  list(): Promise<KeyView[]>;
+}
+
+export interface KeyCheckResult {
+  file: string;
+  fingerprint?: string;
+  ok: boolean;
+  problem?: 'wrong-passphrase' | 'tampered' | 'unreadable';
+  message?: string;
+}
+
+export interface KeyStoreOptions {
+  dir: string;
+  passphrase: string;
+  /** scrypt cost for keys this store writes (reading uses each file's own parameters). */
+  scrypt?: Partial<ScryptParams>;
+}
+
+interface Unlocked {
+  stamp: string;
+  view: KeyView;
+  key: UnlockedKey;
+}
+
+const KEY_FILE_NAME = /^(1220[0-9a-f]{64})\.json$/;
+
+function viewOf(f: KeyFile): KeyView {
+  return {
+    fingerprint: f.fingerprint,
+    algorithm: f.algorithm,
+    keySpec: f.keySpec,
+    publicKey: f.publicKey,
+    label: f.label,
+    status: f.status,
+    createdAt: f.createdAt,
+  };
+}
+
+/** Accepts surrounding spaces and upper case; anything else is BAD_INPUT. */
+export function normalizeFingerprint(input: string): string {
+  const fp = input.trim().toLowerCase();
+  if (!FINGERPRINT_PATTERN.test(fp)) {
+    throw new KeyStoreError('BAD_INPUT', 'not a key fingerprint (expected 1220 followed by 64 hex digits)');
+  }
+  return fp;
+}
+
+export class KeyStore implements KeyCatalog {
+  readonly dir: string;
+  readonly #passphrase: string;
+  readonly #scrypt: ScryptParams;
+  readonly #derived = new Map<string, Promise<DerivedKey>>();
+  readonly #unlocked = new Map<string, Unlocked>();
+  readonly #locks = new Map<string, Promise<unknown>>();
+
+  constructor(options: KeyStoreOptions) {
+    if (typeof options.passphrase !== 'string' || options.passphrase.length === 0) {
+      throw new KeyStoreError('CONFIG', 'the key-store passphrase is empty');
+    }
+    this.dir = options.dir;
+    this.#passphrase = options.passphrase;
+    this.#scrypt = { ...DEFAULT_SCRYPT, ...options.scrypt };
+    const problem = scryptParamsProblem(this.#scrypt);
+    if (problem) throw new KeyStoreError('CONFIG', problem);
+  }
+
+  /** Creates a key, writes its file and returns its public view. */
+  async generate(algorithm: KeyAlgorithm, label?: string | null): Promise<KeyView> {
+    if (!isKeyAlgorithm(algorithm)) {
+      throw new KeyStoreError('BAD_INPUT', `unknown algorithm; expected one of ${KEY_ALGORITHMS.join(', ')}`);
+    }
+    const cleanLabel = label === undefined || label === null ? null : label;
+    const problem = cleanLabel === null ? undefined : labelProblem(cleanLabel);
+    if (problem) throw new KeyStoreError('BAD_INPUT', problem);
+    const secret = Buffer.from(randomSecret(algorithm));
+    try {
+      const key = UnlockedKey.fromSecret(algorithm, secret);
+      if (!key) throw new KeyStoreError('SIGNING_FAILED', `could not create a consistent ${algorithm} key`);
+      const view: KeyView = {
+        fingerprint: fingerprintOf(algorithm, key.spki),
+        algorithm,
+        keySpec: ALGORITHMS[algorithm].keySpec,
+        publicKey: Buffer.from(key.spki).toString('base64'),
+        label: cleanLabel,
+        status: 'active',
+        createdAt: new Date().toISOString(),
+      };
+      const salt = newSalt();
+      const derived = await this.#derive(salt, this.#scrypt);
+      const record = sealKeyFile(view, secret, derived, salt, this.#scrypt);
+      await ensurePrivateDir(this.dir);
+      const path = this.#path(view.fingerprint);
+      await writeFileAtomic(path, serializeKeyFile(record));
+      this.#unlocked.set(view.fingerprint, { stamp: await this.#stampOf(path), view, key });
+      return view;
+    } finally {
+      secret.fill(0);
+    }
+  }
+
+  /** Every key, each file authenticated; throws on the first bad file (run `check` to see all). */
+  async list(): Promise<KeyView[]> {
+    const views: KeyView[] = [];
+    for (const fp of await this.#fingerprints()) views.push((await this.#unlock(fp)).view);
+    return views.sort(
+      (a, b) => a.createdAt.localeCompare(b.createdAt) || a.fingerprint.localeCompare(b.fingerprint),
+    );
+  }
+
+  async get(fingerprint: string): Promise<KeyView> {
+    return (await this.#unlock(normalizeFingerprint(fingerprint))).view;
+  }
+
+  /** Marks a key disabled (re-sealed, so the status is authenticated). Idempotent; there is no way back. */
+  async disable(fingerprint: string): Promise<KeyView> {
+    const fp = normalizeFingerprint(fingerprint);
+    return this.#exclusive(fp, async () => {
+      const path = this.#path(fp);
+      const { bytes } = await this.#read(fp);
+      if (!bytes) throw new KeyStoreError('UNREADABLE', `${path}: unreadable`, path);
+      const { record, secret } = await openKeyFile(bytes, path, fp, (s, p) => this.#derive(s, p));
+      try {
+        if (record.status === 'disabled') return viewOf(record);
+        const salt = Buffer.from(record.kdf.salt, 'base64');
+        const params = { N: record.kdf.N, r: record.kdf.r, p: record.kdf.p };
+        const derived = await this.#derive(salt, params);
+        const sealed = sealKeyFile({ ...viewOf(record), status: 'disabled' }, secret, derived, salt, params);
+        await writeFileAtomic(path, serializeKeyFile(sealed));
+        this.#unlocked.delete(fp);
+        return viewOf(sealed);
+      } finally {
+        secret.fill(0);
+      }
+    });
+  }
+
+  /** Unlocks every key file and reports each one's outcome (never throws for a bad file). */
+  async check(): Promise<KeyCheckResult[]> {
+    const results: KeyCheckResult[] = [];
+    let names: string[];
+    try {
+      names = (await readdir(this.dir)).filter((n) => n.endsWith('.json')).sort();
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? 'error';
+      return [
+        { file: this.dir, ok: false, problem: 'unreadable', message: `${this.dir}: unreadable (${code})` },
+      ];
+    }
+    for (const name of names) {
+      const file = join(this.dir, name);
+      const fp = KEY_FILE_NAME.exec(name)?.[1];
+      if (!fp) {
+        results.push({ file, ok: false, problem: 'tampered', message: `${file}: not a key file name` });
+        continue;
+      }
+      try {
+        await this.#unlock(fp);
+        results.push({ file, fingerprint: fp, ok: true });
+      } catch (err) {
+        if (!(err instanceof KeyStoreError)) throw err;
+        const problem =
+          err.code === 'WRONG_PASSPHRASE'
+            ? 'wrong-passphrase'
+            : err.code === 'TAMPERED'
+              ? 'tampered'
+              : 'unreadable';
+        results.push({ file, fingerprint: fp, ok: false, problem, message: err.message });
+      }
+    }
+    return results;
+  }
+
+  /** The unlocked key for signing; throws DISABLED for a disabled key, NOT_FOUND, or a file error. */
+  async signingKey(fingerprint: string): Promise<{ view: KeyView; key: UnlockedKey }> {
+    const fp = normalizeFingerprint(fingerprint);
+    const { view, key } = await this.#unlock(fp);
+    if (view.status !== 'active') throw new KeyStoreError('DISABLED', `key ${fp} is disabled`);
+    return { view, key };
+  }
+
+  toJSON(): string {
+    return `[KeyStore ${this.dir}]`;
+  }
+
+  #path(fp: string): string {
+    return join(this.dir, `${fp}.json`);
+  }
+
+  async #fingerprints(): Promise<string[]> {
+    let names: string[];
+    try {
+      names = await readdir(this.dir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw new KeyStoreError(
+        'UNREADABLE',
+        `${this.dir}: unreadable (${(err as NodeJS.ErrnoException).code})`,
+      );
+    }
+    return names.flatMap((n) => KEY_FILE_NAME.exec(n)?.[1] ?? []);
+  }
+
+  async #stampOf(path: string): Promise<string> {
+    const handle = await open(path, 'r');
+    try {
+      const s = await handle.stat({ bigint: true });
+      return `${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** Reads a key file with the stamp of exactly the bytes read (fstat on the same descriptor). */
+  async #read(fp: string, cachedStamp?: string): Promise<{ stamp: string; bytes?: Buffer }> {
+    const path = this.#path(fp);
+    let handle: Awaited<ReturnType<typeof open>>;
+    try {
+      handle = await open(path, 'r');
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') throw new KeyStoreError('NOT_FOUND', `no key ${fp} in ${this.dir}`);
+      throw new KeyStoreError('UNREADABLE', `${path}: unreadable (${code ?? 'error'})`, path);
+    }
+    try {
+      const s = await handle.stat({ bigint: true });
+      const stamp = `${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
+      if (stamp === cachedStamp) return { stamp };
+      if (s.size > 64 * 1024) throw new KeyStoreError('TAMPERED', `${path}: tampered (file too large)`, path);
+      return { stamp, bytes: await handle.readFile() };
+    } catch (err) {
+      if (err instanceof KeyStoreError) throw err;
+      const code = (err as NodeJS.ErrnoException).code ?? 'error';
+      throw new KeyStoreError('UNREADABLE', `${path}: unreadable (${code})`, path);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async #unlock(fp: string): Promise<Unlocked> {
+    const cached = this.#unlocked.get(fp);
+    const { stamp, bytes } = await this.#read(fp, cached?.stamp);
+    if (!bytes) return cached as Unlocked;
+    const path = this.#path(fp);
+    const { record, secret } = await openKeyFile(bytes, path, fp, (s, p) => this.#derive(s, p));
+    try {
+      const key = UnlockedKey.fromSecret(record.algorithm, secret, Buffer.from(record.publicKey, 'base64'));
+      if (!key)
+        throw new KeyStoreError('TAMPERED', `${path}: tampered (secret does not match the public key)`, path);
+      const entry = { stamp, view: viewOf(record), key };
+      this.#unlocked.set(fp, entry);
+      return entry;
+    } finally {
+      secret.fill(0);
+    }
+  }
+
+  /** scrypt once per (salt, parameters); failures are not cached. */
+  #derive(salt: Uint8Array, params: ScryptParams): Promise<DerivedKey> {
+    const id = `${Buffer.from(salt).toString('base64')}:${params.N}:${params.r}:${params.p}`;
+    let derived = this.#derived.get(id);
+    if (!derived) {
+      derived = deriveKey(this.#passphrase, salt, params);
+      this.#derived.set(id, derived);
+      derived.catch(() => this.#derived.delete(id));
+    }
+    return derived;
+  }
+
+  async #exclusive<T>(fp: string, run: () => Promise<T>): Promise<T> {
+    const previous = this.#locks.get(fp) ?? Promise.resolve();
+    const next = previous.catch(() => undefined).then(run);
+    this.#locks.set(fp, next);
+    try {
+      return await next;
+    } finally {
+      if (this.#locks.get(fp) === next) this.#locks.delete(fp);
+    }
+  }
+}
