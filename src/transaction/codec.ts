@@ -1,0 +1,81 @@
+// Strict decoding and encoding of the base64 / binary PreparedTransaction: unknown fields refused, the
+// input must be the canonical encoding of what was decoded (re-encoding reproduces it byte for byte),
+// and the decoded transaction must be structurally valid.
+import { TransactionError } from './errors.ts';
+import { PreparedTransaction } from './types.ts';
+import { validatePreparedTransaction } from './validate.ts';
+
+const READ = { readUnknownField: 'throw' as const };
+const WRITE = { writeUnknownFields: false };
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** Decodes the protobuf bytes of a PreparedTransaction; throws `TransactionError` on any defect. */
+export function decodePreparedTransaction(bytes: Uint8Array): PreparedTransaction {
+  if (!(bytes instanceof Uint8Array)) throw new TransactionError('INVALID_INPUT', 'expected protobuf bytes');
+  let tx: PreparedTransaction;
+  try {
+    tx = PreparedTransaction.fromBinary(bytes, READ);
+  } catch (err) {
+    throw protobufError(err);
+  }
+  const again = encodePreparedTransaction(tx);
+  if (!sameBytes(again, bytes)) {
+    throw new TransactionError(
+      'NON_CANONICAL_ENCODING',
+      'protobuf is not in canonical form (re-encoding does not reproduce it: repeated, default-valued or out-of-order fields)',
+    );
+  }
+  validatePreparedTransaction(tx);
+  return tx;
+}
+
+/** Decodes the base64 text `prepare` returns (standard alphabet, padded; surrounding whitespace ignored). */
+export function decodePreparedTransactionBase64(text: string): PreparedTransaction {
+  if (typeof text !== 'string')
+    throw new TransactionError('BAD_BASE64', 'prepared transaction must be a base64 string');
+  const s = text.trim();
+  if (s.length === 0) throw new TransactionError('BAD_BASE64', 'prepared transaction is empty');
+  if (!BASE64.test(s)) throw new TransactionError('BAD_BASE64', 'prepared transaction is not valid base64');
+  return decodePreparedTransaction(new Uint8Array(Buffer.from(s, 'base64')));
+}
+
+export function encodePreparedTransaction(tx: PreparedTransaction): Uint8Array {
+  return PreparedTransaction.toBinary(tx, WRITE);
+}
+
+export function encodePreparedTransactionBase64(tx: PreparedTransaction): string {
+  return Buffer.from(encodePreparedTransaction(tx)).toString('base64');
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && Buffer.compare(a, b) === 0;
+}
+
+function protobufError(err: unknown): TransactionError {
+  if (err instanceof RangeError && /call stack/i.test(err.message)) {
+    return new TransactionError('MALFORMED_PROTOBUF', 'protobuf nests too deeply');
+  }
+  const msg = err instanceof Error ? err.message : String(err);
+  const unknown = /^Unknown field (\d+) \(wire type (\d+)\) for (\S+)/.exec(msg);
+  if (unknown !== null) {
+    const [, no, , type] = unknown;
+    const typeName = type ?? '';
+    if (
+      typeName.endsWith('transaction.v1.Node') ||
+      (typeName.endsWith('DamlTransaction.Node') && Number(no) >= 1000)
+    ) {
+      return new TransactionError(
+        'UNKNOWN_NODE_TYPE',
+        `unknown node type (field ${no} of ${shortName(typeName)})`,
+      );
+    }
+    return new TransactionError('UNKNOWN_FIELD', `unknown field ${no} in ${shortName(typeName)}`);
+  }
+  if (/utf-?8|encoded data/i.test(msg))
+    return new TransactionError('MALFORMED_PROTOBUF', 'protobuf string is not valid UTF-8');
+  return new TransactionError('MALFORMED_PROTOBUF', `truncated or invalid protobuf (${msg.slice(0, 80)})`);
+}
+
+function shortName(typeName: string): string {
+  return typeName.replace(/^com\.daml\.ledger\.api\.v2\./, '');
+}

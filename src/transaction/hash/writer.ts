@@ -1,0 +1,109 @@
+// A growable big-endian byte writer for the hashing encoding: one buffer reused for every node, no
+// per-field allocations (the hasher is on the accept hot path).
+
+const utf8 = new TextEncoder();
+
+export class ByteWriter {
+  private buf: Uint8Array;
+  private view: DataView;
+  pos = 0;
+
+  constructor(initial = 4096) {
+    this.buf = new Uint8Array(initial);
+    this.view = new DataView(this.buf.buffer);
+  }
+
+  reset(): this {
+    this.pos = 0;
+    return this;
+  }
+
+  /** The bytes written so far (a view, valid until the next write). */
+  bytes(): Uint8Array {
+    return this.buf.subarray(0, this.pos);
+  }
+
+  private ensure(n: number): void {
+    const need = this.pos + n;
+    if (need <= this.buf.length) return;
+    let size = this.buf.length * 2;
+    while (size < need) size *= 2;
+    const next = new Uint8Array(size);
+    next.set(this.buf.subarray(0, this.pos));
+    this.buf = next;
+    this.view = new DataView(next.buffer);
+  }
+
+  byte(b: number): void {
+    this.ensure(1);
+    this.buf[this.pos++] = b;
+  }
+
+  bool(b: boolean): void {
+    this.byte(b ? 1 : 0);
+  }
+
+  int32(n: number): void {
+    this.ensure(4);
+    this.view.setInt32(this.pos, n, false);
+    this.pos += 4;
+  }
+
+  /** 8 bytes big-endian, two's complement (uint64 fields are written as their signed bit pattern). */
+  int64(n: bigint): void {
+    this.ensure(8);
+    this.view.setBigUint64(this.pos, BigInt.asUintN(64, n), false);
+    this.pos += 8;
+  }
+
+  /** Raw bytes with no length prefix (hashes, seeds). */
+  raw(b: Uint8Array): void {
+    this.ensure(b.length);
+    this.buf.set(b, this.pos);
+    this.pos += b.length;
+  }
+
+  /** int32 length || bytes. */
+  bytesWithLength(b: Uint8Array): void {
+    this.int32(b.length);
+    this.raw(b);
+  }
+
+  /** int32 UTF-8 byte length || UTF-8 bytes. */
+  string(s: string): void {
+    if (s.length < 64 && isAscii(s)) {
+      this.ensure(4 + s.length);
+      this.view.setInt32(this.pos, s.length, false);
+      let p = this.pos + 4;
+      for (let i = 0; i < s.length; i++) this.buf[p++] = s.charCodeAt(i);
+      this.pos = p;
+      return;
+    }
+    this.ensure(4 + s.length * 3);
+    const start = this.pos + 4;
+    const { written } = utf8.encodeInto(s, this.buf.subarray(start));
+    this.view.setInt32(this.pos, written, false);
+    this.pos = start + written;
+  }
+
+  /** int32 byte length || bytes of a lowercase hex string (contract ids). */
+  hex(s: string): void {
+    const n = s.length >> 1;
+    this.ensure(4 + n);
+    this.view.setInt32(this.pos, n, false);
+    let p = this.pos + 4;
+    for (let i = 0; i < s.length; i += 2)
+      this.buf[p++] = (nibble(s.charCodeAt(i)) << 4) | nibble(s.charCodeAt(i + 1));
+    this.pos = p;
+  }
+}
+
+function isAscii(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return false;
+  return true;
+}
+
+function nibble(c: number): number {
+  // Callers validated the string as lowercase hex.
+  return c <= 57 ? c - 48 : c - 87;
+}
