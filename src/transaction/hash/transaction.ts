@@ -22,8 +22,13 @@ function writePurpose(w: ByteWriter): void {
   w.int32(PURPOSE);
 }
 
-/** Node hashes of every node, computed children first. */
-export function nodeHashes(index: TransactionIndex, scheme: Scheme, w: ByteWriter): Map<string, Uint8Array> {
+/** Node hashes of every node, computed children first; `onPreimage` sees each node's exact encoding. */
+export function nodeHashes(
+  index: TransactionIndex,
+  scheme: Scheme,
+  w: ByteWriter,
+  onPreimage?: (nodeId: string, bytes: Uint8Array) => void,
+): Map<string, Uint8Array> {
   const hashes = new Map<string, Uint8Array>();
   const childHashes = (ids: readonly string[]) => {
     for (const id of ids) w.raw(hashes.get(id)!);
@@ -63,6 +68,7 @@ export function nodeHashes(index: TransactionIndex, scheme: Scheme, w: ByteWrite
       default:
         fail('UNKNOWN_NODE_TYPE', `${where} has no known node type`);
     }
+    onPreimage?.(n.id, w.bytes());
     hashes.set(n.id, sha256(w.bytes()));
   }
   return hashes;

@@ -1,0 +1,125 @@
+// Strict decoding: every defect is a typed TransactionError with a clear one-line message.
+import { BinaryWriter, WireType } from '@protobuf-ts/runtime';
+import { describe, expect, it } from 'vitest';
+import {
+  decodePreparedTransaction,
+  decodePreparedTransactionBase64,
+  encodePreparedTransaction,
+  hashPreparedTransaction,
+  TransactionError,
+  type TransactionErrorCode,
+} from '../../src/transaction/index.ts';
+import type { PreparedTransaction } from '../../src/transaction/types.ts';
+import { sampleTx } from './sample.ts';
+
+function code(f: () => unknown): TransactionErrorCode {
+  try {
+    f();
+  } catch (err) {
+    expect(err).toBeInstanceOf(TransactionError);
+    expect((err as Error).message).not.toMatch(/\n/);
+    return (err as TransactionError).code;
+  }
+  throw new Error('expected a TransactionError');
+}
+
+const good = encodePreparedTransaction(sampleTx());
+const mutate = (f: (tx: PreparedTransaction) => void) => {
+  const tx = sampleTx();
+  f(tx);
+  return () => decodePreparedTransaction(encodePreparedTransaction(tx));
+};
+
+describe('decodePreparedTransaction', () => {
+  it('decodes a valid transaction and re-encodes it to the same bytes', () => {
+    const tx = decodePreparedTransaction(good);
+    expect(Buffer.compare(encodePreparedTransaction(tx), good)).toBe(0);
+  });
+  it('accepts base64 with surrounding whitespace', () => {
+    const tx = decodePreparedTransactionBase64(`  ${Buffer.from(good).toString('base64')}\n`);
+    expect(tx.metadata?.submitterInfo?.commandId).toBe('cmd-1');
+  });
+  it('refuses bad base64', () => {
+    expect(code(() => decodePreparedTransactionBase64('not base64!'))).toBe('BAD_BASE64');
+    expect(code(() => decodePreparedTransactionBase64('abc'))).toBe('BAD_BASE64');
+    expect(code(() => decodePreparedTransactionBase64(''))).toBe('BAD_BASE64');
+  });
+  it('refuses truncated protobuf', () => {
+    expect(code(() => decodePreparedTransaction(good.subarray(0, good.length - 3)))).toBe(
+      'MALFORMED_PROTOBUF',
+    );
+  });
+  it('refuses garbage', () => {
+    expect(code(() => decodePreparedTransaction(new Uint8Array([0xff, 0xff, 0xff, 0xff, 0xff])))).toMatch(
+      /MALFORMED_PROTOBUF|UNKNOWN_FIELD/,
+    );
+  });
+  it('refuses unknown fields', () => {
+    const extra = new Uint8Array([...good, 0x18, 0x01]); // field 3 (varint) on PreparedTransaction
+    expect(code(() => decodePreparedTransaction(extra))).toBe('UNKNOWN_FIELD');
+  });
+  it('refuses non-canonical encodings (a default value written explicitly)', () => {
+    // field 1 of Metadata.SubmitterInfo is repeated; write PreparedTransaction.transaction twice instead:
+    const twice = new Uint8Array([...good, ...good.subarray(0, 2 + good[1]!)]);
+    expect(code(() => decodePreparedTransaction(twice))).toMatch(/NON_CANONICAL_ENCODING|MALFORMED_PROTOBUF/);
+  });
+  it('refuses a missing transaction or metadata', () => {
+    expect(code(() => decodePreparedTransaction(new Uint8Array()))).toBe('MISSING_TRANSACTION');
+    expect(code(mutate((tx) => delete tx.metadata))).toBe('MISSING_METADATA');
+    expect(code(mutate((tx) => delete tx.metadata!.submitterInfo))).toBe('MISSING_FIELD');
+  });
+  it('refuses a create or exercise node without a seed', () => {
+    expect(code(mutate((tx) => tx.transaction!.nodeSeeds.splice(0, 1)))).toBe('MISSING_NODE_SEED');
+  });
+  it('refuses an unknown node type', () => {
+    expect(code(mutate((tx) => (tx.transaction!.nodes[3]!.versionedNode = { oneofKind: undefined })))).toBe(
+      'UNKNOWN_NODE_TYPE',
+    );
+    // transaction.v1.Node field 6 (a node type this version does not know), written by hand.
+    const w = new BinaryWriter();
+    w.tag(1, WireType.LengthDelimited).fork(); // PreparedTransaction.transaction
+    w.tag(1, WireType.LengthDelimited).string('2.1');
+    w.tag(2, WireType.LengthDelimited).string('0');
+    w.tag(3, WireType.LengthDelimited).fork(); // DamlTransaction.nodes
+    w.tag(1, WireType.LengthDelimited).string('0');
+    w.tag(1000, WireType.LengthDelimited).fork(); // v1
+    w.tag(6, WireType.LengthDelimited).bytes(new Uint8Array(0));
+    w.join().join().join();
+    expect(code(() => decodePreparedTransaction(w.finish()))).toBe('UNKNOWN_NODE_TYPE');
+  });
+  it('refuses bad node ids, duplicates, missing children, shared and orphan nodes', () => {
+    expect(code(mutate((tx) => (tx.transaction!.nodes[1]!.nodeId = '01')))).toBe('INVALID_NODE_ID');
+    expect(code(mutate((tx) => (tx.transaction!.nodes[2]!.nodeId = '1')))).toBe('DUPLICATE_NODE_ID');
+    expect(code(mutate((tx) => tx.transaction!.roots.push('99')))).toBe('MISSING_NODE');
+    expect(code(mutate((tx) => tx.transaction!.roots.push('1')))).toBe('INVALID_TREE');
+    expect(code(mutate((tx) => tx.transaction!.roots.pop()))).toBe('INVALID_TREE');
+  });
+  it('refuses malformed fields', () => {
+    const seedLen = mutate((tx) => (tx.transaction!.nodeSeeds[0]!.seed = new Uint8Array(31)));
+    expect(code(seedLen)).toBe('INVALID_SEED');
+    expect(code(mutate((tx) => (tx.metadata!.submitterInfo!.actAs = ['bad party!'])))).toBe('INVALID_PARTY');
+    expect(code(mutate((tx) => (tx.metadata!.transactionUuid = 'ABC')))).toBe('INVALID_METADATA');
+    expect(code(mutate((tx) => (tx.metadata!.preparationTime = 1n << 62n)))).toBe('INVALID_TIME');
+    expect(code(mutate((tx) => (tx.transaction!.version = '3')))).toBe('UNSUPPORTED_LF_VERSION');
+  });
+});
+
+describe('hashPreparedTransaction schemes', () => {
+  it('refuses unknown schemes', () => {
+    const tx = sampleTx();
+    expect(code(() => hashPreparedTransaction(tx, 'HASHING_SCHEME_VERSION_V1' as never))).toBe(
+      'UNKNOWN_HASHING_SCHEME',
+    );
+    expect(code(() => hashPreparedTransaction(tx, 'HASHING_SCHEME_VERSION_UNSPECIFIED' as never))).toBe(
+      'UNKNOWN_HASHING_SCHEME',
+    );
+  });
+  it('max record time is signed under V3 only', () => {
+    const a = sampleTx();
+    const b = sampleTx({ maxRecordTime: 1729788290000000n });
+    const h = (tx: PreparedTransaction, s: 'HASHING_SCHEME_VERSION_V2' | 'HASHING_SCHEME_VERSION_V3') =>
+      Buffer.from(hashPreparedTransaction(tx, s)).toString('hex');
+    expect(h(a, 'HASHING_SCHEME_VERSION_V2')).toBe(h(b, 'HASHING_SCHEME_VERSION_V2'));
+    expect(h(a, 'HASHING_SCHEME_VERSION_V3')).not.toBe(h(b, 'HASHING_SCHEME_VERSION_V3'));
+  });
+});
