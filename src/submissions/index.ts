@@ -32,5 +32,11 @@ export {
 } from './queue.ts';
 export { type LedgerPort, type ReconcileResult, reconcile, type TransactionLike } from './reconcile.ts';
 export * from './record.ts';
-export { type AuditEntry, newSubmissionId, type StoredSubmission, SubmissionStore } from './store.ts';
+export {
+  type AuditEntry,
+  newSubmissionId,
+  type StoredSubmission,
+  StoreError,
+  SubmissionStore,
+} from './store.ts';
 export { OutcomeWaiter } from './waiter.ts';

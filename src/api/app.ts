@@ -1,0 +1,125 @@
+// The wallet's Hono app: auth, routes, OpenAPI document, local docs, probes and metrics. Errors are mapped once.
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import { StoreError, SubmissionRefused } from '../submissions/index.ts';
+import { AuthError } from './auth.ts';
+import type { AppDeps, AppEnv } from './context.ts';
+import { docsRoutes } from './docs.ts';
+import { ApiError, errorJson } from './errors.ts';
+import { adminRoutes } from './routes/admin.ts';
+import { submissionRoutes } from './routes/submissions.ts';
+
+function firstIssue(error: { issues: { path: PropertyKey[]; message: string }[] }): string {
+  const issue = error.issues[0];
+  if (!issue) return 'invalid request';
+  const path = issue.path.map(String).join('.');
+  return path ? `${path}: ${issue.message}` : issue.message;
+}
+
+export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
+  const app = new OpenAPIHono<AppEnv>({
+    defaultHook: (result, c) => {
+      if (!result.success) return errorJson(c, 400, 'INVALID_REQUEST', firstIssue(result.error));
+    },
+  });
+
+  app.onError((err, c) => {
+    if (err instanceof ApiError) return errorJson(c, err.status, err.code, err.message);
+    if (err instanceof SubmissionRefused) {
+      deps.metrics.refused.inc({ code: err.code });
+      return errorJson(c, err.status, err.code, err.message);
+    }
+    if (err instanceof AuthError) return errorJson(c, 401, 'UNAUTHENTICATED', err.message);
+    if (err instanceof HTTPException) {
+      const status = err.status >= 400 && err.status < 500 ? err.status : 400;
+      const malformed = /json/i.test(err.message);
+      return errorJson(
+        c,
+        status as 400,
+        malformed ? 'INVALID_JSON' : 'INVALID_REQUEST',
+        malformed ? 'the body is not valid JSON' : err.message || 'invalid request',
+      );
+    }
+    if (err instanceof StoreError && /cursor/.test(err.message)) {
+      return errorJson(c, 400, 'INVALID_CURSOR', 'cursor is not one this API returned');
+    }
+    const e = err as { code?: unknown; status?: unknown; message?: unknown };
+    if (typeof e.code === 'string' && typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
+      // A ledger refusal (e.g. while onboarding a party): pass its code on, as a policy failure.
+      return errorJson(
+        c,
+        e.status === 409 ? 409 : 422,
+        e.code,
+        String(e.message ?? e.code).split('\n')[0] ?? '',
+      );
+    }
+    if (
+      /ECONNREFUSED|Connection is closed|ETIMEDOUT|ECONNRESET|MaxRetriesPerRequest/.test(String(e.message))
+    ) {
+      return errorJson(c, 503, 'UNAVAILABLE', 'a dependency is unavailable, try again');
+    }
+    return errorJson(c, 500, 'INTERNAL', 'internal error');
+  });
+  app.notFound((c) => errorJson(c, 404, 'NOT_FOUND', `no route ${c.req.method} ${c.req.path}`));
+
+  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.get('/readyz', async (c) => {
+    const [redis, ledger] = await Promise.allSettled([deps.redis.ping(), deps.ledgerReady()]);
+    const ok = redis.status === 'fulfilled' && ledger.status === 'fulfilled';
+    return c.json(
+      {
+        status: ok ? 'ok' : 'unavailable',
+        redis: redis.status === 'fulfilled',
+        ledger: ledger.status === 'fulfilled',
+      },
+      ok ? 200 : 503,
+    );
+  });
+  app.get('/metrics', async (c) => {
+    c.header('content-type', deps.metrics.registry.contentType);
+    return c.body(await deps.metrics.registry.metrics());
+  });
+  docsRoutes(app);
+
+  app.use(
+    '/wallet/*',
+    bodyLimit({
+      maxSize: 32 * 1024 * 1024,
+      onError: (c) => errorJson(c, 413, 'TOO_LARGE', 'body too large'),
+    }),
+  );
+  app.use('/wallet/*', async (c, next) => {
+    if (deps.auth === 'none') {
+      c.set('principal', { subject: 'anonymous', role: 'admin' });
+      return next();
+    }
+    const header = c.req.header('authorization') ?? '';
+    const m = /^Bearer\s+(\S+)$/i.exec(header);
+    if (!m) {
+      c.header('WWW-Authenticate', 'Bearer');
+      return errorJson(c, 401, 'UNAUTHENTICATED', 'a bearer token is required');
+    }
+    c.set('principal', await deps.auth(m[1] as string));
+    return next();
+  });
+  submissionRoutes(app, deps);
+  adminRoutes(app, deps);
+
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: 'role claim read | submit | admin; optional party claim scopes the token to one party',
+  });
+  app.doc31('/openapi.json', {
+    openapi: '3.1.0',
+    info: {
+      title: 'Quill wallet API',
+      version: '1',
+      description:
+        'Checks, signs and submits prepared transactions exactly once. Every error body is {"error":{"code","message"}}.',
+    },
+  });
+  return app;
+}

@@ -1,0 +1,120 @@
+// Bearer JWTs verified with jose: HS256 shared secret or a JWKS URL (pinned algorithms), roles and party scope.
+import { createRemoteJWKSet, type JWTPayload, type JWTVerifyGetKey, jwtVerify, SignJWT } from 'jose';
+import type { Principal } from '../submissions/index.ts';
+
+export type Role = Principal['role'];
+export const ROLES: readonly Role[] = ['read', 'submit', 'admin'];
+
+/** read < submit < admin: a submit token may read (its own party's) submissions, admin may do everything. */
+const LEVEL: Record<Role, number> = { read: 0, submit: 1, admin: 2 };
+
+export function allows(have: Role, need: Role): boolean {
+  return LEVEL[have] >= LEVEL[need];
+}
+
+export interface AuthSettings {
+  jwtSecret?: string;
+  jwksUrl?: string;
+  algorithms: string[];
+  issuer?: string;
+  audience?: string;
+}
+
+export class AuthError extends Error {
+  override readonly name = 'AuthError';
+}
+
+export type Verifier = (token: string) => Promise<Principal>;
+
+const SCOPE_ROLE = /(?:^|\s)quill:(read|submit|admin)(?=\s|$)/g;
+
+function roleOf(payload: JWTPayload): Role {
+  const claimed: string[] = [];
+  if (typeof payload.role === 'string') claimed.push(payload.role);
+  if (Array.isArray(payload.roles)) claimed.push(...payload.roles.filter((r) => typeof r === 'string'));
+  if (typeof payload.scope === 'string') {
+    for (const m of payload.scope.matchAll(SCOPE_ROLE)) claimed.push(m[1] as string);
+  }
+  const roles = claimed.filter((r): r is Role => (ROLES as readonly string[]).includes(r));
+  if (roles.length === 0) throw new AuthError('the token carries no quill role (read, submit or admin)');
+  return roles.reduce((a, b) => (LEVEL[b] > LEVEL[a] ? b : a));
+}
+
+/** Builds the token verifier; undefined settings mean the caller must decide about --insecure-no-auth. */
+export function createVerifier(s: AuthSettings): Verifier {
+  let key: Uint8Array | JWTVerifyGetKey;
+  if (s.jwtSecret) key = new TextEncoder().encode(s.jwtSecret);
+  else if (s.jwksUrl) {
+    key = createRemoteJWKSet(new URL(s.jwksUrl), { cooldownDuration: 30_000, cacheMaxAge: 600_000 });
+  } else throw new AuthError('no AUTH_JWT_SECRET or AUTH_JWKS_URL');
+  const algorithms = s.jwtSecret ? ['HS256'] : s.algorithms;
+  return async (token: string) => {
+    let payload: JWTPayload;
+    try {
+      const res =
+        key instanceof Uint8Array
+          ? await jwtVerify(token, key, opts())
+          : await jwtVerify(token, key as JWTVerifyGetKey, opts());
+      payload = res.payload;
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      throw new AuthError(
+        code === 'ERR_JWT_EXPIRED'
+          ? 'the token has expired'
+          : code === 'ERR_JWKS_NO_MATCHING_KEY'
+            ? 'no key of the JWKS matches the token'
+            : 'the token is invalid',
+      );
+    }
+    const role = roleOf(payload);
+    if (payload.party !== undefined && typeof payload.party !== 'string') {
+      throw new AuthError('the party claim must be a string');
+    }
+    return {
+      subject: typeof payload.sub === 'string' && payload.sub ? payload.sub : 'unnamed',
+      role,
+      ...(typeof payload.party === 'string' ? { party: payload.party } : {}),
+    };
+  };
+  function opts() {
+    return {
+      algorithms,
+      requiredClaims: ['exp'],
+      clockTolerance: 30,
+      ...(s.issuer ? { issuer: s.issuer } : {}),
+      ...(s.audience ? { audience: s.audience } : {}),
+    };
+  }
+}
+
+const TTL = /^(\d+)(s|m|h|d)$/;
+
+/** Parses a lifetime like 90s, 30m, 1h, 7d into seconds. */
+export function parseTtl(text: string): number {
+  const m = TTL.exec(text.trim());
+  if (!m)
+    throw new AuthError(`invalid ttl ${JSON.stringify(text)}: use a number with s, m, h or d (e.g. 1h)`);
+  const n = Number(m[1]) * { s: 1, m: 60, h: 3600, d: 86_400 }[m[2] as 's' | 'm' | 'h' | 'd'];
+  if (n <= 0 || n > 366 * 86_400) throw new AuthError('ttl must be between 1s and 366d');
+  return n;
+}
+
+/** Mints an HS256 token for `quill tokens issue` and for tests. */
+export async function issueToken(opts: {
+  secret: string;
+  role: Role;
+  party?: string;
+  ttlSeconds: number;
+  subject?: string;
+  issuer?: string;
+  audience?: string;
+}): Promise<string> {
+  let jwt = new SignJWT({ role: opts.role, ...(opts.party ? { party: opts.party } : {}) })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(opts.subject ?? `quill-${opts.role}`)
+    .setIssuedAt()
+    .setExpirationTime(Math.floor(Date.now() / 1000) + opts.ttlSeconds);
+  if (opts.issuer) jwt = jwt.setIssuer(opts.issuer);
+  if (opts.audience) jwt = jwt.setAudience(opts.audience);
+  return jwt.sign(new TextEncoder().encode(opts.secret));
+}

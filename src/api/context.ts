@@ -1,0 +1,57 @@
+// What the API's routes share: dependencies, the Hono environment, and role/party checks.
+import type { Context } from 'hono';
+import type { Redis } from 'ioredis';
+import type {
+  AcceptDeps,
+  OutcomeWaiter,
+  PipelineMetrics,
+  Principal,
+  SubmissionRecord,
+  SubmissionStore,
+} from '../submissions/index.ts';
+import { allows, type Role, type Verifier } from './auth.ts';
+import { ApiError } from './errors.ts';
+import type { KeyView, PartyView } from './schemas.ts';
+
+/** Key administration over src/signing's KeyStore. */
+export interface KeyAdmin {
+  generate(algorithm: KeyView['algorithm'], label?: string): Promise<KeyView>;
+  list(): Promise<KeyView[]>;
+  get(fingerprint: string): Promise<KeyView | undefined>;
+  disable(fingerprint: string): Promise<KeyView>;
+}
+
+/** Party administration over src/parties. */
+export interface PartyAdmin {
+  onboard(input: { keyFingerprint: string; partyHint: string; synchronizerId?: string }): Promise<PartyView>;
+  list(): Promise<PartyView[]>;
+}
+
+export interface AppDeps {
+  store: SubmissionStore;
+  accept: AcceptDeps;
+  waiter: OutcomeWaiter;
+  /** 'none' only with --insecure-no-auth: every caller is an admin without party scope. */
+  auth: Verifier | 'none';
+  metrics: PipelineMetrics;
+  redis: Redis;
+  /** Resolves when the ledger answers; rejects otherwise. */
+  ledgerReady: () => Promise<void>;
+  keys?: KeyAdmin;
+  parties?: PartyAdmin;
+  batchMax: number;
+  waitMaxSeconds: number;
+}
+
+export type AppEnv = { Variables: { principal: Principal } };
+
+export function need(c: Context<AppEnv>, role: Role): Principal {
+  const p = c.get('principal');
+  if (!allows(p.role, role)) throw new ApiError(403, 'FORBIDDEN', `this needs the ${role} role`);
+  return p;
+}
+
+/** A party-scoped token sees only its party's records; others look like they do not exist. */
+export function visible(p: Principal, rec: SubmissionRecord | undefined): SubmissionRecord | undefined {
+  return rec && (p.party === undefined || p.party === rec.party) ? rec : undefined;
+}

@@ -1,0 +1,16 @@
+// Public surface of the wallet HTTP API.
+export { createApp } from './app.ts';
+export {
+  AuthError,
+  type AuthSettings,
+  allows,
+  createVerifier,
+  issueToken,
+  parseTtl,
+  ROLES,
+  type Role,
+  type Verifier,
+} from './auth.ts';
+export type { AppDeps, KeyAdmin, PartyAdmin } from './context.ts';
+export { ApiError, ErrorBody } from './errors.ts';
+export type { KeyView, PartyView } from './schemas.ts';

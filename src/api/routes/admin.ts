@@ -1,0 +1,129 @@
+// Key and party administration (admin role): /wallet/v1/keys and /wallet/v1/parties.
+import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { type AppDeps, type AppEnv, need } from '../context.ts';
+import { ApiError, errorResponses } from '../errors.ts';
+import { FingerprintParam, KeyView, NewKeyBody, NewPartyBody, PartyView } from '../schemas.ts';
+
+const security = [{ bearer: [] }];
+const json = <T extends z.ZodType>(schema: T, description: string) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
+
+const createKey = createRoute({
+  method: 'post',
+  path: '/wallet/v1/keys',
+  tags: ['keys'],
+  summary: 'Generate a signing key (admin)',
+  security,
+  request: { body: { required: true, content: { 'application/json': { schema: NewKeyBody } } } },
+  responses: { 201: json(KeyView, 'The new key (public view)'), ...errorResponses(400, 401, 403, 503) },
+});
+const listKeys = createRoute({
+  method: 'get',
+  path: '/wallet/v1/keys',
+  tags: ['keys'],
+  summary: 'All keys (admin)',
+  security,
+  responses: {
+    200: json(z.object({ items: z.array(KeyView) }), 'Keys'),
+    ...errorResponses(401, 403, 503),
+  },
+});
+const getKey = createRoute({
+  method: 'get',
+  path: '/wallet/v1/keys/{fingerprint}',
+  tags: ['keys'],
+  summary: 'One key (admin)',
+  security,
+  request: { params: FingerprintParam },
+  responses: { 200: json(KeyView, 'The key'), ...errorResponses(400, 401, 403, 404, 503) },
+});
+const disableKey = createRoute({
+  method: 'post',
+  path: '/wallet/v1/keys/{fingerprint}/disable',
+  tags: ['keys'],
+  summary: 'Disable a key for good: it never signs again (admin)',
+  security,
+  request: { params: FingerprintParam },
+  responses: { 200: json(KeyView, 'The disabled key'), ...errorResponses(400, 401, 403, 404, 503) },
+});
+const onboard = createRoute({
+  method: 'post',
+  path: '/wallet/v1/parties',
+  tags: ['parties'],
+  summary: 'Onboard an external party controlled by one of our keys (admin)',
+  security,
+  request: { body: { required: true, content: { 'application/json': { schema: NewPartyBody } } } },
+  responses: {
+    201: json(PartyView, 'The onboarded party'),
+    ...errorResponses(400, 401, 403, 404, 409, 422, 503),
+  },
+});
+const listParties = createRoute({
+  method: 'get',
+  path: '/wallet/v1/parties',
+  tags: ['parties'],
+  summary: 'Parties this wallet holds keys for (admin)',
+  security,
+  responses: {
+    200: json(z.object({ items: z.array(PartyView) }), 'Parties'),
+    ...errorResponses(401, 403, 503),
+  },
+});
+
+const FP = /^1220[0-9a-f]{64}$/;
+
+export function adminRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
+  const keys = () => {
+    if (!deps.keys)
+      throw new ApiError(503, 'KEYSTORE_UNAVAILABLE', 'the key store is not available in this process');
+    return deps.keys;
+  };
+  const parties = () => {
+    if (!deps.parties)
+      throw new ApiError(503, 'PARTIES_UNAVAILABLE', 'party onboarding is not available here');
+    return deps.parties;
+  };
+  const fingerprint = (fp: string) => {
+    if (!FP.test(fp))
+      throw new ApiError(400, 'INVALID_FINGERPRINT', 'a fingerprint is 1220 followed by 64 hex digits');
+    return fp;
+  };
+
+  app.openapi(createKey, async (c) => {
+    need(c, 'admin');
+    const { algorithm, label } = c.req.valid('json');
+    return c.json(await keys().generate(algorithm, label), 201);
+  });
+  app.openapi(listKeys, async (c) => {
+    need(c, 'admin');
+    return c.json({ items: await keys().list() }, 200);
+  });
+  app.openapi(getKey, async (c) => {
+    need(c, 'admin');
+    const fp = fingerprint(c.req.valid('param').fingerprint);
+    const key = await keys().get(fp);
+    if (!key) throw new ApiError(404, 'NOT_FOUND', `no key ${fp}`);
+    return c.json(key, 200);
+  });
+  app.openapi(disableKey, async (c) => {
+    need(c, 'admin');
+    const fp = fingerprint(c.req.valid('param').fingerprint);
+    if (!(await keys().get(fp))) throw new ApiError(404, 'NOT_FOUND', `no key ${fp}`);
+    return c.json(await keys().disable(fp), 200);
+  });
+  app.openapi(onboard, async (c) => {
+    need(c, 'admin');
+    const body = c.req.valid('json');
+    const key = await keys().get(body.keyFingerprint);
+    if (!key) throw new ApiError(404, 'NOT_FOUND', `no key ${body.keyFingerprint}`);
+    if (key.status !== 'active')
+      throw new ApiError(422, 'KEY_DISABLED', `key ${body.keyFingerprint} is disabled`);
+    return c.json(await parties().onboard(body), 201);
+  });
+  app.openapi(listParties, async (c) => {
+    need(c, 'admin');
+    return c.json({ items: await parties().list() }, 200);
+  });
+}

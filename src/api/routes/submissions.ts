@@ -1,0 +1,171 @@
+// POST/GET /wallet/v1/submissions, the batch endpoint and GET /wallet/v1/updates/{updateId}.
+import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import {
+  acceptSubmission,
+  isTerminal,
+  SubmissionRecord,
+  SubmissionRefused,
+} from '../../submissions/index.ts';
+import { type AppDeps, type AppEnv, need, visible } from '../context.ts';
+import { ApiError, errorResponses } from '../errors.ts';
+import {
+  BatchBody,
+  BatchResult,
+  IdempotencyHeader,
+  ListQuery,
+  SubmissionBody,
+  SubmissionList,
+  WaitQuery,
+} from '../schemas.ts';
+
+const security = [{ bearer: [] }];
+const record = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: SubmissionRecord } },
+});
+
+const submit = createRoute({
+  method: 'post',
+  path: '/wallet/v1/submissions',
+  tags: ['submissions'],
+  summary: 'Check, sign and submit a prepared transaction (exactly once)',
+  security,
+  request: {
+    query: WaitQuery,
+    headers: IdempotencyHeader,
+    body: { required: true, content: { 'application/json': { schema: SubmissionBody } } },
+  },
+  responses: {
+    200: record('The outcome (terminal record), after ?wait or for a repeated request'),
+    202: record('Accepted; the record as it stands'),
+    ...errorResponses(400, 401, 403, 409, 422, 503),
+  },
+});
+
+const batch = createRoute({
+  method: 'post',
+  path: '/wallet/v1/submissions/batch',
+  tags: ['submissions'],
+  summary: 'Submit several prepared transactions; one result per item',
+  security,
+  request: { body: { required: true, content: { 'application/json': { schema: BatchBody } } } },
+  responses: {
+    200: { description: 'Per-item results', content: { 'application/json': { schema: BatchResult } } },
+    ...errorResponses(400, 401, 403, 413),
+  },
+});
+
+const getOne = createRoute({
+  method: 'get',
+  path: '/wallet/v1/submissions/{id}',
+  tags: ['submissions'],
+  summary: 'One submission',
+  security,
+  request: { params: z.object({ id: z.string().min(1).max(100) }), query: WaitQuery },
+  responses: { 200: record('The submission'), ...errorResponses(400, 401, 403, 404) },
+});
+
+const list = createRoute({
+  method: 'get',
+  path: '/wallet/v1/submissions',
+  tags: ['submissions'],
+  summary: 'Submissions, newest first, filtered by party and status, paged by cursor',
+  security,
+  request: { query: ListQuery },
+  responses: {
+    200: { description: 'A page', content: { 'application/json': { schema: SubmissionList } } },
+    ...errorResponses(400, 401, 403),
+  },
+});
+
+const byUpdate = createRoute({
+  method: 'get',
+  path: '/wallet/v1/updates/{updateId}',
+  tags: ['submissions'],
+  summary: 'The submission that produced a ledger update, with its transaction',
+  security,
+  request: { params: z.object({ updateId: z.string().min(1).max(512) }) },
+  responses: { 200: record('The submission'), ...errorResponses(400, 401, 403, 404) },
+});
+
+function waitSeconds(deps: AppDeps, wait: number | undefined): number {
+  return Math.min(deps.waitMaxSeconds, wait ?? 0);
+}
+
+export function submissionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
+  app.openapi(submit, async (c) => {
+    const who = need(c, 'submit');
+    const started = performance.now();
+    const body = c.req.valid('json');
+    const { wait } = c.req.valid('query');
+    const key = c.req.valid('header')['idempotency-key'];
+    const { record: accepted } = await acceptSubmission(deps.accept, body, who, key);
+    deps.metrics.acceptSeconds.observe((performance.now() - started) / 1000);
+    let rec = accepted;
+    const seconds = waitSeconds(deps, wait);
+    if (seconds > 0 && !isTerminal(rec.status)) rec = (await deps.waiter.wait(rec.id, seconds * 1000)) ?? rec;
+    return isTerminal(rec.status) ? c.json(rec, 200) : c.json(rec, 202);
+  });
+
+  app.openapi(batch, async (c) => {
+    const who = need(c, 'submit');
+    const { submissions } = c.req.valid('json');
+    if (submissions.length > deps.batchMax) {
+      throw new ApiError(413, 'BATCH_TOO_LARGE', `at most ${deps.batchMax} submissions per batch`);
+    }
+    const items = await Promise.all(
+      submissions.map(async ({ idempotencyKey, ...req }, index) => {
+        try {
+          const { record: rec } = await acceptSubmission(deps.accept, req, who, idempotencyKey);
+          return { index, status: isTerminal(rec.status) ? 200 : 202, submission: rec };
+        } catch (err) {
+          if (err instanceof SubmissionRefused) {
+            deps.metrics.refused.inc({ code: err.code });
+            return { index, status: err.status, error: { code: err.code, message: err.message } };
+          }
+          return {
+            index,
+            status: 503,
+            error: { code: 'UNAVAILABLE', message: 'could not store the submission' },
+          };
+        }
+      }),
+    );
+    return c.json({ items }, 200);
+  });
+
+  app.openapi(getOne, async (c) => {
+    const who = need(c, 'read');
+    const { id } = c.req.valid('param');
+    const { wait } = c.req.valid('query');
+    let rec = visible(who, await deps.store.getRecord(id));
+    if (!rec) throw new ApiError(404, 'NOT_FOUND', `no submission ${id}`);
+    const seconds = waitSeconds(deps, wait);
+    if (seconds > 0 && !isTerminal(rec.status)) rec = (await deps.waiter.wait(rec.id, seconds * 1000)) ?? rec;
+    return c.json(rec, 200);
+  });
+
+  app.openapi(list, async (c) => {
+    const who = need(c, 'read');
+    const q = c.req.valid('query');
+    if (who.party !== undefined && q.party !== undefined && q.party !== who.party) {
+      throw new ApiError(403, 'PARTY_NOT_ALLOWED', 'this token may only list its own party');
+    }
+    const party = who.party ?? q.party;
+    const page = await deps.store.list({
+      limit: q.limit,
+      ...(party ? { party } : {}),
+      ...(q.status ? { status: q.status } : {}),
+      ...(q.cursor ? { cursor: q.cursor } : {}),
+    });
+    return c.json(page, 200);
+  });
+
+  app.openapi(byUpdate, async (c) => {
+    const who = need(c, 'read');
+    const { updateId } = c.req.valid('param');
+    const rec = visible(who, await deps.store.byUpdateId(updateId));
+    if (!rec) throw new ApiError(404, 'NOT_FOUND', `no submission produced update ${updateId}`);
+    return c.json(rec, 200);
+  });
+}

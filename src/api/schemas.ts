@@ -1,0 +1,158 @@
+// Wire shapes of the wallet API (zod, the source of both validation and the OpenAPI document).
+import { z } from '@hono/zod-openapi';
+import { HashingSchemeVersion, SubmissionRecord, SubmissionStatus } from '../submissions/index.ts';
+
+const Duration = z.object({
+  seconds: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+  nanos: z.number().int().min(0).max(999_999_999),
+});
+
+export const DeduplicationPeriodBody = z
+  .union([
+    z.object({ DeduplicationDuration: z.object({ value: Duration }).strict() }).strict(),
+    z.object({ Empty: z.object({}).strict() }).strict(),
+  ])
+  .openapi('DeduplicationPeriod', {
+    description: 'A lower bound: Quill always covers every earlier attempt of the command',
+    example: { DeduplicationDuration: { value: { seconds: 600, nanos: 0 } } },
+  });
+
+export const MinLedgerTimeBody = z
+  .object({
+    time: z.union([
+      z.object({ MinLedgerTimeAbs: z.object({ value: z.iso.datetime({ offset: true }) }).strict() }).strict(),
+      z.object({ MinLedgerTimeRel: z.object({ value: Duration }).strict() }).strict(),
+      z.object({ Empty: z.object({}).strict() }).strict(),
+    ]),
+  })
+  .strict()
+  .openapi('MinLedgerTime');
+
+export const TransactionFormatBody = z
+  .object({
+    eventFormat: z.object({
+      filtersByParty: z.record(z.string(), z.unknown()).optional(),
+      filtersForAnyParty: z.unknown().optional(),
+      verbose: z.boolean().optional(),
+    }),
+    transactionShape: z.enum([
+      'TRANSACTION_SHAPE_UNSPECIFIED',
+      'TRANSACTION_SHAPE_ACS_DELTA',
+      'TRANSACTION_SHAPE_LEDGER_EFFECTS',
+    ]),
+  })
+  .strict()
+  .openapi('TransactionFormat');
+
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+export const SubmissionBody = z
+  .object({
+    preparedTransaction: z
+      .string()
+      .min(4)
+      .max(16 * 1024 * 1024)
+      .regex(BASE64, { error: 'must be standard base64' })
+      .openapi({ description: 'base64 PreparedTransaction exactly as the participant prepared it' }),
+    hashingSchemeVersion: HashingSchemeVersion,
+    preparedTransactionHash: z.string().max(100).optional().openapi({
+      description: 'base64 (as the participant returns it) or hex; must equal the recomputed hash',
+    }),
+    party: z.string().min(1).max(512).optional().openapi({ description: 'must equal the only actAs party' }),
+    deduplicationPeriod: DeduplicationPeriodBody.optional(),
+    userId: z.string().max(256).optional(),
+    minLedgerTime: MinLedgerTimeBody.optional(),
+    transactionFormat: TransactionFormatBody.optional(),
+  })
+  .strict()
+  .openapi('SubmissionRequest');
+export type SubmissionBody = z.infer<typeof SubmissionBody>;
+
+export const BatchItem = SubmissionBody.extend({
+  idempotencyKey: z.string().min(1).max(200).optional(),
+})
+  .strict()
+  .openapi('BatchSubmissionItem');
+
+export const BatchBody = z
+  .object({ submissions: z.array(BatchItem).min(1) })
+  .strict()
+  .openapi('BatchSubmissionRequest');
+
+export const BatchResult = z
+  .object({
+    items: z.array(
+      z.object({
+        index: z.number().int(),
+        status: z.number().int().openapi({ description: 'the HTTP status this item would have had alone' }),
+        submission: SubmissionRecord.optional(),
+        error: z.object({ code: z.string(), message: z.string() }).optional(),
+      }),
+    ),
+  })
+  .openapi('BatchSubmissionResult');
+
+export const SubmissionList = z
+  .object({ items: z.array(SubmissionRecord), nextCursor: z.string().nullable() })
+  .openapi('SubmissionList');
+
+export const ListQuery = z.object({
+  party: z.string().min(1).max(512).optional(),
+  status: SubmissionStatus.optional(),
+  cursor: z.string().max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(500).default(50),
+});
+
+export const WaitQuery = z.object({
+  wait: z.coerce.number().min(0).max(3600).optional().openapi({
+    description: 'seconds to wait for the outcome before answering (capped by WAIT_MAX_SECONDS)',
+  }),
+});
+
+export const IdempotencyHeader = z.object({
+  'idempotency-key': z.string().min(1).max(200).optional(),
+});
+
+export const KeyAlgorithmBody = z.enum(['ed25519', 'p256', 'p384', 'secp256k1']);
+
+export const KeyView = z
+  .object({
+    fingerprint: z.string(),
+    algorithm: KeyAlgorithmBody,
+    keySpec: z.string(),
+    publicKey: z.string().openapi({ description: 'DER SubjectPublicKeyInfo, base64' }),
+    label: z.string().nullable().optional(),
+    status: z.enum(['active', 'disabled']),
+    createdAt: z.string(),
+  })
+  .openapi('Key');
+export type KeyView = z.infer<typeof KeyView>;
+
+export const NewKeyBody = z
+  .object({ algorithm: KeyAlgorithmBody, label: z.string().max(200).optional() })
+  .strict()
+  .openapi('NewKeyRequest');
+
+export const PartyView = z
+  .object({ partyId: z.string(), keyFingerprint: z.string(), synchronizerId: z.string() })
+  .openapi('Party');
+export type PartyView = z.infer<typeof PartyView>;
+
+export const NewPartyBody = z
+  .object({
+    keyFingerprint: z
+      .string()
+      .regex(/^1220[0-9a-f]{64}$/, { error: 'must be a key fingerprint (1220 + 64 hex)' }),
+    partyHint: z.string().min(1).max(185),
+    synchronizerId: z.string().min(1).max(512).optional(),
+  })
+  .strict()
+  .openapi('NewPartyRequest');
+
+export const FingerprintParam = z.object({
+  fingerprint: z
+    .string()
+    .min(1)
+    .max(200)
+    .openapi({ param: { name: 'fingerprint', in: 'path' } }),
+});

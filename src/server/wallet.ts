@@ -1,0 +1,184 @@
+// Assembles a running wallet: Redis store, queue, API server and/or worker, with graceful shutdown.
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import type { Queue, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { type AppDeps, createApp, type PartyAdmin, type Verifier } from '../api/index.ts';
+import type { Config } from '../config.ts';
+import type { KeyStore, Signer } from '../signing/index.ts';
+import {
+  type AcceptPorts,
+  closeWorker,
+  createMetrics,
+  createQueue,
+  enqueue,
+  type JobData,
+  type LedgerPort,
+  OutcomeWaiter,
+  type PipelineMetrics,
+  redisConnection,
+  requeueStranded,
+  SubmissionStore,
+  startWorker,
+} from '../submissions/index.ts';
+import { acceptPorts, keyAdmin, type PartyLookup } from './adapters.ts';
+
+export type Role = 'api' | 'worker' | 'all';
+
+export interface WalletOptions {
+  config: Config;
+  role: Role;
+  ledger: LedgerPort;
+  /** API role: how callers are authenticated ('none' = --insecure-no-auth). */
+  auth?: Verifier | 'none';
+  /** API role: the key store, the signer over it and the party registry. */
+  keys?: KeyStore;
+  signer?: Signer;
+  parties?: PartyLookup & Partial<PartyAdmin>;
+  /** Overrides the accept ports (tests of policy in isolation). */
+  ports?: AcceptPorts;
+  worker?: { lockDurationMs?: number; stalledIntervalMs?: number; sweepEveryMs?: number };
+  log?: (level: 'info' | 'warn' | 'error', msg: string) => void;
+}
+
+export interface RunningWallet {
+  url?: string;
+  port?: number;
+  store: SubmissionStore;
+  queue: Queue<JobData>;
+  metrics: PipelineMetrics;
+  worker?: Worker<JobData>;
+  close(): Promise<void>;
+}
+
+export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
+  const { config } = o;
+  const log = o.log ?? (() => {});
+  const redis: Redis = redisConnection(config.redisUrl, { maxRetriesPerRequest: 20 });
+  const bull: Redis = redisConnection(config.redisUrl);
+  const store = new SubmissionStore(redis, config.redisPrefix);
+  const queue = createQueue(bull, config.queue.name, config.redisPrefix);
+  const metrics = createMetrics();
+  const closers: (() => Promise<void>)[] = [];
+  let url: string | undefined;
+  let port: number | undefined;
+  let worker: Worker<JobData> | undefined;
+
+  if (o.role !== 'worker') {
+    const ports =
+      o.ports ??
+      (o.keys && o.signer && o.parties
+        ? acceptPorts({ keys: o.keys, signer: o.signer, parties: o.parties })
+        : undefined);
+    if (!ports) throw new Error('the api role needs the key store, a signer and the party registry');
+    const waiter = new OutcomeWaiter(redisConnection(config.redisUrl), store);
+    const deps: AppDeps = {
+      store,
+      waiter,
+      metrics,
+      redis,
+      auth: o.auth ?? 'none',
+      ledgerReady: async () => {
+        await o.ledger.ledgerEnd();
+      },
+      accept: {
+        store,
+        ports,
+        enqueue: (rec) => enqueue(queue, rec),
+        allowedSynchronizers: config.allowedSynchronizers,
+        defaultUserId: config.ledgerUserId ?? '',
+        dedupMaxSeconds: config.dedup.maxSeconds,
+        metrics,
+      },
+      ...(o.keys ? { keys: keyAdmin(o.keys) } : {}),
+      ...(o.parties?.onboard && o.parties.list
+        ? { parties: { onboard: o.parties.onboard.bind(o.parties), list: o.parties.list.bind(o.parties) } }
+        : {}),
+      batchMax: config.batchMax,
+      waitMaxSeconds: config.waitMaxSeconds,
+    };
+    const app = createApp(deps);
+    const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+      const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
+      s.once('error', reject);
+    });
+    port = (server.address() as AddressInfo).port;
+    url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
+    closers.push(async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+        setTimeout(
+          () => (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.(),
+          2000,
+        );
+      });
+      await waiter.close();
+    });
+  }
+
+  if (o.role !== 'api') {
+    const workerConn = redisConnection(config.redisUrl);
+    const w = startWorker(
+      {
+        store,
+        ledger: o.ledger,
+        metrics,
+        config: {
+          maxAttempts: config.queue.maxAttempts,
+          baseDelayMs: config.queue.baseDelayMs,
+          maxDelayMs: config.queue.maxDelayMs,
+          dedup: config.dedup,
+          ledgerTimeoutMs: config.ledgerTimeoutMs,
+        },
+      },
+      {
+        connection: workerConn,
+        queueName: config.queue.name,
+        prefix: config.redisPrefix,
+        concurrency: config.queue.concurrency,
+        rateLimit: config.queue.rateLimit,
+        ...(o.worker?.lockDurationMs ? { lockDurationMs: o.worker.lockDurationMs } : {}),
+        ...(o.worker?.stalledIntervalMs ? { stalledIntervalMs: o.worker.stalledIntervalMs } : {}),
+        onError: (err) => log('warn', `worker: ${err.message}`),
+      },
+    );
+    worker = w;
+    const every = o.worker?.sweepEveryMs ?? 10_000;
+    let sweeping = false;
+    const sweep = async () => {
+      if (sweeping) return;
+      sweeping = true;
+      try {
+        const n = await requeueStranded(store, queue, every);
+        if (n > 0) log('info', `requeued ${n} stranded submissions`);
+      } catch (err) {
+        log('warn', `sweep: ${(err as Error).message}`);
+      } finally {
+        sweeping = false;
+      }
+    };
+    const timer = setInterval(sweep, every);
+    timer.unref();
+    closers.push(async () => {
+      clearInterval(timer);
+      await closeWorker(w, config.shutdownTimeoutMs);
+      workerConn.disconnect();
+    });
+  }
+
+  return {
+    ...(url ? { url } : {}),
+    ...(port ? { port } : {}),
+    store,
+    queue,
+    metrics,
+    ...(worker ? { worker } : {}),
+    async close() {
+      for (const c of closers) await c().catch((err) => log('warn', `shutdown: ${(err as Error).message}`));
+      await queue.close().catch(() => {});
+      redis.disconnect();
+      bull.disconnect();
+    },
+  };
+}

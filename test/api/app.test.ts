@@ -1,0 +1,98 @@
+import { SignJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createVerifier, issueToken, parseTtl } from '../../src/api/index.ts';
+import { apiHarness, SECRET } from './harness.ts';
+
+let h: Awaited<ReturnType<typeof apiHarness>>;
+beforeAll(async () => {
+  h = await apiHarness();
+});
+afterAll(() => h.close());
+
+describe('probes, metrics, OpenAPI and docs', () => {
+  it('serves health, readiness and Prometheus metrics without a token', async () => {
+    expect((await h.call('GET', '/healthz')).json).toEqual({ status: 'ok' });
+    const ready = await h.call('GET', '/readyz');
+    expect(ready.status).toBe(200);
+    expect(ready.json).toMatchObject({ redis: true, ledger: true });
+    const metrics = await h.call('GET', '/metrics');
+    expect(metrics.text).toContain('quill_submissions_accepted_total');
+    expect(metrics.text).toContain('quill_commit_latency_seconds');
+  });
+
+  it('documents every route and the error shape, and serves the docs locally', async () => {
+    const doc = await h.call('GET', '/openapi.json');
+    const paths = Object.keys(doc.json.paths as object);
+    for (const p of [
+      '/wallet/v1/submissions',
+      '/wallet/v1/submissions/batch',
+      '/wallet/v1/submissions/{id}',
+      '/wallet/v1/updates/{updateId}',
+      '/wallet/v1/keys',
+      '/wallet/v1/keys/{fingerprint}',
+      '/wallet/v1/keys/{fingerprint}/disable',
+      '/wallet/v1/parties',
+    ]) {
+      expect(paths).toContain(p);
+    }
+    const schemas = (doc.json.components as { schemas: Record<string, unknown> }).schemas;
+    expect(schemas.Error).toBeDefined();
+    expect(schemas.Submission).toBeDefined();
+    const html = await h.call('GET', '/docs');
+    expect(html.text).toContain('/docs/assets/swagger-ui-dist/swagger-ui-bundle.js');
+    expect(html.text).not.toMatch(/cdn\.|unpkg|jsdelivr/);
+    const js = await h.call('GET', '/docs/assets/swagger-ui-dist/swagger-ui-bundle.js');
+    expect(js.status).toBe(200);
+    expect(js.text.length).toBeGreaterThan(100_000);
+    expect((await h.call('GET', '/docs/assets/swagger-ui-dist/..%2Fpackage.json')).status).toBe(404);
+    expect((await h.call('GET', '/nope')).json.error?.code).toBe('NOT_FOUND');
+  });
+});
+
+describe('keys over HTTP (admin)', () => {
+  it('generates, lists, shows and disables keys', async () => {
+    const admin = await h.token('admin');
+    const made = await h.call('POST', '/wallet/v1/keys', {
+      token: admin,
+      body: { algorithm: 'p256', label: 'ops' },
+    });
+    expect(made.status).toBe(201);
+    expect(made.json).toMatchObject({ algorithm: 'p256', label: 'ops', status: 'active' });
+    expect(JSON.stringify(made.json)).not.toMatch(/private|secret/i);
+    const fp = made.json.fingerprint as string;
+    const list = await h.call('GET', '/wallet/v1/keys', { token: admin });
+    expect((list.json.items as { fingerprint: string }[]).map((k) => k.fingerprint)).toContain(fp);
+    expect((await h.call('GET', `/wallet/v1/keys/${fp}`, { token: admin })).json.fingerprint).toBe(fp);
+    expect((await h.call('GET', `/wallet/v1/keys/1220${'0'.repeat(64)}`, { token: admin })).status).toBe(404);
+    expect((await h.call('GET', '/wallet/v1/keys/xyz', { token: admin })).status).toBe(400);
+    expect(
+      (await h.call('POST', '/wallet/v1/keys', { token: admin, body: { algorithm: 'rsa' } })).status,
+    ).toBe(400);
+    const off = await h.call('POST', `/wallet/v1/keys/${fp}/disable`, { token: admin });
+    expect(off.json.status).toBe('disabled');
+  });
+});
+
+describe('tokens', () => {
+  it('verifies roles and party scope, refuses expired, unsigned and alg-confused tokens', async () => {
+    const verify = createVerifier({ jwtSecret: SECRET, algorithms: ['HS256'] });
+    const t = await issueToken({ secret: SECRET, role: 'submit', party: 'alice::1220', ttlSeconds: 60 });
+    expect(await verify(t)).toMatchObject({ role: 'submit', party: 'alice::1220' });
+    const expired = await new SignJWT({ role: 'admin' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setExpirationTime(Math.floor(Date.now() / 1000) - 3600)
+      .sign(new TextEncoder().encode(SECRET));
+    await expect(verify(expired)).rejects.toThrow(/expired/);
+    const other = await issueToken({ secret: 'x'.repeat(40), role: 'admin', ttlSeconds: 60 });
+    await expect(verify(other)).rejects.toThrow(/invalid/);
+    const noRole = await new SignJWT({})
+      .setProtectedHeader({ alg: 'HS256' })
+      .setExpirationTime('1h')
+      .sign(new TextEncoder().encode(SECRET));
+    await expect(verify(noRole)).rejects.toThrow(/role/);
+    const none = `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from('{"role":"admin","exp":9999999999}').toString('base64url')}.`;
+    await expect(verify(none)).rejects.toThrow(/invalid/);
+    expect(parseTtl('1h')).toBe(3600);
+    expect(() => parseTtl('soon')).toThrow(/ttl/);
+  });
+});

@@ -1,0 +1,128 @@
+// A wallet API on a real HTTP port with a real Redis, a real key store and real prepared transactions.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inject } from 'vitest';
+import { issueToken } from '../../src/api/index.ts';
+import { loadConfig } from '../../src/config.ts';
+import { startWallet } from '../../src/server/wallet.ts';
+import { KeyStore, LocalSigner } from '../../src/signing/index.ts';
+import type { LedgerPort } from '../../src/submissions/index.ts';
+import {
+  buildPreparedTransaction,
+  damlValue,
+  encodePreparedTransactionBase64,
+  hashPreparedTransaction,
+} from '../../src/transaction/index.ts';
+
+export const SECRET = 'test-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
+export const SYNC = 'global-synchronizer::1220aaaa';
+
+/** A ledger that is never reached in API-only tests. */
+export const unreachableLedger: LedgerPort = {
+  execute: () => Promise.reject(new Error('no ledger in this test')),
+  ledgerEnd: () => Promise.resolve(0),
+  transactionAt: () => Promise.resolve(undefined),
+  transactions: async function* () {},
+};
+
+export async function apiHarness(env: Record<string, string> = {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'quill-api-'));
+  const keys = new KeyStore({ dir, passphrase: 'test passphrase', scrypt: { N: 1024 } });
+  const parties = new Map<string, string>();
+  const config = loadConfig({
+    PORT: '1',
+    HOST: '127.0.0.1',
+    REDIS_URL: inject('redisUrl'),
+    REDIS_PREFIX: `api-${randomBytes(4).toString('hex')}`,
+    AUTH_JWT_SECRET: SECRET,
+    BATCH_MAX: '5',
+    ...env,
+  });
+  config.port = 0;
+  const wallet = await startWallet({
+    config,
+    role: 'api',
+    ledger: unreachableLedger,
+    auth: (await import('../../src/api/index.ts')).createVerifier(config.auth),
+    keys,
+    signer: new LocalSigner(keys),
+    parties: { keyOf: async (p) => parties.get(p) },
+  });
+  const token = (role: 'read' | 'submit' | 'admin', party?: string) =>
+    issueToken({ secret: SECRET, role, ttlSeconds: 600, subject: `t-${role}`, ...(party ? { party } : {}) });
+  async function party(hint: string, algorithm: 'ed25519' | 'p256' = 'ed25519') {
+    const key = await keys.generate(algorithm);
+    const id = `${hint}::${key.fingerprint}`;
+    parties.set(id, key.fingerprint);
+    return { id, fingerprint: key.fingerprint };
+  }
+  async function call(
+    method: string,
+    path: string,
+    opts: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
+  ) {
+    const res = await fetch(`${wallet.url}${path}`, {
+      method,
+      headers: {
+        ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}),
+        ...(opts.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...opts.headers,
+      },
+      ...(opts.body !== undefined
+        ? { body: typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body) }
+        : {}),
+    });
+    const text = await res.text();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return {
+      status: res.status,
+      json: json as Record<string, unknown> & { error?: { code: string; message: string } },
+      text,
+      headers: res.headers,
+    };
+  }
+  return { wallet, keys, parties, token, party, call, config, close: () => wallet.close() };
+}
+
+/** A small valid prepared transaction (one Create) acting as `party`. */
+export function prepared(
+  party: string,
+  opts: {
+    scheme?: 'HASHING_SCHEME_VERSION_V2' | 'HASHING_SCHEME_VERSION_V3';
+    maxRecordTime?: Date;
+    commandId?: string;
+    synchronizerId?: string;
+  } = {},
+) {
+  const scheme = opts.scheme ?? 'HASHING_SCHEME_VERSION_V2';
+  const tx = buildPreparedTransaction({
+    roots: [
+      {
+        kind: 'create',
+        contractId: `00${randomBytes(32).toString('hex')}`,
+        packageName: 'quill-test',
+        templateId: `${'ab'.repeat(32)}:Test:Thing`,
+        argument: damlValue.record({ owner: damlValue.party(party) }),
+        signatories: [party],
+      },
+    ],
+    actAs: [party],
+    commandId: opts.commandId ?? randomUUID(),
+    synchronizerId: opts.synchronizerId ?? SYNC,
+    preparationTime: new Date(),
+    ...(opts.maxRecordTime ? { maxRecordTime: opts.maxRecordTime } : {}),
+  });
+  const hash = hashPreparedTransaction(tx, scheme);
+  return {
+    body: { preparedTransaction: encodePreparedTransactionBase64(tx), hashingSchemeVersion: scheme },
+    hashHex: Buffer.from(hash).toString('hex'),
+    hashB64: Buffer.from(hash).toString('base64'),
+  };
+}
