@@ -1,0 +1,82 @@
+// `quill tx hash|inspect`: hash or preview a prepared transaction given as base64 text or raw bytes.
+import { Command, Option } from 'commander';
+import { printJson, readInput, UsageError } from '../cli/support.ts';
+import { decodePreparedTransaction, decodePreparedTransactionBase64 } from './codec.ts';
+import { TransactionError } from './errors.ts';
+import { hashPreparedTransaction } from './hash/index.ts';
+import { previewPreparedTransaction } from './preview.ts';
+import type { HashingSchemeVersion, PreparedTransaction } from './types.ts';
+
+const BASE64_TEXT = /^[A-Za-z0-9+/=\s]*$/;
+
+function parseScheme(s: string): HashingSchemeVersion {
+  const v = s.trim().toLowerCase();
+  if (v === 'v2' || v === 'hashing_scheme_version_v2') return 'HASHING_SCHEME_VERSION_V2';
+  if (v === 'v3' || v === 'hashing_scheme_version_v3') return 'HASHING_SCHEME_VERSION_V3';
+  throw new UsageError(`unknown hashing scheme "${s}": use v2 or v3`);
+}
+
+/** Base64 text if the input is only base64 characters and whitespace, otherwise the raw protobuf bytes. */
+function readTransaction(file: string | undefined): PreparedTransaction {
+  const input = readInput(file);
+  try {
+    const text = input.toString('latin1');
+    if (input.length > 0 && BASE64_TEXT.test(text)) return decodePreparedTransactionBase64(text);
+    return decodePreparedTransaction(new Uint8Array(input));
+  } catch (err) {
+    throw usage(err);
+  }
+}
+
+function usage(err: unknown): UsageError {
+  if (err instanceof TransactionError)
+    return new UsageError(`invalid prepared transaction (${err.code}): ${err.message}`);
+  if (err instanceof UsageError) return err;
+  return new UsageError(`invalid prepared transaction: ${err instanceof Error ? err.message : String(err)}`);
+}
+
+const schemeOption = () =>
+  new Option('--scheme <scheme>', 'hashing scheme: v2 or v3').default('v2').argParser((s: string) => s);
+
+export function txCommand(): Command {
+  const tx = new Command('tx').description(
+    'Inspect and hash prepared transactions (base64 text or raw protobuf)',
+  );
+  tx.command('hash')
+    .description('print the hash an external party signs, as lowercase hex')
+    .argument('[file]', 'file with the prepared transaction, or - for standard input (default)')
+    .addOption(schemeOption())
+    .option('--json', 'print {"hash","hashBase64","hashingSchemeVersion"} as JSON')
+    .action((file: string | undefined, opts: { scheme: string; json?: boolean }) => {
+      const scheme = parseScheme(opts.scheme);
+      const prepared = readTransaction(file);
+      let hash: Uint8Array;
+      try {
+        hash = hashPreparedTransaction(prepared, scheme);
+      } catch (err) {
+        throw usage(err);
+      }
+      const hex = Buffer.from(hash).toString('hex');
+      if (opts.json)
+        printJson({
+          hash: hex,
+          hashBase64: Buffer.from(hash).toString('base64'),
+          hashingSchemeVersion: scheme,
+        });
+      else process.stdout.write(`${hex}\n`);
+    });
+  tx.command('inspect')
+    .description('print a readable preview of what a signature would authorize, as JSON')
+    .argument('[file]', 'file with the prepared transaction, or - for standard input (default)')
+    .addOption(schemeOption())
+    .action((file: string | undefined, opts: { scheme: string }) => {
+      const scheme = parseScheme(opts.scheme);
+      const prepared = readTransaction(file);
+      try {
+        printJson(previewPreparedTransaction(prepared, scheme));
+      } catch (err) {
+        throw usage(err);
+      }
+    });
+  return tx;
+}
