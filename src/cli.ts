@@ -1,6 +1,7 @@
 // Entry point: quill serve | sandbox | keys | parties | tx | submit | tokens.
 import { Command, CommanderError } from 'commander';
 import { CommandFailure, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from './cli/support.ts';
+import { txCommand } from './transaction/cli.ts';
 
 function program(): Command {
   const root = new Command('quill')
@@ -16,7 +17,7 @@ function program(): Command {
 }
 
 function subcommands(): Command[] {
-  return [];
+  return [txCommand()];
 }
 
 /** Runs the CLI and returns its exit code (0 ok, 1 failure, 2 bad input or usage). */
