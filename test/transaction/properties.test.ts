@@ -1,0 +1,102 @@
+// Property tests: random bytes and mutated valid transactions never crash the decoder (only typed
+// TransactionErrors) and never yield a hash — a mutation that still decodes never hashes like the original.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  buildPreparedTransaction,
+  decodePreparedTransaction,
+  decodePreparedTransactionBase64,
+  encodePreparedTransaction,
+  type HashingSchemeVersion,
+  hashPreparedTransaction,
+  previewPreparedTransaction,
+  TransactionError,
+} from '../../src/transaction/index.ts';
+import { buildInput } from './arbitraries.ts';
+
+const schemes: HashingSchemeVersion[] = ['HASHING_SCHEME_VERSION_V2', 'HASHING_SCHEME_VERSION_V3'];
+const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
+
+/** Decodes and hashes; returns the hash or the TransactionError, rethrows anything else (a crash). */
+function attempt(bytes: Uint8Array, scheme: HashingSchemeVersion): string | TransactionError {
+  try {
+    return hex(hashPreparedTransaction(decodePreparedTransaction(bytes), scheme));
+  } catch (err) {
+    if (err instanceof TransactionError) return err;
+    throw err;
+  }
+}
+
+type Mutation = { op: 'set' | 'insert' | 'delete' | 'truncate'; at: number; byte: number };
+const mutation = fc.record({
+  op: fc.constantFrom<Mutation['op']>('set', 'insert', 'delete', 'truncate'),
+  at: fc.nat(),
+  byte: fc.integer({ min: 0, max: 255 }),
+});
+
+function mutate(bytes: Uint8Array, ms: Mutation[]): Uint8Array {
+  let b = Array.from(bytes);
+  for (const m of ms) {
+    const at = b.length === 0 ? 0 : m.at % b.length;
+    if (m.op === 'set') b[at] = b[at] === m.byte ? (m.byte + 1) & 0xff : m.byte;
+    else if (m.op === 'insert') b.splice(at, 0, m.byte);
+    else if (m.op === 'delete') b.splice(at, 1);
+    else b = b.slice(0, at);
+  }
+  return new Uint8Array(b);
+}
+
+describe('decoder robustness', () => {
+  it('random bytes: only TransactionErrors, never a hash', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 400 }), fc.constantFrom(...schemes), (bytes, scheme) => {
+        expect(attempt(bytes, scheme)).toBeInstanceOf(TransactionError);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('random text as base64: only TransactionErrors', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 200 }), (s) => {
+        expect(() => decodePreparedTransactionBase64(s)).toThrow(TransactionError);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('mutated valid transactions: never a crash, never the original hash', () => {
+    fc.assert(
+      fc.property(
+        buildInput,
+        fc.array(mutation, { minLength: 1, maxLength: 3 }),
+        fc.constantFrom(...schemes),
+        (input, ms, scheme) => {
+          const original = encodePreparedTransaction(buildPreparedTransaction(input));
+          const good = attempt(original, scheme);
+          expect(typeof good).toBe('string');
+          const bad = mutate(original, ms);
+          if (Buffer.compare(bad, original) === 0) return;
+          const r = attempt(bad, scheme);
+          if (typeof r === 'string') expect(r).not.toBe(good);
+          else expect(r.message).not.toMatch(/\n/);
+        },
+      ),
+      { numRuns: 1500 },
+    );
+  });
+
+  it('valid random transactions decode, re-encode identically and preview', () => {
+    fc.assert(
+      fc.property(buildInput, (input) => {
+        const bytes = encodePreparedTransaction(buildPreparedTransaction(input));
+        const tx = decodePreparedTransaction(bytes);
+        expect(hex(encodePreparedTransaction(tx))).toBe(hex(bytes));
+        const p = previewPreparedTransaction(tx, 'HASHING_SCHEME_VERSION_V3');
+        expect(p.hash).toBe(hex(hashPreparedTransaction(tx, 'HASHING_SCHEME_VERSION_V3')));
+        JSON.stringify(p);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
