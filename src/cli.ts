@@ -1,6 +1,9 @@
 // Entry point: quill serve | sandbox | keys | parties | tx | submit | tokens.
 import { Command, CommanderError } from 'commander';
 import { CommandFailure, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from './cli/support.ts';
+import { partiesCommand } from './parties/cli.ts';
+import { submitCommand, tokensCommand } from './server/cli.ts';
+import { keysCommand } from './signing/cli.ts';
 import { txCommand } from './transaction/cli.ts';
 
 function program(): Command {
@@ -17,7 +20,7 @@ function program(): Command {
 }
 
 function subcommands(): Command[] {
-  return [txCommand()];
+  return [keysCommand(), partiesCommand(), txCommand(), submitCommand(), tokensCommand()];
 }
 
 /** Runs the CLI and returns its exit code (0 ok, 1 failure, 2 bad input or usage). */
