@@ -4,26 +4,19 @@
  * before sending; each response is validated. Every failure is a `LedgerError`.
  */
 import type { z } from 'zod';
-import { invalidArgument } from './errors.ts';
-import {
-  type CallOptions,
-  formatIssues,
-  type HttpClientOptions,
-  type HttpRequest,
-  HttpTransport,
-} from './http.ts';
+import { LedgerAdminClient } from './client-admin.ts';
+import type { LedgerClientOptions } from './client-base.ts';
+import type { CallOptions } from './http.ts';
 import { iterateUpdates, type UpdateRange, vettedPackagesPages } from './paging.ts';
 import {
   checkGetUpdatesRequest,
   checkTransactionByIdRequest,
   checkTransactionByOffsetRequest,
   checkUpdateByOffset,
-  checkUpdateUserRequest,
 } from './rules.ts';
 import * as S from './schemas/index.ts';
 
-export type LedgerClientOptions = HttpClientOptions;
-export type { CallOptions };
+export type { CallOptions, LedgerClientOptions };
 
 /** Query parameters of the list endpoints (`/v2/updates`, `/v2/updates/flats`). */
 export interface StreamOptions extends CallOptions {
@@ -35,68 +28,10 @@ export interface StreamOptions extends CallOptions {
 
 type In<T extends z.ZodType> = z.input<T>;
 
-export class LedgerClient {
-  private readonly http: HttpTransport;
-
-  constructor(opts: LedgerClientOptions) {
-    this.http = new HttpTransport(opts);
-  }
-
-  private call<T extends z.ZodType>(req: HttpRequest<T>, opts?: CallOptions): Promise<z.output<T>> {
-    return this.http.call(req, opts);
-  }
-
-  /** Parses a request body with its schema; a failure is a client-side INVALID_ARGUMENT. */
-  private body<T extends z.ZodType>(schema: T, value: unknown, what: string): z.output<T> {
-    const parsed = schema.safeParse(value);
-    if (!parsed.success) throw invalidArgument(`${what}: ${formatIssues(parsed.error)}`);
-    return parsed.data;
-  }
-
-  private check(problem: string | undefined, what: string): void {
-    if (problem) throw invalidArgument(`${what}: ${problem}`);
-  }
-
-  // --- version and state ---------------------------------------------------------------------------
-
-  version(opts?: CallOptions): Promise<S.GetLedgerApiVersionResponse> {
-    return this.call({ method: 'GET', path: '/v2/version', response: S.GetLedgerApiVersionResponse }, opts);
-  }
-
-  ledgerEnd(opts?: CallOptions): Promise<S.GetLedgerEndResponse> {
-    return this.call({ method: 'GET', path: '/v2/state/ledger-end', response: S.GetLedgerEndResponse }, opts);
-  }
-
-  /** The ledger end as a number (0 on an empty ledger). */
-  async ledgerEndOffset(opts?: CallOptions): Promise<number> {
-    return (await this.ledgerEnd(opts)).offset ?? 0;
-  }
-
-  latestPrunedOffsets(opts?: CallOptions): Promise<S.GetLatestPrunedOffsetsResponse> {
-    return this.call(
-      { method: 'GET', path: '/v2/state/latest-pruned-offsets', response: S.GetLatestPrunedOffsetsResponse },
-      opts,
-    );
-  }
-
-  connectedSynchronizers(
-    query: { party?: string; participantId?: string; identityProviderId?: string } = {},
-    opts?: CallOptions,
-  ): Promise<S.GetConnectedSynchronizersResponse> {
-    return this.call(
-      {
-        method: 'GET',
-        path: '/v2/state/connected-synchronizers',
-        query,
-        response: S.GetConnectedSynchronizersResponse,
-      },
-      opts,
-    );
-  }
-
+export class LedgerClient extends LedgerAdminClient {
   // --- package vetting -----------------------------------------------------------------------------
 
-  listVettedPackages(
+  async listVettedPackages(
     body: In<typeof S.ListVettedPackagesRequest> = {},
     opts?: CallOptions,
   ): Promise<S.ListVettedPackagesResponse> {
@@ -120,7 +55,7 @@ export class LedgerClient {
   // --- updates -------------------------------------------------------------------------------------
 
   /** `POST /v2/updates/flats` (deprecated upstream, removed in 3.6; same shape as `updates`). */
-  updatesFlats(
+  async updatesFlats(
     body: In<typeof S.GetUpdatesRequest>,
     opts: StreamOptions = {},
   ): Promise<S.JsGetUpdatesResponse[]> {
@@ -128,7 +63,10 @@ export class LedgerClient {
   }
 
   /** `POST /v2/updates`. */
-  updates(body: In<typeof S.GetUpdatesRequest>, opts: StreamOptions = {}): Promise<S.JsGetUpdatesResponse[]> {
+  async updates(
+    body: In<typeof S.GetUpdatesRequest>,
+    opts: StreamOptions = {},
+  ): Promise<S.JsGetUpdatesResponse[]> {
     return this.updatesAt('/v2/updates', body, opts);
   }
 
@@ -164,7 +102,7 @@ export class LedgerClient {
     return iterateUpdates(this, range, opts);
   }
 
-  transactionByOffset(
+  async transactionByOffset(
     body: In<typeof S.GetTransactionByOffsetRequest>,
     opts?: CallOptions,
   ): Promise<S.JsGetTransactionResponse> {
@@ -182,7 +120,7 @@ export class LedgerClient {
     );
   }
 
-  transactionById(
+  async transactionById(
     body: In<typeof S.GetTransactionByIdRequest>,
     opts?: CallOptions,
   ): Promise<S.JsGetTransactionResponse> {
@@ -200,7 +138,7 @@ export class LedgerClient {
     );
   }
 
-  updateByOffset(
+  async updateByOffset(
     body: In<typeof S.GetUpdateByOffsetRequest>,
     opts?: CallOptions,
   ): Promise<S.JsGetUpdateResponse> {
@@ -213,7 +151,10 @@ export class LedgerClient {
     );
   }
 
-  updateById(body: In<typeof S.GetUpdateByIdRequest>, opts?: CallOptions): Promise<S.JsGetUpdateResponse> {
+  async updateById(
+    body: In<typeof S.GetUpdateByIdRequest>,
+    opts?: CallOptions,
+  ): Promise<S.JsGetUpdateResponse> {
     const what = 'POST /v2/updates/update-by-id';
     const req = this.body(S.GetUpdateByIdRequest, body, what);
     if (!req.updateId) this.check('updateId must not be empty', what);
@@ -223,7 +164,7 @@ export class LedgerClient {
     );
   }
 
-  eventsByContractId(
+  async eventsByContractId(
     body: In<typeof S.GetEventsByContractIdRequest>,
     opts?: CallOptions,
   ): Promise<S.JsGetEventsByContractIdResponse> {
@@ -242,7 +183,7 @@ export class LedgerClient {
 
   // --- interactive submission ----------------------------------------------------------------------
 
-  prepare(
+  async prepare(
     body: In<typeof S.JsPrepareSubmissionRequest>,
     opts?: CallOptions,
   ): Promise<S.JsPrepareSubmissionResponse> {
@@ -259,7 +200,7 @@ export class LedgerClient {
     );
   }
 
-  execute(
+  async execute(
     body: In<typeof S.JsExecuteSubmissionRequest>,
     opts?: CallOptions,
   ): Promise<S.ExecuteSubmissionResponse> {
@@ -276,7 +217,7 @@ export class LedgerClient {
     );
   }
 
-  executeAndWait(
+  async executeAndWait(
     body: In<typeof S.JsExecuteSubmissionAndWaitRequest>,
     opts?: CallOptions,
   ): Promise<S.ExecuteSubmissionAndWaitResponse> {
@@ -293,7 +234,7 @@ export class LedgerClient {
     );
   }
 
-  executeAndWaitForTransaction(
+  async executeAndWaitForTransaction(
     body: In<typeof S.JsExecuteSubmissionAndWaitForTransactionRequest>,
     opts?: CallOptions,
   ): Promise<S.JsExecuteSubmissionAndWaitForTransactionResponse> {
@@ -309,171 +250,4 @@ export class LedgerClient {
       opts,
     );
   }
-
-  // --- parties -------------------------------------------------------------------------------------
-
-  generateExternalPartyTopology(
-    body: In<typeof S.GenerateExternalPartyTopologyRequest>,
-    opts?: CallOptions,
-  ): Promise<S.GenerateExternalPartyTopologyResponse> {
-    const what = 'POST /v2/parties/external/generate-topology';
-    const req = this.body(S.GenerateExternalPartyTopologyRequest, body, what);
-    return this.call(
-      {
-        method: 'POST',
-        path: '/v2/parties/external/generate-topology',
-        body: req,
-        response: S.GenerateExternalPartyTopologyResponse,
-      },
-      opts,
-    );
-  }
-
-  allocateExternalParty(
-    body: In<typeof S.AllocateExternalPartyRequest>,
-    opts?: CallOptions,
-  ): Promise<S.AllocateExternalPartyResponse> {
-    const what = 'POST /v2/parties/external/allocate';
-    const req = this.body(S.AllocateExternalPartyRequest, body, what);
-    return this.call(
-      {
-        method: 'POST',
-        path: '/v2/parties/external/allocate',
-        body: req,
-        response: S.AllocateExternalPartyResponse,
-      },
-      opts,
-    );
-  }
-
-  listParties(
-    query: { pageSize?: number; pageToken?: string; filterParty?: string; identityProviderId?: string } = {},
-    opts?: CallOptions,
-  ): Promise<S.ListKnownPartiesResponse> {
-    const q = {
-      pageSize: query.pageSize,
-      pageToken: query.pageToken,
-      'filter-party': query.filterParty,
-      'identity-provider-id': query.identityProviderId,
-    };
-    return this.call(
-      { method: 'GET', path: '/v2/parties', query: q, response: S.ListKnownPartiesResponse },
-      opts,
-    );
-  }
-
-  getParty(party: string, opts?: CallOptions): Promise<S.GetPartiesResponse> {
-    if (!party) throw invalidArgument('GET /v2/parties/{party}: party must not be empty');
-    return this.call(
-      { method: 'GET', path: `/v2/parties/${encodeURIComponent(party)}`, response: S.GetPartiesResponse },
-      opts,
-    );
-  }
-
-  participantId(opts?: CallOptions): Promise<S.GetParticipantIdResponse> {
-    return this.call(
-      { method: 'GET', path: '/v2/parties/participant-id', response: S.GetParticipantIdResponse },
-      opts,
-    );
-  }
-
-  // --- users ---------------------------------------------------------------------------------------
-
-  authenticatedUser(opts?: CallOptions): Promise<S.GetUserResponse> {
-    return this.call({ method: 'GET', path: '/v2/authenticated-user', response: S.GetUserResponse }, opts);
-  }
-
-  createUser(body: In<typeof S.CreateUserRequest>, opts?: CallOptions): Promise<S.CreateUserResponse> {
-    const req = this.body(S.CreateUserRequest, body, 'POST /v2/users');
-    return this.call({ method: 'POST', path: '/v2/users', body: req, response: S.CreateUserResponse }, opts);
-  }
-
-  listUsers(
-    query: { pageSize?: number; pageToken?: string } = {},
-    opts?: CallOptions,
-  ): Promise<S.ListUsersResponse> {
-    return this.call(
-      { method: 'GET', path: '/v2/users', query: { ...query }, response: S.ListUsersResponse },
-      opts,
-    );
-  }
-
-  getUser(userId: string, opts?: CallOptions): Promise<S.GetUserResponse> {
-    return this.call({ method: 'GET', path: this.userPath(userId, ''), response: S.GetUserResponse }, opts);
-  }
-
-  deleteUser(userId: string, opts?: CallOptions): Promise<S.DeleteUserResponse> {
-    return this.call(
-      { method: 'DELETE', path: this.userPath(userId, ''), response: S.DeleteUserResponse },
-      opts,
-    );
-  }
-
-  /** `PATCH /v2/users/{user-id}`: `updateMask.paths` are proto snake_case paths (`primary_party`, …). */
-  updateUser(
-    userId: string,
-    body: In<typeof S.UpdateUserRequest>,
-    opts?: CallOptions,
-  ): Promise<S.UpdateUserResponse> {
-    const what = 'PATCH /v2/users/{user-id}';
-    const req = this.body(S.UpdateUserRequest, body, what);
-    this.check(checkUpdateUserRequest(userId, req), what);
-    // The spec lists unknownFields as required; the participant defaults it. Send it so both agree.
-    const wire = {
-      ...req,
-      updateMask: { ...req.updateMask, unknownFields: req.updateMask.unknownFields ?? EMPTY_FIELDS },
-    };
-    return this.call(
-      { method: 'PATCH', path: this.userPath(userId, ''), body: wire, response: S.UpdateUserResponse },
-      opts,
-    );
-  }
-
-  listUserRights(userId: string, opts?: CallOptions): Promise<S.ListUserRightsResponse> {
-    return this.call(
-      { method: 'GET', path: this.userPath(userId, '/rights'), response: S.ListUserRightsResponse },
-      opts,
-    );
-  }
-
-  grantUserRights(
-    userId: string,
-    body: Omit<In<typeof S.GrantUserRightsRequest>, 'userId'>,
-    opts?: CallOptions,
-  ): Promise<S.GrantUserRightsResponse> {
-    const req = this.body(S.GrantUserRightsRequest, { ...body, userId }, 'POST /v2/users/{user-id}/rights');
-    return this.call(
-      {
-        method: 'POST',
-        path: this.userPath(userId, '/rights'),
-        body: req,
-        response: S.GrantUserRightsResponse,
-      },
-      opts,
-    );
-  }
-
-  revokeUserRights(
-    userId: string,
-    body: Omit<In<typeof S.RevokeUserRightsRequest>, 'userId'>,
-    opts?: CallOptions,
-  ): Promise<S.RevokeUserRightsResponse> {
-    const req = this.body(S.RevokeUserRightsRequest, { ...body, userId }, 'PATCH /v2/users/{user-id}/rights');
-    return this.call(
-      {
-        method: 'PATCH',
-        path: this.userPath(userId, '/rights'),
-        body: req,
-        response: S.RevokeUserRightsResponse,
-      },
-      opts,
-    );
-  }
-
-  private userPath(userId: string, suffix: string): string {
-    if (!userId) throw invalidArgument('user id must not be empty');
-    return `/v2/users/${encodeURIComponent(userId)}${suffix}`;
-  }
 }
-
-const EMPTY_FIELDS = { fields: {} };

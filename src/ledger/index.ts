@@ -1,4 +1,6 @@
 export { type CallOptions, LedgerClient, type LedgerClientOptions, type StreamOptions } from './client.ts';
+export { LedgerAdminClient } from './client-admin.ts';
+export { LedgerClientBase } from './client-base.ts';
 export {
   cancelledError,
   fromCantonError,
