@@ -133,10 +133,14 @@ describe('token provider', () => {
   });
 
   it('the token never appears in an error', async () => {
-    server.handle((_req, res) => json(res, 403, { code: 'PERMISSION_DENIED', cause: 'no', context: {}, errorCategory: 7 }));
+    server.handle((_req, res) =>
+      json(res, 403, { code: 'PERMISSION_DENIED', cause: 'no', context: {}, errorCategory: 7 }),
+    );
     const client = new LedgerClient({ baseUrl: server.url, token: 'secret-token-value' });
     const err = await failure(client.ledgerEnd());
-    expect(JSON.stringify(err.toJSON()) + err.message + String(err.stack)).not.toContain('secret-token-value');
+    expect(JSON.stringify(err.toJSON()) + err.message + String(err.stack)).not.toContain(
+      'secret-token-value',
+    );
   });
 });
 
@@ -174,7 +178,11 @@ describe('client-side checks (INVALID_ARGUMENT, nothing sent)', () => {
       () => client().updatesFlats({ beginExclusive: 9, endInclusive: 3, updateFormat: format }),
       /endInclusive/,
     ],
-    ['zero limit', () => client().updatesFlats({ beginExclusive: 0, updateFormat: format }, { limit: 0 }), /limit/],
+    [
+      'zero limit',
+      () => client().updatesFlats({ beginExclusive: 0, updateFormat: format }, { limit: 0 }),
+      /limit/,
+    ],
     [
       'requestingParties with transactionFormat',
       () =>
@@ -191,7 +199,11 @@ describe('client-side checks (INVALID_ARGUMENT, nothing sent)', () => {
       () => client().transactionByOffset({ offset: 0, requestingParties: ['alice::1220aa'] }),
       /positive/,
     ],
-    ['update-by-offset negative', () => client().updateByOffset({ offset: -3, updateFormat: format }), /positive/],
+    [
+      'update-by-offset negative',
+      () => client().updateByOffset({ offset: -3, updateFormat: format }),
+      /positive/,
+    ],
     [
       'empty update mask',
       () => client().updateUser('u1', { user: { id: 'u1' }, updateMask: { paths: [] } }),
