@@ -1,0 +1,111 @@
+// Signing throughput per algorithm: our LocalSigner (file check + node:crypto sign + independent noble
+// verify) against node:crypto's native sign alone and native sign + native verify, in the same run; noble's
+// own signing for reference. Run: npx tsx bench/sign.ts [seconds per case, default 1.5]
+import { createPrivateKey, createPublicKey, type KeyObject, randomBytes, sign, verify } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { p256, p384 } from '@noble/curves/nist.js';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import {
+  ALGORITHMS,
+  KEY_ALGORITHMS,
+  type KeyAlgorithm,
+  KeyStore,
+  LocalSigner,
+} from '../src/signing/index.ts';
+
+const seconds = Number(process.argv[2] ?? 1.5);
+
+async function rate(run: () => unknown | Promise<unknown>): Promise<number> {
+  for (let i = 0; i < 50; i++) await run(); // warm-up
+  let n = 0;
+  const start = performance.now();
+  while (performance.now() - start < seconds * 1000) {
+    for (let i = 0; i < 20; i++) await run();
+    n += 20;
+  }
+  return (n * 1000) / (performance.now() - start);
+}
+
+const NODE_CURVE = { p256: 'P-256', p384: 'P-384', secp256k1: 'secp256k1' } as const;
+const NOBLE = { ed25519, p256, p384, secp256k1 } as const;
+
+/** A native key pair holding the same secret noble uses (JWK import). */
+function nativePair(algorithm: KeyAlgorithm, secret: Uint8Array): { priv: KeyObject; pub: KeyObject } {
+  const b64u = (b: Uint8Array) => Buffer.from(b).toString('base64url');
+  let jwk: Record<string, string>;
+  if (algorithm === 'ed25519') {
+    jwk = { kty: 'OKP', crv: 'Ed25519', d: b64u(secret), x: b64u(ed25519.getPublicKey(secret)) };
+  } else {
+    const pub = NOBLE[algorithm].getPublicKey(secret, false);
+    const len = (pub.length - 1) / 2;
+    jwk = {
+      kty: 'EC',
+      crv: NODE_CURVE[algorithm],
+      d: b64u(secret),
+      x: b64u(pub.subarray(1, 1 + len)),
+      y: b64u(pub.subarray(1 + len)),
+    };
+  }
+  const priv = createPrivateKey({ key: jwk, format: 'jwk' });
+  return { priv, pub: createPublicKey(priv) };
+}
+
+const dir = await mkdtemp(join(tmpdir(), 'quill-bench-sign-'));
+try {
+  const keys = new KeyStore({ dir, passphrase: 'bench', scrypt: { N: 1024 } });
+  const signer = new LocalSigner(keys);
+  const hash = randomBytes(32);
+  const rows: string[][] = [];
+  for (const algorithm of KEY_ALGORITHMS) {
+    const view = await keys.generate(algorithm);
+    await signer.sign(view.fingerprint, hash); // unlock once
+    const secret =
+      algorithm === 'ed25519' ? ed25519.utils.randomSecretKey() : NOBLE[algorithm].utils.randomSecretKey();
+    const { priv, pub } = nativePair(algorithm, secret);
+    const digest = ALGORITHMS[algorithm].digest;
+    const nativeSign = () => sign(digest, hash, { key: priv, dsaEncoding: 'der' });
+    const sig = nativeSign();
+    const ours = await rate(() => signer.sign(view.fingerprint, hash));
+    const native = await rate(nativeSign);
+    const nativeBoth = await rate(() => verify(digest, hash, { key: pub, dsaEncoding: 'der' }, nativeSign()));
+    const nativeVerify = await rate(() => verify(digest, hash, { key: pub, dsaEncoding: 'der' }, sig));
+    const nobleSign = await rate(() =>
+      algorithm === 'ed25519'
+        ? ed25519.sign(hash, secret)
+        : NOBLE[algorithm].sign(hash, secret, { format: 'der', lowS: true }),
+    );
+    rows.push([
+      algorithm,
+      ours.toFixed(0),
+      native.toFixed(0),
+      nativeBoth.toFixed(0),
+      nativeVerify.toFixed(0),
+      nobleSign.toFixed(0),
+      (native / ours).toFixed(1),
+      (nativeBoth / ours).toFixed(1),
+    ]);
+  }
+  const head = [
+    'algorithm',
+    'ours/s',
+    'native sign/s',
+    'native sign+verify/s',
+    'native verify/s',
+    'noble sign/s',
+    'native/ours',
+    '(sign+verify)/ours',
+  ];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]) =>
+    r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  console.log(
+    `signing a 32-byte hash, ${seconds}s per case (ours = LocalSigner.sign: file check, native sign, noble verify)`,
+  );
+  console.log(line(head));
+  for (const r of rows) console.log(line(r));
+} finally {
+  await rm(dir, { recursive: true, force: true });
+}
