@@ -94,6 +94,9 @@ const EnvSchema = z.object({
   RATE_LIMIT_MAX: intIn(1, 1_000_000, 2000),
   RATE_LIMIT_DURATION_MS: intIn(1, 3_600_000, 1000),
   SUBMIT_MAX_ATTEMPTS: intIn(1, 1000, 12),
+  WORKER_LOCK_DURATION_MS: intIn(0, 3_600_000, 0),
+  WORKER_STALLED_INTERVAL_MS: intIn(0, 3_600_000, 0),
+  SWEEP_INTERVAL_MS: intIn(100, 3_600_000, 10_000),
   RETRY_BASE_DELAY_MS: intIn(1, 600_000, 200),
   RETRY_MAX_DELAY_MS: intIn(1, 3_600_000, 30_000),
   DEDUP_MARGIN_SECONDS: intIn(1, 86_400, 120),
@@ -139,6 +142,10 @@ export interface Config {
     concurrency: number;
     rateLimit: { max: number; durationMs: number };
     maxAttempts: number;
+    /** 0 = derived from LEDGER_TIMEOUT_MS. */
+    lockDurationMs: number;
+    stalledIntervalMs: number;
+    sweepIntervalMs: number;
     baseDelayMs: number;
     maxDelayMs: number;
   };
@@ -257,6 +264,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       concurrency: e.WORKER_CONCURRENCY,
       rateLimit: { max: e.RATE_LIMIT_MAX, durationMs: e.RATE_LIMIT_DURATION_MS },
       maxAttempts: e.SUBMIT_MAX_ATTEMPTS,
+      lockDurationMs: e.WORKER_LOCK_DURATION_MS,
+      stalledIntervalMs: e.WORKER_STALLED_INTERVAL_MS,
+      sweepIntervalMs: e.SWEEP_INTERVAL_MS,
       baseDelayMs: e.RETRY_BASE_DELAY_MS,
       maxDelayMs: e.RETRY_MAX_DELAY_MS,
     },

@@ -119,6 +119,8 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
 
   if (o.role !== 'api') {
     const workerConn = redisConnection(config.redisUrl);
+    const lockMs = o.worker?.lockDurationMs ?? config.queue.lockDurationMs;
+    const stalledMs = o.worker?.stalledIntervalMs ?? config.queue.stalledIntervalMs;
     const w = startWorker(
       {
         store,
@@ -138,13 +140,13 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
         prefix: config.redisPrefix,
         concurrency: config.queue.concurrency,
         rateLimit: config.queue.rateLimit,
-        ...(o.worker?.lockDurationMs ? { lockDurationMs: o.worker.lockDurationMs } : {}),
-        ...(o.worker?.stalledIntervalMs ? { stalledIntervalMs: o.worker.stalledIntervalMs } : {}),
+        ...(lockMs ? { lockDurationMs: lockMs } : {}),
+        ...(stalledMs ? { stalledIntervalMs: stalledMs } : {}),
         onError: (err) => log('warn', `worker: ${err.message}`),
       },
     );
     worker = w;
-    const every = o.worker?.sweepEveryMs ?? 10_000;
+    const every = o.worker?.sweepEveryMs ?? config.queue.sweepIntervalMs;
     let sweeping = false;
     const sweep = async () => {
       if (sweeping) return;

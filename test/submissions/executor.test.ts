@@ -1,0 +1,206 @@
+// The worker's step logic against a scripted ledger (commit, commit-then-timeout, 503, definite refusal)
+// and the real Redis store: exactly one commit, reconciliation of unknown outcomes, expiry.
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import {
+  type ExecutorConfig,
+  executeStep,
+  type LedgerPort,
+  newSubmissionId,
+  type SubmissionRecord,
+  SubmissionStore,
+  type TransactionLike,
+} from '../../src/submissions/index.ts';
+
+const redis = new Redis(inject('redisUrl'));
+afterAll(() => redis.quit());
+
+type Behaviour = 'commit' | 'commitThenTimeout' | 'unavailable' | 'reject' | 'timeout';
+
+class ScriptedLedger implements LedgerPort {
+  readonly log: TransactionLike[] = [];
+  readonly commits = new Map<string, number>();
+  readonly submissionIds: string[] = [];
+  readonly dedupSeconds: number[] = [];
+  constructor(
+    private readonly script: Behaviour[],
+    private readonly hashOf: (body: Record<string, unknown>) => string,
+    private readonly commandOf: (body: Record<string, unknown>) => string,
+  ) {}
+  private err(code: string, over: Record<string, unknown>) {
+    return Object.assign(new Error(code), {
+      code,
+      errorCategory: -1,
+      retryable: false,
+      outcomeUnknown: false,
+      context: {},
+      ...over,
+    });
+  }
+  async execute(body: Record<string, unknown>): Promise<TransactionLike> {
+    this.submissionIds.push(String(body.submissionId));
+    const d = body.deduplicationPeriod as { DeduplicationDuration: { value: { seconds: number } } };
+    this.dedupSeconds.push(d.DeduplicationDuration.value.seconds);
+    const cmd = this.commandOf(body);
+    const b = this.script.shift() ?? 'commit';
+    if (b === 'unavailable')
+      throw this.err('UNAVAILABLE', { status: 503, errorCategory: 1, retryable: true });
+    if (b === 'timeout') throw this.err('TIMEOUT', { retryable: true, outcomeUnknown: true });
+    if (b === 'reject') throw this.err('FAILED_TO_EXECUTE_TRANSACTION', { status: 400, errorCategory: 8 });
+    const earlier = this.log.find((t) => t.commandId === cmd);
+    if (earlier) {
+      throw this.err('DUPLICATE_COMMAND', {
+        status: 409,
+        errorCategory: 10,
+        definiteAnswer: true,
+        context: { completion_offset: String(earlier.offset) },
+      });
+    }
+    const tx: TransactionLike = {
+      updateId: `upd-${randomBytes(4).toString('hex')}`,
+      offset: this.log.length + 1,
+      commandId: cmd,
+      externalTransactionHash: this.hashOf(body),
+    };
+    this.log.push(tx);
+    this.commits.set(cmd, (this.commits.get(cmd) ?? 0) + 1);
+    if (b === 'commitThenTimeout')
+      throw this.err('REQUEST_TIME_OUT', {
+        status: 504,
+        errorCategory: 3,
+        retryable: true,
+        outcomeUnknown: true,
+      });
+    return tx;
+  }
+  async ledgerEnd() {
+    return this.log.length;
+  }
+  async transactionAt(offset: number) {
+    return this.log[offset - 1];
+  }
+  async *transactions(_party: string, begin: number, end: number) {
+    for (const t of this.log) if (t.offset > begin && t.offset <= end) yield t;
+  }
+}
+
+const config: ExecutorConfig = {
+  maxAttempts: 4,
+  baseDelayMs: 1,
+  maxDelayMs: 5,
+  dedup: { marginSeconds: 60, maxSeconds: 3600 },
+  ledgerTimeoutMs: 1000,
+};
+
+async function setup(script: Behaviour[], over: Partial<SubmissionRecord> = {}) {
+  const store = new SubmissionStore(redis, `ex-${randomBytes(4).toString('hex')}`);
+  const hash = randomBytes(32).toString('hex');
+  const at = new Date().toISOString();
+  const rec: SubmissionRecord = {
+    id: newSubmissionId(),
+    status: 'queued',
+    party: 'alice::1220',
+    commandId: `cmd-${randomBytes(4).toString('hex')}`,
+    userId: '',
+    synchronizerId: 's',
+    keyFingerprint: '1220',
+    preparedTransactionHash: hash,
+    hashingSchemeVersion: 'HASHING_SCHEME_VERSION_V2',
+    maxRecordTime: null,
+    requestedBy: 't',
+    createdAt: at,
+    updatedAt: at,
+    attempts: [],
+    updateId: null,
+    completionOffset: null,
+    transaction: null,
+    error: null,
+    reconcileFromOffset: null,
+    ...over,
+  };
+  await store.create(rec, { preparedTransaction: rec.commandId, partySignatures: {} });
+  const ledger = new ScriptedLedger(
+    script,
+    () => hash,
+    (b) => String(b.preparedTransaction),
+  );
+  const run = async () => {
+    for (let i = 0; i < 20; i++) {
+      const s = await executeStep({ store, ledger, config }, rec.id);
+      if (s.kind === 'done') return s.record;
+      if (s.kind === 'wait-until') return undefined;
+    }
+    throw new Error('did not finish');
+  };
+  return { store, ledger, rec, run };
+}
+
+describe('executeStep', () => {
+  it('commits on the first answer and records update id, offset and transaction', async () => {
+    const { run, ledger, rec } = await setup(['commit']);
+    const done = await run();
+    expect(done).toMatchObject({
+      status: 'committed',
+      updateId: ledger.log[0]?.updateId,
+      completionOffset: 1,
+    });
+    expect(done?.attempts).toHaveLength(1);
+    expect(done?.attempts[0]?.outcome).toBe('committed');
+    expect(ledger.commits.get(rec.commandId)).toBe(1);
+  });
+
+  it('settles a commit whose answer was lost through DUPLICATE_COMMAND, with fresh submission ids', async () => {
+    const { run, ledger, rec } = await setup(['unavailable', 'commitThenTimeout', 'commit']);
+    const done = await run();
+    expect(done?.status).toBe('committed');
+    expect(done?.updateId).toBe(ledger.log[0]?.updateId);
+    expect(ledger.commits.get(rec.commandId)).toBe(1);
+    expect(new Set(ledger.submissionIds).size).toBe(ledger.submissionIds.length);
+    expect(done?.attempts.map((a) => a.outcome)).toEqual(['retryable', 'ambiguous', 'duplicate']);
+    // each attempt's dedup period reaches back to the first attempt
+    expect(ledger.dedupSeconds.every((s) => s >= 60)).toBe(true);
+  });
+
+  it('stops at a definite rejection', async () => {
+    const { run, ledger } = await setup(['reject']);
+    const done = await run();
+    expect(done).toMatchObject({ status: 'rejected', error: { code: 'FAILED_TO_EXECUTE_TRANSACTION' } });
+    expect(ledger.log).toHaveLength(0);
+  });
+
+  it('checks the ledger before believing a rejection that follows an unknown outcome', async () => {
+    const { run, ledger } = await setup(['commitThenTimeout', 'reject']);
+    const done = await run();
+    expect(done?.status).toBe('committed');
+    expect(ledger.log).toHaveLength(1);
+  });
+
+  it('expires when attempts run out, after looking for an earlier commit', async () => {
+    const { run } = await setup(['unavailable', 'timeout', 'unavailable', 'timeout']);
+    const done = await run();
+    expect(done).toMatchObject({ status: 'expired', error: { code: 'ATTEMPTS_EXHAUSTED' } });
+    const found = await setup(['timeout', 'timeout', 'timeout', 'commitThenTimeout']);
+    expect((await found.run())?.status).toBe('committed');
+  });
+
+  it('expires once max record time passed, and never runs a terminal record again', async () => {
+    const { run, ledger, store, rec } = await setup([], {
+      maxRecordTime: new Date(Date.now() - 10_000).toISOString(),
+    });
+    expect(await run()).toMatchObject({ status: 'expired', error: { code: 'MAX_RECORD_TIME_PASSED' } });
+    expect(ledger.submissionIds).toHaveLength(0);
+    const again = await executeStep({ store, ledger, config }, rec.id);
+    expect(again.kind).toBe('done');
+    expect(ledger.submissionIds).toHaveLength(0);
+  });
+
+  it('is safe when two workers run the same step at once: one commit, one committed record', async () => {
+    const { store, ledger, rec } = await setup(['commit', 'commit', 'commit', 'commit']);
+    await Promise.all([1, 2, 3].map(() => executeStep({ store, ledger, config }, rec.id)));
+    for (let i = 0; i < 5; i++) await executeStep({ store, ledger, config }, rec.id);
+    const done = await store.getRecord(rec.id);
+    expect(done?.status).toBe('committed');
+    expect(ledger.commits.get(rec.commandId)).toBe(1);
+  });
+});
