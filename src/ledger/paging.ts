@@ -6,7 +6,8 @@
  * boundary offset is asked for again and elements already yielded there are skipped, because an
  * OffsetCheckpoint may share its offset with the update before it — moving strictly past the last
  * element could otherwise lose an update at that offset. A page shorter than `pageSize` ends the range
- * (the participant completes a bounded stream once it has produced everything).
+ * (the participant completes a bounded stream once it has produced everything). A page that re-asks for
+ * the boundary asks for as many more elements as were already seen there, so it always makes progress.
  */
 import type { z } from 'zod';
 import type { CallOptions, StreamOptions } from './client.ts';
@@ -87,7 +88,9 @@ export async function* iterateUpdates(
     if (range.updateFormat !== undefined) body.updateFormat = range.updateFormat;
     if (range.filter !== undefined) body.filter = range.filter;
     if (range.verbose !== undefined) body.verbose = range.verbose;
-    const page = await fetchPage(body, { ...opts, limit: pageSize });
+    // Re-asking for the boundary offset costs the elements already seen there: ask for that many more.
+    const limit = Math.min(MAX_UPDATES_PAGE, pageSize + (boundary?.seen.size ?? 0));
+    const page = await fetchPage(body, { ...opts, limit });
     let fresh = 0;
     let last: number | undefined;
     const atLast = new Set<string>();
@@ -109,15 +112,15 @@ export async function* iterateUpdates(
       fresh++;
       yield update;
     }
-    if (page.length < pageSize || last === undefined) return;
-    const carried = boundary && boundary.offset === last ? boundary.seen : undefined;
+    if (page.length < limit || last === undefined) return;
     if (fresh === 0) {
-      // A whole page at one offset, all seen before: step strictly past it.
+      // Only possible with more than MAX_UPDATES_PAGE updates at one offset: step strictly past it.
       if (descending) high = last - 1;
       else low = last;
       boundary = undefined;
       continue;
     }
+    const carried = boundary && boundary.offset === last ? boundary.seen : undefined;
     boundary = { offset: last, seen: carried ? new Set([...carried, ...atLast]) : atLast };
     // Ask for the boundary offset again (see the header comment).
     if (descending) high = last;
