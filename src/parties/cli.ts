@@ -30,7 +30,7 @@ async function runPartyCommand(action: () => Promise<void>): Promise<void> {
         throw new CommandFailure(err.message);
       }
       if (err instanceof Error && err.name === 'LedgerError') {
-        throw new CommandFailure(`the ledger refused: ${err.message.split('\n')[0]}`);
+        throw new CommandFailure(`ledger: ${err.message.split('\n')[0]}`);
       }
       throw err;
     }
