@@ -2,7 +2,9 @@
 import { Command, CommanderError } from 'commander';
 import { CommandFailure, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from './cli/support.ts';
 import { partiesCommand } from './parties/cli.ts';
+import { sandboxCommand } from './sandbox/cli.ts';
 import { submitCommand, tokensCommand } from './server/cli.ts';
+import { serveCommand } from './server/serve.ts';
 import { keysCommand } from './signing/cli.ts';
 import { txCommand } from './transaction/cli.ts';
 
@@ -20,7 +22,7 @@ function program(): Command {
 }
 
 function subcommands(): Command[] {
-  return [keysCommand(), partiesCommand(), txCommand(), submitCommand(), tokensCommand()];
+  return [keysCommand(), partiesCommand(), txCommand(), submitCommand(), tokensCommand(), sandboxCommand(), serveCommand()];
 }
 
 /** Runs the CLI and returns its exit code (0 ok, 1 failure, 2 bad input or usage). */

@@ -1,0 +1,206 @@
+/**
+ * The scan activity feed (`POST /v0/activities`, scan-activities.md): activities derived from committed coin
+ * choices, rendered with snake_case keys, `coin` in place of the brand word, 10-digit decimals, explicit
+ * nulls, `#<updateId>:<nodeId>` event ids and 18-hex-digit legacy offsets; listed newest first.
+ */
+
+import { COIN_PACKAGE } from './coin.ts';
+import { formatAmount, parseAmount } from './decimal.ts';
+import { field, text } from './lfjson.ts';
+import type { ActivityRecord, CommittedNode, SandboxState, TransactionUpdate } from './state/index.ts';
+
+type Base = Omit<TransactionUpdate, 'offset' | 'kind'>;
+
+function childCreates(nodes: CommittedNode[], index: number): CommittedNode[] {
+  const parent = nodes[index];
+  if (parent?.kind !== 'exercise') return [];
+  return nodes.filter(
+    (n) => n.kind === 'create' && n.nodeId > parent.nodeId && n.nodeId <= parent.lastDescendantNodeId,
+  );
+}
+
+function amountOf(n: CommittedNode | undefined): bigint {
+  return n ? (parseAmount(text(field(n.contract.argument, 'amount'))) ?? 0n) : 0n;
+}
+
+function ownerOf(n: CommittedNode | undefined): string {
+  return n ? (text(field(n.contract.argument, 'owner')) ?? '') : '';
+}
+
+/** Activities of one committed transaction, in node order. */
+export function activitiesOf(state: SandboxState, tx: Base, offset: number): ActivityRecord[] {
+  const out: ActivityRecord[] = [];
+  const base = (nodeId: number) => ({
+    eventId: `#${tx.updateId}:${nodeId}`,
+    offset,
+    date: tx.effectiveAt,
+    domainId: tx.synchronizerId,
+  });
+  tx.nodes.forEach((n, i) => {
+    if (n.kind !== 'exercise' || n.contract.packageName !== COIN_PACKAGE) return;
+    const created = childCreates(tx.nodes, i);
+    const arg = n.contract.argument;
+    switch (n.choice) {
+      case 'CoinRules_DevNet_Tap':
+      case 'CoinRules_Mint': {
+        const tap = n.choice === 'CoinRules_DevNet_Tap';
+        out.push({
+          ...base(n.nodeId),
+          type: tap ? 'devnet_tap' : 'mint',
+          round: tap ? state.currentRound() : null,
+          owner: ownerOf(created[0]),
+          amount: amountOf(created[0]),
+        });
+        return;
+      }
+      case 'Holding_Transfer': {
+        const sender = text(field(arg, 'owner')) ?? '';
+        const input = amountOf(n);
+        const receiver = created[0];
+        out.push({
+          ...base(n.nodeId),
+          type: 'transfer',
+          round: state.currentRound(),
+          transfer: {
+            sender,
+            inputAmount: input,
+            changeAmount: created.length > 1 ? amountOf(created[1]) : 0n,
+            receivers: [{ party: ownerOf(receiver), amount: amountOf(receiver) }],
+            description: null,
+            kind: null,
+          },
+        });
+        return;
+      }
+      case 'Holding_CreateTransferInstruction': {
+        const sender = text(field(arg, 'owner')) ?? '';
+        const instruction = created[0];
+        const amount = amountOf(instruction);
+        const description = instruction
+          ? text(field(instruction.contract.argument, 'description'))
+          : undefined;
+        // Synthesised like scan does for two-step transfers: funds stay (locked) with the sender, round 0.
+        out.push({
+          ...base(n.nodeId),
+          type: 'transfer',
+          round: 0,
+          transfer: {
+            sender,
+            inputAmount: 0n,
+            changeAmount: 0n,
+            receivers: [{ party: sender, amount }],
+            description: description ? description : null,
+            kind: 'create_transfer_instruction',
+            instructionReceiver: instruction
+              ? text(field(instruction.contract.argument, 'receiver'))
+              : undefined,
+            instructionAmount: amount,
+            instructionCid: instruction?.contract.contractId,
+          },
+        });
+        return;
+      }
+      case 'TransferInstruction_Accept': {
+        const amount = amountOf(n);
+        out.push({
+          ...base(n.nodeId),
+          type: 'transfer',
+          round: 0,
+          transfer: {
+            sender: text(field(arg, 'sender')) ?? '',
+            inputAmount: amount,
+            changeAmount: 0n,
+            receivers: [{ party: text(field(arg, 'receiver')) ?? '', amount }],
+            description: null,
+            kind: 'transfer_instruction_accept',
+            instructionCid: n.contract.contractId,
+          },
+        });
+        return;
+      }
+      case 'TransferInstruction_Reject':
+      case 'TransferInstruction_Withdraw':
+        out.push({
+          ...base(n.nodeId),
+          type: 'abort_transfer_instruction',
+          round: null,
+          abort: {
+            kind: n.choice === 'TransferInstruction_Reject' ? 'reject' : 'withdraw',
+            cid: n.contract.contractId,
+          },
+        });
+        return;
+      default:
+        return;
+    }
+  });
+  return out;
+}
+
+const ZERO = formatAmount(0n);
+
+/** The wire item (snake_case, `coin` names, explicit nulls). */
+export function activityJson(a: ActivityRecord) {
+  const t = a.transfer;
+  const synthesised = t?.kind === 'create_transfer_instruction' || t?.kind === 'transfer_instruction_accept';
+  return {
+    activity_type: a.type,
+    event_id: a.eventId,
+    offset: `00${a.offset.toString(16).padStart(16, '0')}`,
+    date: a.date,
+    domain_id: a.domainId,
+    round: a.round,
+    transfer: t
+      ? {
+          sender: {
+            party: t.sender,
+            input_coin_amount: formatAmount(t.inputAmount),
+            input_app_reward_amount: ZERO,
+            input_validator_reward_amount: ZERO,
+            input_sv_reward_amount: ZERO,
+            input_validator_faucet_amount: synthesised ? null : ZERO,
+            sender_change_fee: ZERO,
+            sender_change_amount: formatAmount(t.changeAmount),
+            sender_fee: ZERO,
+            holding_fees: ZERO,
+          },
+          receivers: t.receivers.map((r) => ({
+            party: r.party,
+            amount: formatAmount(r.amount),
+            receiver_fee: ZERO,
+          })),
+          balance_changes: [],
+          description: t.description,
+          transferInstructionReceiver: t.instructionReceiver ?? null,
+          transferInstructionAmount:
+            t.instructionAmount === undefined ? null : formatAmount(t.instructionAmount),
+          transferInstructionCid: t.instructionCid ?? null,
+          transfer_kind: t.kind,
+        }
+      : null,
+    mint: a.type === 'mint' ? { coin_owner: a.owner ?? '', coin_amount: formatAmount(a.amount ?? 0n) } : null,
+    tap:
+      a.type === 'devnet_tap'
+        ? { coin_owner: a.owner ?? '', coin_amount: formatAmount(a.amount ?? 0n) }
+        : null,
+    abort_transfer_instruction: a.abort
+      ? { abort_kind: a.abort.kind, transfer_instruction_cid: a.abort.cid }
+      : null,
+  };
+}
+
+/** A page, newest first, strictly older than `beginAfterId` (unknown id → empty page, like scan). */
+export function listActivities(state: SandboxState, pageSize: number, beginAfterId: string | undefined) {
+  let start = state.activities.length - 1;
+  if (beginAfterId) {
+    const pos = state.activityPosition(beginAfterId);
+    if (pos === undefined) return [];
+    start = pos - 1;
+  }
+  const out = [];
+  for (let i = start; i >= 0 && out.length < pageSize; i--) {
+    const a = state.activities[i];
+    if (a) out.push(activityJson(a));
+  }
+  return out;
+}

@@ -1,0 +1,50 @@
+/** The ledger HTTP app: fault injection, authentication, routes, and the participant's error answers. */
+import { Hono } from 'hono';
+import { WILDCARD } from './auth.ts';
+import { err } from './errors.ts';
+import { UNAVAILABLE_TEXT } from './faults.ts';
+import { adminRoutes } from './routes/admin.ts';
+import { type Env, errorResponse, type Services } from './routes/http.ts';
+import { packageRoutes } from './routes/packages.ts';
+import { partyRoutes } from './routes/parties.ts';
+import { stateRoutes } from './routes/state.ts';
+import { EXECUTE_PATHS, submissionRoutes } from './routes/submission.ts';
+import { updateRoutes } from './routes/updates.ts';
+import { userRoutes } from './routes/users.ts';
+
+const OPEN = new Set(['/livez', '/readyz']);
+
+export function ledgerApp(services: Services): Hono<Env> {
+  const { faults, auth } = services;
+  const app = new Hono<Env>();
+  app.onError((e, c) => errorResponse(c, e));
+  app.notFound((c) => c.text('The requested resource could not be found.', 404));
+
+  app.use('*', async (c, next) => {
+    const path = c.req.path;
+    if (!path.startsWith('/admin/') && !OPEN.has(path)) {
+      await faults.whileUnpaused();
+      if (faults.pick('drop', path)) {
+        c.env.incoming.socket.destroy();
+        return new Response(null, { status: 500 });
+      }
+      if (!EXECUTE_PATHS.has(path)) {
+        const latency = faults.pick('latency', path);
+        if (latency) await new Promise((r) => setTimeout(r, latency.latencyMs ?? 100));
+      }
+      if (faults.pick('unavailable', path)) return c.text(UNAVAILABLE_TEXT, 503);
+      if (faults.pick('timeout', path)) return c.json(err.requestTimeout().body(), 504);
+    }
+    c.set('caller', OPEN.has(path) ? WILDCARD : await auth.authenticate(c.req.header('authorization')));
+    await next();
+  });
+
+  stateRoutes(app, services);
+  userRoutes(app, services);
+  partyRoutes(app, services);
+  packageRoutes(app, services);
+  updateRoutes(app, services);
+  submissionRoutes(app, services);
+  adminRoutes(app, services);
+  return app;
+}

@@ -1,0 +1,76 @@
+/** `quill sandbox [--port 7575] [--scan-port 7576] [--host 127.0.0.1] [--demo] [--auth-secret S | --no-auth]`. */
+import { randomBytes } from 'node:crypto';
+import { Command } from 'commander';
+import { UsageError } from '../cli/support.ts';
+import { type AuthConfig, startSandbox } from './index.ts';
+
+function port(value: string, name: string): number {
+  const n = Number(value);
+  if (!/^\d{1,5}$/.test(value) || n > 65535)
+    throw new UsageError(`${name} must be a port number (0-65535), got "${value}"`);
+  return n;
+}
+
+export function sandboxCommand(): Command {
+  return new Command('sandbox')
+    .description('Run the embedded ledger (JSON Ledger API v2) and scan (activity feed) for other clients')
+    .option('--port <port>', 'ledger API port', '7575')
+    .option('--scan-port <port>', 'scan (activity feed) port', '7576')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--demo', 'create users, parties, vetted packages and some coin history')
+    .option(
+      '--auth-secret <secret>',
+      'HS256 secret for bearer tokens (default: SANDBOX_AUTH_SECRET or random)',
+    )
+    .option('--jwks-url <url>', 'verify RS256/ES256 tokens with this JWKS URL instead')
+    .option('--no-auth', 'accept every call without a token (explicit opt-out)')
+    .action(
+      async (opts: {
+        port: string;
+        scanPort: string;
+        host: string;
+        demo?: boolean;
+        authSecret?: string;
+        jwksUrl?: string;
+        auth: boolean;
+      }) => {
+        if (!opts.auth && (opts.authSecret || opts.jwksUrl))
+          throw new UsageError('--no-auth cannot be combined with --auth-secret or --jwks-url');
+        if (opts.authSecret && opts.jwksUrl) throw new UsageError('use either --auth-secret or --jwks-url');
+        if (opts.authSecret !== undefined && opts.authSecret.length < 16)
+          throw new UsageError('--auth-secret must be at least 16 characters');
+        let auth: AuthConfig;
+        if (!opts.auth) auth = 'none';
+        else if (opts.jwksUrl) auth = { jwksUrl: opts.jwksUrl };
+        else
+          auth = {
+            secret: opts.authSecret ?? process.env.SANDBOX_AUTH_SECRET ?? randomBytes(32).toString('hex'),
+          };
+        const sandbox = await startSandbox({
+          port: port(opts.port, '--port'),
+          scanPort: port(opts.scanPort, '--scan-port'),
+          host: opts.host,
+          demo: opts.demo === true,
+          auth,
+        });
+        const out = process.stdout;
+        out.write(`sandbox ledger: ${sandbox.url}  (ready: GET ${sandbox.url}/v2/state/ledger-end)\n`);
+        out.write(`sandbox scan:   ${sandbox.scanUrl}/v0/activities\n`);
+        if (auth === 'none') out.write('auth: off (any bearer token is ignored)\n');
+        else if ('secret' in auth) {
+          out.write(
+            `admin token (user participant_admin, 1 h): ${await sandbox.mintToken('participant_admin', { admin: true })}\n`,
+          );
+          out.write(
+            'other tokens: HS256 JWT with {"sub": "<user id>", "scope": "daml_ledger_api"} signed with the auth secret\n',
+          );
+        } else out.write(`auth: tokens verified with ${auth.jwksUrl}\n`);
+        if (opts.demo) out.write('demo users: participant_admin, alice, bob (parties alice::…, bob::…)\n');
+        await new Promise<void>((resolve) => {
+          process.once('SIGINT', resolve);
+          process.once('SIGTERM', resolve);
+        });
+        await sandbox.close();
+      },
+    );
+}

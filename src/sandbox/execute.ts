@@ -1,0 +1,244 @@
+/**
+ * Execution of an externally signed PreparedTransaction, like the real participant: the hash is recomputed
+ * from the submitted bytes, every actAs party's signatures are verified against its registered keys
+ * (node:crypto), the change id (userId, commandId, actAs) is deduplicated within the requested period,
+ * inputs must still be active and the max record time not passed; then the transaction commits atomically
+ * with `externalTransactionHash` = hex of the signed hash, and its activities are appended.
+ */
+
+import type { JsExecuteSubmissionRequest } from '../ledger/index.ts';
+import {
+  decodePreparedTransactionBase64,
+  type HashingSchemeVersion,
+  hashPreparedTransaction,
+  type PreparedTransaction,
+  TransactionError,
+  validatePreparedTransaction,
+} from '../transaction/index.ts';
+import { activitiesOf } from './activities.ts';
+import { err } from './errors.ts';
+import { checkSignature } from './keys.ts';
+import { isoFromMicros } from './lfjson.ts';
+import { durationMicros, micros } from './prepare.ts';
+import type { CommittedNode, Contract, SandboxState, TransactionUpdate } from './state/index.ts';
+
+export interface ExecutionPlan {
+  tx: PreparedTransaction;
+  hashHex: string;
+  changeKey: string;
+  commandId: string;
+  actAs: string[];
+  userId: string;
+  submissionId: string;
+  synchronizerId: string;
+  dedup: JsExecuteSubmissionRequest['deduplicationPeriod'];
+}
+
+/** Synchronous checks that do not depend on ledger state changes: decode, hash, signatures. */
+export function planExecution(
+  state: SandboxState,
+  body: JsExecuteSubmissionRequest,
+  userId: string,
+): ExecutionPlan {
+  const scheme = body.hashingSchemeVersion;
+  if (scheme !== 'HASHING_SCHEME_VERSION_V2' && scheme !== 'HASHING_SCHEME_VERSION_V3') {
+    throw err.executeFailed(`Unsupported hashing scheme version ${scheme}`);
+  }
+  let tx: PreparedTransaction;
+  let hash: Uint8Array;
+  try {
+    tx = decodePreparedTransactionBase64(body.preparedTransaction);
+    hash = hashPreparedTransaction(tx, scheme as HashingSchemeVersion);
+  } catch (e) {
+    if (e instanceof TransactionError) throw err.executeFailed(`Invalid prepared transaction: ${e.message}`);
+    throw e;
+  }
+  const meta = tx.metadata!;
+  const actAs = meta.submitterInfo?.actAs ?? [];
+  const commandId = meta.submitterInfo?.commandId ?? '';
+  if (!state.synchronizers.some((s) => s.id === meta.synchronizerId)) {
+    throw err.executeFailed(`Unknown synchronizer ${meta.synchronizerId}`);
+  }
+  const hashHex = Buffer.from(hash).toString('hex');
+  for (const party of actAs) {
+    const record = state.parties.get(party);
+    if (!record) throw err.partyNotFound(party);
+    if (record.isLocal || record.keys.size === 0)
+      throw err.executeFailed(`Party ${party} is not an external party`);
+    const given = body.partySignatures.signatures
+      .filter((s) => s.party === party)
+      .flatMap((s) => s.signatures);
+    if (given.length > record.keys.size) {
+      throw err.executeFailed(
+        `Received ${given.length} signatures for party ${party}, but it only has ${record.keys.size} protocol signing keys`,
+      );
+    }
+    const validKeys = new Set<string>();
+    for (const sig of given) {
+      const key = record.keys.get(sig.signedBy);
+      if (key && checkSignature(key, sig, hash) === undefined) validKeys.add(key.fingerprint);
+    }
+    if (validKeys.size < 1) {
+      throw err.executeFailed(
+        `Received ${validKeys.size} valid signatures (out of ${given.length}) for party ${party}, but the threshold is 1. Transaction hash to be signed: 1220${hashHex}`,
+      );
+    }
+  }
+  const changeKey = JSON.stringify([userId, commandId, [...actAs].sort()]);
+  return {
+    tx,
+    hashHex,
+    changeKey,
+    commandId,
+    actAs,
+    userId,
+    submissionId: body.submissionId,
+    synchronizerId: meta.synchronizerId,
+    dedup: body.deduplicationPeriod,
+  };
+}
+
+/** Throws DUPLICATE_COMMAND when an accepted completion of the same change id lies within the period. */
+export function checkDeduplication(state: SandboxState, plan: ExecutionPlan, now: bigint): void {
+  const max = BigInt(state.maxDeduplicationSeconds) * 1_000_000n;
+  const longest = `PT${state.maxDeduplicationSeconds / 3600}H`;
+  const d = plan.dedup;
+  let isDuplicate: (e: { completionOffset: number; recordTimeMicros: bigint }) => boolean;
+  if ('DeduplicationDuration' in d) {
+    const period = durationMicros(d.DeduplicationDuration.value);
+    if (period < 0n) throw err.invalidField('deduplication_period', 'Duration must be positive');
+    if (period > max)
+      throw err.invalidDedupPeriod(`The given period ${period / 1_000_000n}s exceeds the maximum`, longest);
+    isDuplicate = (e) => now - e.recordTimeMicros < period;
+  } else if ('DeduplicationOffset' in d) {
+    const offset = d.DeduplicationOffset.value;
+    if (offset < 0) throw err.negativeOffset('deduplication_period.deduplication_offset', offset);
+    if (offset < state.log.prunedUpTo) {
+      const e = err.invalidDedupPeriod(`The offset ${offset} precedes the pruned offset`, longest);
+      e.context.earliest_offset = String(state.log.prunedUpTo);
+      throw e;
+    }
+    isDuplicate = (e) => e.completionOffset > offset;
+  } else {
+    isDuplicate = (e) => now - e.recordTimeMicros < max;
+  }
+  const entry = state.dedup.get(plan.changeKey);
+  if (entry && isDuplicate(entry)) {
+    throw err.duplicateCommand(entry.completionOffset, entry.submissionId, plan.changeKey);
+  }
+}
+
+/** Re-checks time, dedup and inputs, then commits. Runs in one synchronous turn (atomic). */
+export function commitExecution(
+  state: SandboxState,
+  plan: ExecutionPlan,
+  traceparent?: string,
+): TransactionUpdate {
+  const now = state.nowMicros();
+  const meta = plan.tx.metadata!;
+  if (meta.maxRecordTime !== undefined && now > meta.maxRecordTime) {
+    throw err.notSequencedTimeout(isoFromMicros(meta.maxRecordTime));
+  }
+  checkDeduplication(state, plan, now);
+  const inactive = meta.inputContracts
+    .map((ic) => (ic.contract.oneofKind === 'v1' ? ic.contract.v1.contractId : ''))
+    .filter((cid) => !state.isActive(cid));
+  if (inactive.length > 0) throw err.inactiveContracts(inactive);
+  const effective =
+    meta.minLedgerEffectiveTime !== undefined && meta.minLedgerEffectiveTime > now
+      ? meta.minLedgerEffectiveTime
+      : now;
+  const nodes = committedNodes(state, plan, effective);
+  const updateId = state.newUpdateId();
+  const draft = {
+    updateId,
+    commandId: plan.commandId,
+    workflowId: '',
+    userId: plan.userId,
+    submissionId: plan.submissionId,
+    actAs: plan.actAs,
+    effectiveAt: isoFromMicros(effective),
+    recordTime: isoFromMicros(now),
+    synchronizerId: plan.synchronizerId,
+    nodes,
+    externalTransactionHash: plan.hashHex,
+    traceparent,
+  };
+  return state.commit(draft, plan.changeKey, (offset) => activitiesOf(state, draft, offset));
+}
+
+/** The decoded node tree as committed nodes in pre-order (node ids as in the transaction). */
+function committedNodes(state: SandboxState, plan: ExecutionPlan, effective: bigint): CommittedNode[] {
+  const index = validatePreparedTransaction(plan.tx);
+  const local = new Map<string, Contract>();
+  const out: CommittedNode[] = [];
+  const inputs = new Set(
+    plan.tx.metadata!.inputContracts.map((ic) =>
+      ic.contract.oneofKind === 'v1' ? ic.contract.v1.contractId : '',
+    ),
+  );
+  const visit = (id: string): number => {
+    const entry = index.nodes.get(id)!;
+    const type = entry.node.nodeType;
+    const nodeId = Number(id);
+    if (type.oneofKind === 'create') {
+      const c = type.create;
+      if (state.contracts.has(c.contractId) || local.has(c.contractId)) {
+        throw err.executeFailed(`Contract id ${c.contractId} is already in use`);
+      }
+      const t = c.templateId!;
+      const contract: Contract = {
+        contractId: c.contractId,
+        templateId: `${t.packageId}:${t.moduleName}:${t.entityName}`,
+        packageId: t.packageId,
+        packageName: c.packageName,
+        argument: c.argument!,
+        signatories: c.signatories,
+        stakeholders: c.stakeholders,
+        createdAt: isoFromMicros(effective),
+        createdAtMicros: effective,
+        createdOffset: 0,
+        createdNodeId: nodeId,
+        synchronizerId: plan.synchronizerId,
+      };
+      local.set(c.contractId, contract);
+      out.push({ kind: 'create', nodeId, contract });
+      return nodeId;
+    }
+    if (type.oneofKind === 'exercise') {
+      const e = type.exercise;
+      const contract = local.get(e.contractId) ?? state.contracts.get(e.contractId);
+      if (!contract || (!local.has(e.contractId) && !inputs.has(e.contractId))) {
+        throw err.executeFailed(
+          `Exercised contract ${e.contractId} is neither created in the transaction nor an input`,
+        );
+      }
+      const node: CommittedNode = {
+        kind: 'exercise',
+        nodeId,
+        contract,
+        choice: e.choiceId,
+        choiceArgument: e.chosenValue!,
+        actingParties: e.actingParties,
+        consuming: e.consuming,
+        lastDescendantNodeId: nodeId,
+        result: e.exerciseResult,
+      };
+      out.push(node);
+      let last = nodeId;
+      for (const child of e.children) last = Math.max(last, visit(child));
+      node.lastDescendantNodeId = last;
+      return last;
+    }
+    if (type.oneofKind === 'rollback') {
+      let last = nodeId;
+      for (const child of type.rollback.children) last = Math.max(last, visit(child));
+      return last;
+    }
+    return nodeId;
+  };
+  for (const root of plan.tx.transaction!.roots) visit(root);
+  return out;
+}
+
+export { micros };

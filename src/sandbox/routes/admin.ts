@@ -1,0 +1,55 @@
+/**
+ * Sandbox-only administration (not part of the participant's API): faults, pause/resume, pruning, the
+ * ledger clock, and commit counters for exactly-once tests. Requires ParticipantAdmin when auth is on.
+ */
+import { z } from 'zod';
+import { requireAdmin } from '../auth.ts';
+import { err } from '../errors.ts';
+import { type App, caller, readJson, type Services } from './http.ts';
+
+const Rule = z.object({
+  kind: z.enum(['latency', 'unavailable', 'timeout', 'timeoutAfterCommit', 'drop', 'inFlight']),
+  endpoint: z.string().optional(),
+  probability: z.number().min(0).max(1).optional(),
+  times: z.number().int().min(0).optional(),
+  latencyMs: z.number().int().min(0).max(600_000).optional(),
+  answer: z.enum(['504', '503', 'drop']).optional(),
+});
+export const FaultConfigSchema = z.object({
+  rules: z.array(Rule).optional(),
+  paused: z.boolean().optional(),
+  seed: z.number().int().optional(),
+});
+
+export function adminRoutes(app: App, { state, faults }: Services): void {
+  app.use('/admin/*', async (c, next) => {
+    requireAdmin(caller(c));
+    await next();
+  });
+  app.get('/admin/faults', (c) => c.json(faults.describe()));
+  app.post('/admin/faults', async (c) => {
+    faults.configure(await readJson(c, FaultConfigSchema));
+    return c.json(faults.describe());
+  });
+  app.post('/admin/pause', (c) => {
+    faults.setPaused(true);
+    return c.json({ paused: true });
+  });
+  app.post('/admin/resume', (c) => {
+    faults.setPaused(false);
+    return c.json({ paused: false });
+  });
+  app.post('/admin/prune', async (c) => {
+    const { offset } = await readJson(c, z.object({ offset: z.number().int() }));
+    if (offset <= 0) throw err.nonPositiveOffset('offset', offset);
+    if (offset > state.log.end) throw err.offsetAfterLedgerEnd('End', offset, state.log.end);
+    state.prune(offset);
+    return c.json({ participantPrunedUpToInclusive: state.log.prunedUpTo });
+  });
+  app.post('/admin/time', async (c) => {
+    const { advanceMs } = await readJson(c, z.object({ advanceMs: z.number().int().min(0) }));
+    state.clockOffsetMs += advanceMs;
+    return c.json({ clockOffsetMs: state.clockOffsetMs });
+  });
+  app.get('/admin/commits', (c) => c.json({ commits: Object.fromEntries(state.commits) }));
+}

@@ -1,0 +1,95 @@
+/**
+ * Interactive submission: prepare, and the three execute forms. Execution registers the change id as in
+ * flight, applies injected latency/pause, commits atomically, and can then be told to hide the outcome
+ * (504 REQUEST_TIME_OUT, 503 text or a dropped socket: the ambiguous case the wallet must reconcile).
+ */
+import {
+  JsExecuteSubmissionAndWaitForTransactionRequest,
+  JsExecuteSubmissionRequest,
+  JsPrepareSubmissionRequest,
+  wildcardEventFormat,
+} from '../../ledger/index.ts';
+import { effectiveUserId, requireExecuteAs, requireReadAs } from '../auth.ts';
+import { err } from '../errors.ts';
+import { checkDeduplication, commitExecution, planExecution } from '../execute.ts';
+import { UNAVAILABLE_TEXT } from '../faults.ts';
+import { prepare } from '../prepare.ts';
+import { renderTransaction, transactionFormatOf } from '../render.ts';
+import type { TransactionUpdate } from '../state/index.ts';
+import { type App, type Ctx, caller, readJson, type Services } from './http.ts';
+
+export const EXECUTE_PATHS = new Set([
+  '/v2/interactive-submission/execute',
+  '/v2/interactive-submission/executeAndWait',
+  '/v2/interactive-submission/executeAndWaitForTransaction',
+]);
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+export function submissionRoutes(app: App, services: Services): void {
+  const { state, faults } = services;
+
+  app.post('/v2/interactive-submission/prepare', async (c) => {
+    const body = await readJson(c, JsPrepareSubmissionRequest);
+    const who = caller(c);
+    effectiveUserId(who, body.userId);
+    requireReadAs(who, [...body.actAs, ...(body.readAs ?? [])]);
+    return c.json(prepare(state, body));
+  });
+
+  /** Runs one execution; returns the committed update, or a Response when a fault hides the outcome. */
+  async function execute(c: Ctx, body: JsExecuteSubmissionRequest): Promise<TransactionUpdate | Response> {
+    const path = c.req.path;
+    const who = caller(c);
+    const userId = effectiveUserId(who, body.userId);
+    const plan = planExecution(state, body, userId);
+    requireExecuteAs(who, plan.actAs);
+    const inFlight = state.inFlight.get(plan.changeKey);
+    if (inFlight !== undefined) throw err.inFlight(inFlight, plan.changeKey);
+    if (faults.pick('inFlight', path)) throw err.inFlight(`${body.submissionId}-concurrent`, plan.changeKey);
+    checkDeduplication(state, plan, state.nowMicros());
+    state.inFlight.set(plan.changeKey, body.submissionId);
+    let record: TransactionUpdate;
+    try {
+      const latency = faults.pick('latency', path);
+      if (latency) await sleep(latency.latencyMs ?? 100);
+      await faults.whileUnpaused();
+      record = commitExecution(state, plan, c.req.header('traceparent'));
+    } finally {
+      state.inFlight.delete(plan.changeKey);
+    }
+    const hide = faults.pick('timeoutAfterCommit', path);
+    if (hide?.answer === 'drop') {
+      c.env.incoming.socket.destroy();
+      return new Response(null, { status: 500 });
+    }
+    if (hide?.answer === '503') return c.text(UNAVAILABLE_TEXT, 503);
+    if (hide) return c.json(err.requestTimeout().body(body.submissionId), 504);
+    return record;
+  }
+
+  app.post('/v2/interactive-submission/execute', async (c) => {
+    const out = await execute(c, await readJson(c, JsExecuteSubmissionRequest));
+    return out instanceof Response ? out : c.json({});
+  });
+
+  app.post('/v2/interactive-submission/executeAndWait', async (c) => {
+    const out = await execute(c, await readJson(c, JsExecuteSubmissionRequest));
+    return out instanceof Response ? out : c.json({ updateId: out.updateId, completionOffset: out.offset });
+  });
+
+  app.post('/v2/interactive-submission/executeAndWaitForTransaction', async (c) => {
+    const body = await readJson(c, JsExecuteSubmissionAndWaitForTransactionRequest);
+    const out = await execute(c, body);
+    if (out instanceof Response) return out;
+    const format = transactionFormatOf(
+      body.transactionFormat ?? {
+        eventFormat: wildcardEventFormat(out.actAs, true),
+        transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA',
+      },
+    )!;
+    return c.json({ transaction: renderTransaction(out, format, true) });
+  });
+}

@@ -1,0 +1,143 @@
+/** Records kept by the sandbox's in-memory ledger (plain objects, shared, never copied per read). */
+import type { Value } from '../../transaction/index.ts';
+import type { RegisteredKey } from '../keys.ts';
+
+export interface Contract {
+  contractId: string;
+  /** Package-id form `pkg:Module:Entity`. */
+  templateId: string;
+  packageId: string;
+  packageName: string;
+  argument: Value;
+  signatories: string[];
+  stakeholders: string[];
+  /** ISO instant and microseconds of the creating transaction's ledger time. */
+  createdAt: string;
+  createdAtMicros: bigint;
+  createdOffset: number;
+  /** Node id of the create in its transaction. */
+  createdNodeId: number;
+  archivedOffset?: number;
+  archivedNodeId?: number;
+  synchronizerId: string;
+}
+
+export interface CommittedCreate {
+  kind: 'create';
+  nodeId: number;
+  contract: Contract;
+}
+
+export interface CommittedExercise {
+  kind: 'exercise';
+  nodeId: number;
+  contract: Contract;
+  choice: string;
+  choiceArgument: Value;
+  actingParties: string[];
+  consuming: boolean;
+  lastDescendantNodeId: number;
+  result?: Value;
+}
+
+export type CommittedNode = CommittedCreate | CommittedExercise;
+
+export interface TransactionUpdate {
+  kind: 'transaction';
+  offset: number;
+  updateId: string;
+  commandId: string;
+  workflowId: string;
+  userId: string;
+  submissionId: string;
+  actAs: string[];
+  effectiveAt: string;
+  recordTime: string;
+  synchronizerId: string;
+  nodes: CommittedNode[];
+  externalTransactionHash?: string;
+  traceparent?: string;
+}
+
+export interface TopologyEventRecord {
+  partyId: string;
+  participantId: string;
+  permission:
+    | 'PARTICIPANT_PERMISSION_SUBMISSION'
+    | 'PARTICIPANT_PERMISSION_CONFIRMATION'
+    | 'PARTICIPANT_PERMISSION_OBSERVATION';
+}
+
+export interface TopologyUpdate {
+  kind: 'topology';
+  offset: number;
+  updateId: string;
+  synchronizerId: string;
+  recordTime: string;
+  events: TopologyEventRecord[];
+}
+
+export type UpdateRecord = TransactionUpdate | TopologyUpdate;
+
+export interface Synchronizer {
+  alias: string;
+  id: string;
+}
+
+export interface PartyRecord {
+  partyId: string;
+  isLocal: boolean;
+  /** Registered protocol signing keys (external parties), by fingerprint. */
+  keys: Map<string, RegisteredKey>;
+  synchronizers: Set<string>;
+  identityProviderId: string;
+  annotations: Record<string, string>;
+}
+
+export type RightKind =
+  | 'ParticipantAdmin'
+  | 'IdentityProviderAdmin'
+  | 'CanReadAsAnyParty'
+  | 'CanExecuteAsAnyParty'
+  | 'CanActAs'
+  | 'CanReadAs'
+  | 'CanExecuteAs';
+
+export interface UserRight {
+  kind: RightKind;
+  party?: string;
+}
+
+export interface UserRecord {
+  id: string;
+  primaryParty: string;
+  isDeactivated: boolean;
+  annotations: Record<string, string>;
+  resourceVersion: number;
+  identityProviderId: string;
+  rights: UserRight[];
+}
+
+/** One entry of the scan activity feed (snake_case on the wire, rendered in ../activities.ts). */
+export interface ActivityRecord {
+  eventId: string;
+  offset: number;
+  date: string;
+  domainId: string;
+  round: number | null;
+  type: 'transfer' | 'mint' | 'devnet_tap' | 'abort_transfer_instruction';
+  owner?: string;
+  amount?: bigint;
+  transfer?: {
+    sender: string;
+    inputAmount: bigint;
+    changeAmount: bigint;
+    receivers: { party: string; amount: bigint }[];
+    description: string | null;
+    kind: 'create_transfer_instruction' | 'transfer_instruction_accept' | null;
+    instructionReceiver?: string;
+    instructionAmount?: bigint;
+    instructionCid?: string;
+  };
+  abort?: { kind: 'withdraw' | 'reject'; cid: string };
+}
