@@ -113,8 +113,10 @@ export function keysCommand(): Command {
     .option('--json', 'print JSON')
     .action((opts: { json?: boolean }) =>
       runKeyCommand(async () => {
-        const results = await keyStoreFromEnv().check();
+        const store = keyStoreFromEnv();
+        const results = await store.check();
         if (opts.json) printJson(results);
+        else if (results.length === 0) process.stdout.write(`no key files in ${store.dir}\n`);
         else {
           for (const r of results)
             process.stdout.write(r.ok ? `ok      ${r.file}\n` : `FAILED  ${r.message}\n`);

@@ -191,6 +191,7 @@ export class KeyStore implements KeyCatalog {
       names = (await readdir(this.dir)).filter((n) => n.endsWith('.json')).sort();
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? 'error';
+      if (code === 'ENOENT') return [];
       return [
         { file: this.dir, ok: false, problem: 'unreadable', message: `${this.dir}: unreadable (${code})` },
       ];
