@@ -35,8 +35,9 @@ const FREE_FORM = new Set([
 
 function paths(value: unknown, prefix: Path = []): Path[] {
   const out: Path[] = prefix.length ? [prefix] : [];
-  if (Array.isArray(value)) value.forEach((v, i) => out.push(...paths(v, [...prefix, i])));
-  else if (typeof value === 'object' && value !== null) {
+  if (Array.isArray(value)) {
+    for (const [i, v] of value.entries()) out.push(...paths(v, [...prefix, i]));
+  } else if (typeof value === 'object' && value !== null) {
     for (const [k, v] of Object.entries(value)) {
       if (!FREE_FORM.has(k)) out.push(...paths(v, [...prefix, k]));
     }
