@@ -15,7 +15,10 @@ export function jobIdFor(record: Pick<SubmissionRecord, 'commandId' | 'id'>): st
 }
 
 export function redisConnection(url: string, extra: RedisOptions = {}): Redis {
-  return new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true, ...extra });
+  const conn = new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true, ...extra });
+  // ioredis reconnects by itself; without a listener every failed attempt is printed as "unhandled".
+  conn.on('error', () => {});
+  return conn;
 }
 
 const KEEP_JOBS = { age: 7 * 86_400, count: 200_000 };

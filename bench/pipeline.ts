@@ -1,0 +1,197 @@
+// Submissions/s end to end through Quill (API → Redis → BullMQ → executeAndWaitForTransaction) and accept
+// latency, beside the same kind of transactions executed directly against the sandbox with no queue.
+// Run: npm run bench:pipeline [-- N]   (REDIS_URL to use an existing Redis; else a private redis-server)
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { issueToken } from '../src/api/index.ts';
+import { loadConfig } from '../src/config.ts';
+import { LedgerClient } from '../src/ledger/index.ts';
+import { onboardExternalParty, PartyRegistry } from '../src/parties/index.ts';
+import { startSandbox } from '../src/sandbox/index.ts';
+import { ledgerPort } from '../src/server/ledger-port.ts';
+import { startWallet } from '../src/server/wallet.ts';
+import { KeyStore, LocalSigner } from '../src/signing/index.ts';
+
+const N = Number(process.argv[2] ?? 2000);
+const CONCURRENCY = 64;
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as { port: number }).port;
+      s.close(() => resolve(p));
+    });
+  });
+}
+
+async function pool<T>(items: T[], n: number, run: (t: T, i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        await run(items[i] as T, i);
+      }
+    }),
+  );
+}
+
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0;
+};
+
+async function main(): Promise<void> {
+  let redis: ChildProcess | undefined;
+  let redisDir: string | undefined;
+  let redisUrl = process.env.REDIS_URL;
+  if (!redisUrl) {
+    const port = await freePort();
+    redisDir = mkdtempSync(join(tmpdir(), 'quill-bench-redis-'));
+    redis = spawn(
+      'redis-server',
+      ['--port', String(port), '--save', '', '--appendonly', 'no', '--dir', redisDir],
+      {
+        stdio: 'ignore',
+      },
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    redisUrl = `redis://127.0.0.1:${port}`;
+  }
+  const sandbox = await startSandbox({ port: 0, scanPort: 0, host: '127.0.0.1', auth: 'none' });
+  const client = new LedgerClient({ baseUrl: sandbox.url, timeoutMs: 30_000 });
+  const keysDir = mkdtempSync(join(tmpdir(), 'quill-bench-keys-'));
+  const keys = new KeyStore({ dir: keysDir, passphrase: 'bench', scrypt: { N: 1024 } });
+  const signer = new LocalSigner(keys);
+  const registry = new PartyRegistry({ dir: keysDir });
+  const key = await keys.generate('ed25519');
+  const party = await onboardExternalParty({
+    ledger: client,
+    signer,
+    keys,
+    registry,
+    keyFingerprint: key.fingerprint,
+    partyHint: 'bench',
+  });
+
+  const prepareMany = async (n: number) => {
+    const out: {
+      preparedTransaction: string;
+      preparedTransactionHash: string;
+      hashingSchemeVersion: string;
+    }[] = [];
+    await pool(Array.from({ length: n }), 16, async () => {
+      const p = await client.prepare({
+        commandId: randomUUID(),
+        actAs: [party.partyId],
+        synchronizerId: party.synchronizerId,
+        packageIdSelectionPreference: [],
+        commands: [
+          {
+            CreateCommand: {
+              templateId: '#bench:Bench:Note',
+              createArguments: { owner: party.partyId, n: '1' },
+            },
+          },
+        ],
+      } as never);
+      out.push({
+        preparedTransaction: p.preparedTransaction,
+        preparedTransactionHash: p.preparedTransactionHash,
+        hashingSchemeVersion: p.hashingSchemeVersion,
+      });
+    });
+    return out;
+  };
+
+  // Baseline: sign and execute directly, no queue, no store.
+  const direct = await prepareMany(N);
+  let t0 = performance.now();
+  await pool(direct, CONCURRENCY, async (p) => {
+    const sig = await signer.sign(
+      key.fingerprint,
+      new Uint8Array(Buffer.from(p.preparedTransactionHash, 'base64')),
+    );
+    await client.executeAndWaitForTransaction({
+      preparedTransaction: p.preparedTransaction,
+      partySignatures: { signatures: [{ party: party.partyId, signatures: [sig] }] },
+      submissionId: randomUUID(),
+      hashingSchemeVersion: p.hashingSchemeVersion,
+      deduplicationPeriod: { DeduplicationDuration: { value: { seconds: 600, nanos: 0 } } },
+    } as never);
+  });
+  const directSecs = (performance.now() - t0) / 1000;
+
+  // Quill: API accept (timed per request) → queue → worker → ledger, until every record is committed.
+  const secret = 'bench-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
+  const config = loadConfig({
+    HOST: '127.0.0.1',
+    REDIS_URL: redisUrl,
+    REDIS_PREFIX: `bench-${Date.now()}`,
+    AUTH_JWT_SECRET: secret,
+    WORKER_CONCURRENCY: String(CONCURRENCY),
+  });
+  config.port = 0;
+  const wallet = await startWallet({
+    config,
+    role: 'all',
+    ledger: ledgerPort(client),
+    auth: (await import('../src/api/index.ts')).createVerifier(config.auth),
+    keys,
+    signer,
+    parties: { keyOf: async (p) => (await registry.get(p))?.keyFingerprint },
+  });
+  const token = await issueToken({ secret, role: 'submit', ttlSeconds: 3600 });
+  const viaQuill = await prepareMany(N);
+  const latencies: number[] = [];
+  t0 = performance.now();
+  await pool(viaQuill, CONCURRENCY, async (p) => {
+    const s = performance.now();
+    const res = await fetch(`${wallet.url}/wallet/v1/submissions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(p),
+    });
+    await res.arrayBuffer();
+    latencies.push(performance.now() - s);
+    if (res.status !== 202 && res.status !== 200) throw new Error(`accept answered ${res.status}`);
+  });
+  const acceptSecs = (performance.now() - t0) / 1000;
+  for (;;) {
+    const c = await wallet.store.countByStatus();
+    if (c.committed + c.rejected + c.expired >= N) {
+      if (c.committed !== N) console.log(`warning: ${c.rejected} rejected, ${c.expired} expired`);
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const quillSecs = (performance.now() - t0) / 1000;
+
+  const directRate = N / directSecs;
+  const quillRate = N / quillSecs;
+  console.log(`pipeline benchmark, ${N} transactions, concurrency ${CONCURRENCY}, Node ${process.version}`);
+  console.log(`  direct execute (no queue)   ${directRate.toFixed(0).padStart(6)} committed/s`);
+  console.log(
+    `  through Quill (end to end)  ${quillRate.toFixed(0).padStart(6)} committed/s   ratio ${(quillRate / directRate).toFixed(2)}`,
+  );
+  console.log(`  accept only                 ${(N / acceptSecs).toFixed(0).padStart(6)} accepted/s`);
+  console.log(
+    `  accept latency              p50 ${pct(latencies, 50).toFixed(1)} ms   p99 ${pct(latencies, 99).toFixed(1)} ms`,
+  );
+  console.log(`  goal: >= 300 committed/s and accept p99 < 25 ms`);
+
+  await wallet.close();
+  await sandbox.close();
+  redis?.kill('SIGTERM');
+  if (redisDir) rmSync(redisDir, { recursive: true, force: true });
+  rmSync(keysDir, { recursive: true, force: true });
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

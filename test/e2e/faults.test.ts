@@ -1,0 +1,234 @@
+// Exactly once under faults: 500 submissions while the sandbox answers 503s, 504s, drops connections and
+// hides commits behind timeouts, worker processes are SIGKILLed at random and Redis is restarted once.
+// Every submission must end committed exactly once on the ledger, or with a definite reason; none lost.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Sandbox } from '../../src/sandbox/index.ts';
+import { freePort } from '../support/redis-global-setup.ts';
+import { noteCommand, prepareOn, startFullWallet, startLedger, walletConfig } from './support.ts';
+
+const N = 500;
+const EXEC = '/v2/interactive-submission/executeAndWaitForTransaction';
+const cleanups: (() => Promise<void> | void)[] = [];
+afterAll(async () => {
+  for (const c of cleanups.reverse()) await c();
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function startRedis(port: number, dir: string): Promise<ChildProcess> {
+  const child = spawn(
+    'redis-server',
+    [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--dir',
+      dir,
+      '--appendonly',
+      'yes',
+      '--appendfsync',
+      'always',
+      '--save',
+      '',
+    ],
+    { stdio: 'ignore' },
+  );
+  const probe = new Redis(port, '127.0.0.1', {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  for (let i = 0; i < 100; i++) {
+    try {
+      await probe.connect();
+      await probe.ping();
+      break;
+    } catch {
+      probe.disconnect();
+      await sleep(50);
+    }
+  }
+  probe.disconnect();
+  return child;
+}
+
+function startWorker(env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, [resolve('bin/quill.js'), 'serve', '--role', 'worker'], {
+    env: { ...process.env, ...env },
+    stdio: 'ignore',
+  });
+}
+
+describe('exactly once under faults', () => {
+  it(`${N} submissions: each committed once or ended with a reason, none lost, no duplicates`, {
+    timeout: 180_000,
+  }, async () => {
+    const redisPort = await freePort();
+    const redisDir = mkdtempSync(join(tmpdir(), 'quill-fault-redis-'));
+    let redis = await startRedis(redisPort, redisDir);
+    cleanups.push(() => {
+      redis.kill('SIGKILL');
+      rmSync(redisDir, { recursive: true, force: true });
+    });
+    const redisUrl = `redis://127.0.0.1:${redisPort}`;
+
+    const sandbox: Sandbox = await startLedger();
+    cleanups.push(() => sandbox.close());
+    const config = walletConfig(redisUrl);
+    const api = await startFullWallet(sandbox, config, 'api');
+    cleanups.push(() => api.wallet.close());
+
+    const parties: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const key = await api.keys.generate(i % 2 ? 'p256' : 'ed25519');
+      parties.push(
+        (await api.parties.onboard({ keyFingerprint: key.fingerprint, partyHint: `fault${i}` })).partyId,
+      );
+    }
+    const bodies = [];
+    for (let i = 0; i < N; i++) {
+      const scheme = i % 2 ? 'HASHING_SCHEME_VERSION_V3' : 'HASHING_SCHEME_VERSION_V2';
+      bodies.push(
+        await prepareOn(api.client, parties[i % 4] as string, noteCommand(parties[i % 4] as string), scheme),
+      );
+    }
+    sandbox.faults.configure({
+      seed: 7,
+      rules: [
+        { kind: 'unavailable', endpoint: EXEC, probability: 0.06 },
+        { kind: 'timeout', endpoint: EXEC, probability: 0.05 },
+        { kind: 'drop', endpoint: EXEC, probability: 0.04 },
+        { kind: 'timeoutAfterCommit', endpoint: EXEC, probability: 0.06, answer: '504' },
+        { kind: 'timeoutAfterCommit', endpoint: EXEC, probability: 0.05, answer: '503' },
+        { kind: 'timeoutAfterCommit', endpoint: EXEC, probability: 0.05, answer: 'drop' },
+        { kind: 'inFlight', endpoint: EXEC, probability: 0.02 },
+      ],
+    });
+
+    const workerEnv = {
+      LEDGER_URL: sandbox.url,
+      REDIS_URL: redisUrl,
+      REDIS_PREFIX: config.redisPrefix,
+      LEDGER_TIMEOUT_MS: '2000',
+      WORKER_CONCURRENCY: '24',
+      WORKER_LOCK_DURATION_MS: '4000',
+      WORKER_STALLED_INTERVAL_MS: '1000',
+      SWEEP_INTERVAL_MS: '1500',
+      RETRY_BASE_DELAY_MS: '50',
+      RETRY_MAX_DELAY_MS: '800',
+      SUBMIT_MAX_ATTEMPTS: '40',
+      LOG_LEVEL: 'silent',
+    };
+    const workers: ChildProcess[] = [startWorker(workerEnv), startWorker(workerEnv)];
+    cleanups.push(() => {
+      for (const w of workers) w.kill('SIGKILL');
+    });
+
+    // Submit in batches; items refused for lack of Redis are sent again (same body → same record).
+    let pending = bodies.map((b, i) => ({ ...b, idempotencyKey: `fault-${i}` }));
+    let kills = 0;
+    let redisRestarts = 0;
+    const chaos = (async () => {
+      const deadline = Date.now() + 120_000;
+      while (Date.now() < deadline) {
+        await sleep(900 + Math.floor(Math.random() * 1200));
+        const counts = await api.wallet.store.countByStatus().catch(() => undefined);
+        if (counts && counts.committed + counts.rejected + counts.expired >= N) return;
+        const i = Math.floor(Math.random() * workers.length);
+        workers[i]?.kill('SIGKILL');
+        kills++;
+        workers[i] = startWorker(workerEnv);
+      }
+    })();
+    const restartRedis = async () => {
+      redis.kill('SIGKILL');
+      await sleep(300);
+      redis = await startRedis(redisPort, redisDir);
+      redisRestarts++;
+    };
+
+    const token = await (await import('../../src/api/index.ts')).issueToken({
+      secret: (await import('./support.ts')).SECRET,
+      role: 'submit',
+      ttlSeconds: 3600,
+    });
+    while (pending.length > 0) {
+      const retry: typeof pending = [];
+      for (let i = 0; i < pending.length; i += 50) {
+        if (i === 200 && redisRestarts === 0) void restartRedis();
+        const chunk = pending.slice(i, i + 50);
+        try {
+          const res = await fetch(`${api.wallet.url}/wallet/v1/submissions/batch`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ submissions: chunk }),
+          });
+          const json = (await res.json()) as { items?: { index: number; status: number }[] };
+          for (const item of json.items ?? chunk.map((_, index) => ({ index, status: 503 }))) {
+            if (item.status >= 500) retry.push(chunk[item.index] as (typeof pending)[number]);
+            else expect(item.status).toBe(202);
+          }
+        } catch {
+          retry.push(...chunk);
+        }
+      }
+      pending = retry;
+      if (pending.length) await sleep(300);
+    }
+
+    // Everything reaches a terminal state.
+    const store = api.wallet.store;
+    const t0 = Date.now();
+    for (;;) {
+      const c = await store.countByStatus().catch(() => undefined);
+      if (c && c.committed + c.rejected + c.expired >= N) break;
+      if (Date.now() - t0 > 120_000) throw new Error(`not finished: ${JSON.stringify(c)}`);
+      await sleep(250);
+    }
+    await chaos;
+
+    const byHash = new Map<string, Awaited<ReturnType<typeof store.list>>['items'][number]>();
+    let cursor: string | undefined;
+    do {
+      const page = await store.list({ limit: 200, ...(cursor ? { cursor } : {}) });
+      for (const r of page.items) byHash.set(r.preparedTransactionHash, r);
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    expect(byHash.size).toBe(N);
+    const counts = { committed: 0, rejected: 0, expired: 0 };
+    let attempts = 0;
+    let duplicates = 0;
+    for (const b of bodies) {
+      const hashHex = Buffer.from(b.preparedTransactionHash, 'base64').toString('hex');
+      const rec = byHash.get(hashHex);
+      expect(rec, `lost: ${hashHex}`).toBeDefined();
+      if (!rec) continue;
+      const onLedger = sandbox.state.commits.get(rec.commandId) ?? 0;
+      if (onLedger > 1) duplicates++;
+      attempts += rec.attempts.length;
+      counts[rec.status as keyof typeof counts]++;
+      if (rec.status === 'committed') {
+        expect(onLedger).toBe(1);
+        expect(rec.updateId).toBeTruthy();
+      } else {
+        expect(onLedger).toBe(0);
+        expect(rec.error?.code).toBeTruthy();
+      }
+    }
+    expect(duplicates).toBe(0);
+    expect(counts.committed + counts.rejected + counts.expired).toBe(N);
+    console.log(
+      `faults: ${N} submissions → committed ${counts.committed}, rejected ${counts.rejected}, expired ${counts.expired}; ` +
+        `duplicates 0, lost 0; ${attempts} attempts; worker SIGKILLs ${kills}, Redis restarts ${redisRestarts}; ` +
+        `injected ${JSON.stringify(sandbox.faults.describe().injected)}`,
+    );
+    expect(redisRestarts).toBe(1);
+    expect(kills).toBeGreaterThan(2);
+  });
+});

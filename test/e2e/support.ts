@@ -1,0 +1,125 @@
+// A whole wallet (API + worker, real Redis, real key store) on the embedded sandbox over real HTTP.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createVerifier, issueToken } from '../../src/api/index.ts';
+import { type Config, loadConfig } from '../../src/config.ts';
+import { LedgerClient } from '../../src/ledger/index.ts';
+import { PartyRegistry } from '../../src/parties/index.ts';
+import {
+  COIN_MODULE,
+  COIN_PACKAGE,
+  type FaultConfig,
+  type Sandbox,
+  startSandbox,
+} from '../../src/sandbox/index.ts';
+import { partyServices } from '../../src/server/adapters.ts';
+import { ledgerPort } from '../../src/server/ledger-port.ts';
+import { type Role, startWallet } from '../../src/server/wallet.ts';
+import { KeyStore, LocalSigner } from '../../src/signing/index.ts';
+
+export const SECRET = 'e2e-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
+export type Scheme = 'HASHING_SCHEME_VERSION_V2' | 'HASHING_SCHEME_VERSION_V3';
+export const coinTemplate = (entity: string) => `#${COIN_PACKAGE}:${COIN_MODULE}:${entity}`;
+
+export async function startLedger(faults?: FaultConfig): Promise<Sandbox> {
+  return startSandbox({
+    port: 0,
+    scanPort: 0,
+    host: '127.0.0.1',
+    auth: 'none',
+    ...(faults ? { faults } : {}),
+  });
+}
+
+export function walletConfig(redisUrl: string, env: Record<string, string> = {}): Config {
+  const config = loadConfig({
+    HOST: '127.0.0.1',
+    REDIS_URL: redisUrl,
+    REDIS_PREFIX: `e2e-${randomBytes(4).toString('hex')}`,
+    AUTH_JWT_SECRET: SECRET,
+    RETRY_BASE_DELAY_MS: '20',
+    RETRY_MAX_DELAY_MS: '500',
+    ...env,
+  });
+  config.port = 0;
+  return config;
+}
+
+export async function startFullWallet(
+  sandbox: Sandbox,
+  config: Config,
+  role: Role = 'all',
+  keysDir?: string,
+) {
+  const dir = keysDir ?? mkdtempSync(join(tmpdir(), 'quill-e2e-keys-'));
+  const client = new LedgerClient({ baseUrl: sandbox.url, timeoutMs: config.ledgerTimeoutMs });
+  const keys = new KeyStore({ dir, passphrase: 'e2e passphrase', scrypt: { N: 1024 } });
+  const signer = new LocalSigner(keys);
+  const parties = partyServices({ registry: new PartyRegistry({ dir }), ledger: client, signer, keys });
+  const wallet = await startWallet({
+    config,
+    role,
+    ledger: ledgerPort(client),
+    auth: createVerifier(config.auth),
+    keys,
+    signer,
+    parties,
+    worker: { sweepEveryMs: 1000 },
+  });
+  const admin = await issueToken({ secret: SECRET, role: 'admin', ttlSeconds: 3600, subject: 'e2e' });
+  async function call(method: string, path: string, body?: unknown, token = admin) {
+    const res = await fetch(`${wallet.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+    return {
+      status: res.status,
+      json: (await res.json()) as Record<string, unknown> & { error?: { code: string } },
+    };
+  }
+  return { wallet, client, keys, parties, call, dir };
+}
+
+/** Prepares one command for `party` on the sandbox and returns the body Quill takes. */
+export async function prepareOn(
+  client: LedgerClient,
+  party: string,
+  command: Record<string, unknown>,
+  scheme: Scheme = 'HASHING_SCHEME_VERSION_V2',
+  extra: Record<string, unknown> = {},
+) {
+  const p = await client.prepare({
+    commandId: randomUUID(),
+    actAs: [party],
+    synchronizerId: '',
+    packageIdSelectionPreference: [],
+    commands: [command],
+    hashingSchemeVersion: scheme,
+    ...extra,
+  } as never);
+  return {
+    preparedTransaction: p.preparedTransaction,
+    preparedTransactionHash: p.preparedTransactionHash,
+    hashingSchemeVersion: p.hashingSchemeVersion as Scheme,
+  };
+}
+
+export function tapCommand(rules: string, receiver: string, amount: string) {
+  return {
+    ExerciseCommand: {
+      templateId: coinTemplate('CoinRules'),
+      contractId: rules,
+      choice: 'CoinRules_DevNet_Tap',
+      choiceArgument: { receiver, amount },
+    },
+  };
+}
+
+export function noteCommand(owner: string) {
+  return {
+    CreateCommand: { templateId: '#quill-e2e:E2E:Note', createArguments: { owner, n: randomUUID() } },
+  };
+}
