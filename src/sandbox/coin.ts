@@ -252,7 +252,7 @@ function exerciseNode(ctx: Ctx, c: Contract, choice: string, arg: unknown): Buil
     templateId: c.templateId,
     signatories: c.signatories,
     stakeholders: c.stakeholders,
-    actingParties: ctx.actAs.filter((p) => c.stakeholders.includes(p)),
+    actingParties: [...ctx.actAs],
     choice,
     choiceArgument,
     consuming: out.consuming,
