@@ -4,10 +4,10 @@
 import { TransactionError } from './errors.ts';
 import { PreparedTransaction } from './types.ts';
 import { validatePreparedTransaction } from './validate.ts';
+import { FastBinaryWriter } from './wire-writer.ts';
 
 const READ = { readUnknownField: 'throw' as const };
-const WRITE = { writeUnknownFields: false };
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const WRITE = { writeUnknownFields: false, writerFactory: () => new FastBinaryWriter() };
 
 /** Decodes the protobuf bytes of a PreparedTransaction; throws `TransactionError` on any defect. */
 export function decodePreparedTransaction(bytes: Uint8Array): PreparedTransaction {
@@ -35,7 +35,7 @@ export function decodePreparedTransactionBase64(text: string): PreparedTransacti
     throw new TransactionError('BAD_BASE64', 'prepared transaction must be a base64 string');
   const s = text.trim();
   if (s.length === 0) throw new TransactionError('BAD_BASE64', 'prepared transaction is empty');
-  if (!BASE64.test(s)) throw new TransactionError('BAD_BASE64', 'prepared transaction is not valid base64');
+  if (!isBase64(s)) throw new TransactionError('BAD_BASE64', 'prepared transaction is not valid base64');
   return decodePreparedTransaction(new Uint8Array(Buffer.from(s, 'base64')));
 }
 
@@ -45,6 +45,18 @@ export function encodePreparedTransaction(tx: PreparedTransaction): Uint8Array {
 
 export function encodePreparedTransactionBase64(tx: PreparedTransaction): string {
   return Buffer.from(encodePreparedTransaction(tx)).toString('base64');
+}
+
+/** Standard alphabet, padded to a multiple of 4 (a loop: a regex backtracks on megabyte inputs). */
+function isBase64(s: string): boolean {
+  if (s.length % 4 !== 0) return false;
+  const pad = s.endsWith('==') ? 2 : s.endsWith('=') ? 1 : 0;
+  for (let i = 0; i < s.length - pad; i++) {
+    const c = s.charCodeAt(i);
+    const ok = (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 || c === 47;
+    if (!ok) return false;
+  }
+  return true;
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {

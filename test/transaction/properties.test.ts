@@ -12,6 +12,7 @@ import {
   previewPreparedTransaction,
   TransactionError,
 } from '../../src/transaction/index.ts';
+import { PreparedTransaction } from '../../src/transaction/types.ts';
 import { buildInput } from './arbitraries.ts';
 
 const schemes: HashingSchemeVersion[] = ['HASHING_SCHEME_VERSION_V2', 'HASHING_SCHEME_VERSION_V3'];
@@ -95,6 +96,21 @@ describe('decoder robustness', () => {
         const p = previewPreparedTransaction(tx, 'HASHING_SCHEME_VERSION_V3');
         expect(p.hash).toBe(hex(hashPreparedTransaction(tx, 'HASHING_SCHEME_VERSION_V3')));
         JSON.stringify(p);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('FastBinaryWriter', () => {
+  it('writes exactly the bytes of the stock protobuf-ts writer', () => {
+    fc.assert(
+      fc.property(buildInput, fc.bigInt({ min: -(1n << 63n), max: (1n << 63n) - 1n }), (input, big) => {
+        const tx = buildPreparedTransaction({ ...input, roots: [...input.roots] });
+        const m = tx.metadata!;
+        m.mediatorGroup = Number(BigInt.asUintN(32, big));
+        const stock = PreparedTransaction.toBinary(tx, { writeUnknownFields: false });
+        expect(hex(encodePreparedTransaction(tx))).toBe(hex(stock));
       }),
       { numRuns: 300 },
     );

@@ -1,0 +1,192 @@
+// A protobuf binary writer for protobuf-ts (`writerFactory`) that writes into one growable buffer.
+// The stock writer builds arrays of chunks and dominated the accept path; the bytes produced are the
+// same (same varint, zigzag and little-endian rules), which the round-trip tests pin down.
+import type { IBinaryWriter, WireType } from '@protobuf-ts/runtime';
+
+const utf8 = new TextEncoder();
+
+export class FastBinaryWriter implements IBinaryWriter {
+  private buf = new Uint8Array(1024);
+  private view = new DataView(this.buf.buffer);
+  private pos = 0;
+  private readonly forks: number[] = [];
+
+  private ensure(n: number): void {
+    const need = this.pos + n;
+    if (need <= this.buf.length) return;
+    let size = this.buf.length * 2;
+    while (size < need) size *= 2;
+    const next = new Uint8Array(size);
+    next.set(this.buf.subarray(0, this.pos));
+    this.buf = next;
+    this.view = new DataView(next.buffer);
+  }
+
+  finish(): Uint8Array {
+    if (this.forks.length > 0) throw new Error('invalid state: unjoined fork');
+    const out = this.buf.slice(0, this.pos);
+    this.pos = 0;
+    return out;
+  }
+
+  fork(): IBinaryWriter {
+    this.forks.push(this.pos);
+    return this;
+  }
+
+  join(): IBinaryWriter {
+    const start = this.forks.pop();
+    if (start === undefined) throw new Error('invalid state, fork stack empty');
+    const len = this.pos - start;
+    const n = varintSize(len);
+    this.ensure(n);
+    this.buf.copyWithin(start + n, start, this.pos);
+    let p = start;
+    let v = len;
+    while (v > 0x7f) {
+      this.buf[p++] = (v & 0x7f) | 0x80;
+      v >>>= 7;
+    }
+    this.buf[p] = v;
+    this.pos += n;
+    return this;
+  }
+
+  tag(fieldNo: number, type: WireType): IBinaryWriter {
+    return this.uint32(((fieldNo << 3) | type) >>> 0);
+  }
+
+  raw(chunk: Uint8Array): IBinaryWriter {
+    this.ensure(chunk.length);
+    this.buf.set(chunk, this.pos);
+    this.pos += chunk.length;
+    return this;
+  }
+
+  uint32(value: number): IBinaryWriter {
+    if (!Number.isInteger(value) || value < 0 || value > 0xffffffff)
+      throw new TypeError(`invalid uint32: ${value}`);
+    this.ensure(5);
+    let v = value;
+    while (v > 0x7f) {
+      this.buf[this.pos++] = (v & 0x7f) | 0x80;
+      v >>>= 7;
+    }
+    this.buf[this.pos++] = v;
+    return this;
+  }
+
+  int32(value: number): IBinaryWriter {
+    if (!Number.isInteger(value) || value < -0x80000000 || value > 0x7fffffff) {
+      throw new TypeError(`invalid int32: ${value}`);
+    }
+    return value >= 0 ? this.uint32(value) : this.varint64(BigInt.asUintN(64, BigInt(value)));
+  }
+
+  sint32(value: number): IBinaryWriter {
+    if (!Number.isInteger(value) || value < -0x80000000 || value > 0x7fffffff) {
+      throw new TypeError(`invalid sint32: ${value}`);
+    }
+    return this.uint32(((value << 1) ^ (value >> 31)) >>> 0);
+  }
+
+  bool(value: boolean): IBinaryWriter {
+    this.ensure(1);
+    this.buf[this.pos++] = value ? 1 : 0;
+    return this;
+  }
+
+  string(value: string): IBinaryWriter {
+    let ascii = value.length < 128;
+    for (let i = 0; ascii && i < value.length; i++) if (value.charCodeAt(i) > 0x7f) ascii = false;
+    if (ascii) {
+      this.ensure(1 + value.length);
+      this.buf[this.pos++] = value.length;
+      for (let i = 0; i < value.length; i++) this.buf[this.pos++] = value.charCodeAt(i);
+      return this;
+    }
+    const bytes = utf8.encode(value);
+    this.uint32(bytes.length);
+    return this.raw(bytes);
+  }
+
+  bytes(value: Uint8Array): IBinaryWriter {
+    this.uint32(value.length);
+    return this.raw(value);
+  }
+
+  float(value: number): IBinaryWriter {
+    this.ensure(4);
+    this.view.setFloat32(this.pos, value, true);
+    this.pos += 4;
+    return this;
+  }
+
+  double(value: number): IBinaryWriter {
+    this.ensure(8);
+    this.view.setFloat64(this.pos, value, true);
+    this.pos += 8;
+    return this;
+  }
+
+  fixed32(value: number): IBinaryWriter {
+    this.ensure(4);
+    this.view.setUint32(this.pos, value, true);
+    this.pos += 4;
+    return this;
+  }
+
+  sfixed32(value: number): IBinaryWriter {
+    this.ensure(4);
+    this.view.setInt32(this.pos, value, true);
+    this.pos += 4;
+    return this;
+  }
+
+  fixed64(value: string | number | bigint): IBinaryWriter {
+    this.ensure(8);
+    this.view.setBigUint64(this.pos, BigInt.asUintN(64, toBigInt(value)), true);
+    this.pos += 8;
+    return this;
+  }
+
+  sfixed64(value: string | number | bigint): IBinaryWriter {
+    this.ensure(8);
+    this.view.setBigInt64(this.pos, BigInt.asIntN(64, toBigInt(value)), true);
+    this.pos += 8;
+    return this;
+  }
+
+  int64(value: string | number | bigint): IBinaryWriter {
+    return this.varint64(BigInt.asUintN(64, toBigInt(value)));
+  }
+
+  uint64(value: string | number | bigint): IBinaryWriter {
+    return this.varint64(BigInt.asUintN(64, toBigInt(value)));
+  }
+
+  sint64(value: string | number | bigint): IBinaryWriter {
+    const v = BigInt.asIntN(64, toBigInt(value));
+    return this.varint64(BigInt.asUintN(64, (v << 1n) ^ (v >> 63n)));
+  }
+
+  private varint64(u: bigint): IBinaryWriter {
+    if (u <= 0xffffffffn) return this.uint32(Number(u));
+    this.ensure(10);
+    let v = u;
+    while (v > 0x7fn) {
+      this.buf[this.pos++] = Number(v & 0x7fn) | 0x80;
+      v >>= 7n;
+    }
+    this.buf[this.pos++] = Number(v);
+    return this;
+  }
+}
+
+function toBigInt(value: string | number | bigint): bigint {
+  return typeof value === 'bigint' ? value : BigInt(value);
+}
+
+function varintSize(n: number): number {
+  return n < 0x80 ? 1 : n < 0x4000 ? 2 : n < 0x200000 ? 3 : n < 0x10000000 ? 4 : 5;
+}
