@@ -212,7 +212,7 @@ export const err = {
   inactiveContracts: (cids: string[]) =>
     new SandboxError(
       'LOCAL_VERDICT_INACTIVE_CONTRACTS',
-      9,
+      2,
       `Rejected transaction is referring to inactive contracts ${cids.join(', ')}`,
       {},
       cids.map((c) => ['CONTRACT_ID', c] as [string, string]),

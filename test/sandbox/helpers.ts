@@ -230,18 +230,17 @@ export async function run(sb: Sandbox, party: Party, commands: unknown[]) {
   return exec.json.transaction;
 }
 
+interface WireEvent {
+  CreatedEvent?: { templateId: string; contractId: string; createArgument: { owner?: string } };
+}
+
 /** Contract ids of created events of an entity (e.g. `Holding`) in a transaction. */
-// biome-ignore lint/suspicious/noExplicitAny: JSON transaction from the wire
-export function createdOf(tx: any, entity: string, owner?: string): string[] {
-  return (
-    tx.events
-      // biome-ignore lint/suspicious/noExplicitAny: JSON event from the wire
-      .filter(
-        (e: any) =>
-          e.CreatedEvent?.templateId.endsWith(`:${entity}`) &&
-          (!owner || e.CreatedEvent.createArgument.owner === owner),
-      )
-      // biome-ignore lint/suspicious/noExplicitAny: JSON event from the wire
-      .map((e: any) => e.CreatedEvent.contractId)
-  );
+export function createdOf(tx: { events: WireEvent[] }, entity: string, owner?: string): string[] {
+  return tx.events
+    .filter(
+      (e) =>
+        e.CreatedEvent?.templateId.endsWith(`:${entity}`) &&
+        (!owner || e.CreatedEvent.createArgument.owner === owner),
+    )
+    .map((e) => e.CreatedEvent?.contractId ?? '');
 }
