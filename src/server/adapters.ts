@@ -3,7 +3,12 @@ import { ApiError, type KeyAdmin, type PartyAdmin } from '../api/index.ts';
 import type { LedgerClient } from '../ledger/index.ts';
 import { onboardExternalParty, PartyError, type PartyRegistry } from '../parties/index.ts';
 import { type KeyStore, KeyStoreError, type Signer } from '../signing/index.ts';
-import type { AcceptPorts, HashingSchemeVersion, InspectedTransaction } from '../submissions/index.ts';
+import {
+  type AcceptPorts,
+  type HashingSchemeVersion,
+  type InspectedTransaction,
+  SubmissionRefused,
+} from '../submissions/index.ts';
 import { decodePreparedTransactionBase64, hashPreparedTransaction } from '../transaction/index.ts';
 
 /** Which key controls a party (src/parties PartyRegistry satisfies it through `partyLookup`). */
@@ -36,16 +41,19 @@ export function acceptPorts(opts: { keys: KeyStore; signer: Signer; parties: Par
   return {
     inspect: inspectPrepared,
     partyKey: (party) => opts.parties.keyOf(party),
-    keyStatus: async (fp) => {
+    sign: async (fp, hash) => {
       try {
-        return (await opts.keys.get(fp)).status;
+        return await opts.signer.sign(fp, hash);
       } catch (err) {
-        if (err instanceof KeyStoreError && (err.code === 'NOT_FOUND' || err.code === 'BAD_INPUT'))
-          return undefined;
+        if (err instanceof KeyStoreError && err.code === 'DISABLED') {
+          throw new SubmissionRefused(422, 'KEY_DISABLED', `key ${fp} is disabled`);
+        }
+        if (err instanceof KeyStoreError && err.code === 'NOT_FOUND') {
+          throw new SubmissionRefused(422, 'UNKNOWN_KEY', `key ${fp} is not in the key store`);
+        }
         throw err;
       }
     },
-    sign: (fp, hash) => opts.signer.sign(fp, hash),
   };
 }
 

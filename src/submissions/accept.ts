@@ -29,8 +29,10 @@ export interface AcceptPorts {
   inspect(preparedTransactionBase64: string, scheme: HashingSchemeVersion): InspectedTransaction;
   /** The key that controls the party, if this wallet holds it. */
   partyKey(party: string): Promise<string | undefined>;
-  keyStatus(fingerprint: string): Promise<'active' | 'disabled' | undefined>;
-  /** Signs the 32-byte hash and verifies the signature before returning it. */
+  /**
+   * Signs the 32-byte hash and verifies the signature before returning it. A disabled or missing key is a
+   * SubmissionRefused (KEY_DISABLED / UNKNOWN_KEY): the key's status is checked where it is used.
+   */
   sign(fingerprint: string, hash: Uint8Array): Promise<WireSignature>;
 }
 
@@ -191,16 +193,6 @@ export async function acceptSubmission(
   if (!keyFingerprint) {
     throw new SubmissionRefused(422, 'UNKNOWN_PARTY', `party ${party} is not held by this wallet`);
   }
-  const status = await ports.keyStatus(keyFingerprint);
-  if (status !== 'active') {
-    throw new SubmissionRefused(
-      422,
-      status === 'disabled' ? 'KEY_DISABLED' : 'UNKNOWN_KEY',
-      status === 'disabled'
-        ? `key ${keyFingerprint} of party ${party} is disabled`
-        : `key ${keyFingerprint} of party ${party} is not in the key store`,
-    );
-  }
   if (deps.allowedSynchronizers.length > 0 && !deps.allowedSynchronizers.includes(tx.synchronizerId)) {
     throw new SubmissionRefused(
       422,
@@ -217,20 +209,11 @@ export async function acceptSubmission(
   }
   const dedupSeconds = requestedDedupSeconds(req.deduplicationPeriod, deps.dedupMaxSeconds);
 
-  // Policy passed: sign. Every signature made is in the audit log, whatever happens next.
+  // Policy passed: sign. The signature is logged (audit stream) in the same script that stores the record.
   const signature = await ports.sign(keyFingerprint, tx.hash);
   deps.metrics?.signed.inc({ algorithm: signature.signingAlgorithmSpec });
   const at = new Date(now()).toISOString();
   const id = newSubmissionId();
-  await store.audit({
-    at,
-    actor: who.subject,
-    party,
-    keyFingerprint,
-    hash: hashHex,
-    commandId: tx.commandId,
-    submission: id,
-  });
   const record: SubmissionRecord = {
     id,
     status: 'accepted',
@@ -262,6 +245,7 @@ export async function acceptSubmission(
       ...(req.transactionFormat !== undefined ? { transactionFormat: req.transactionFormat } : {}),
     },
     idempotencyKey !== undefined ? { scope, key: idempotencyKey, fingerprint } : undefined,
+    { at, actor: who.subject, party, keyFingerprint, hash: hashHex, commandId: tx.commandId, submission: id },
   );
   if (!created) return replay(deps, stored);
   await deps.enqueue(stored);

@@ -24,7 +24,26 @@ export interface ExecutorDeps {
   config: ExecutorConfig;
   metrics?: PipelineMetrics;
   now?: () => number;
+  /** A recent ledger end (see `recentLedgerEnd`); defaults to asking the ledger each time. */
+  ledgerEnd?: () => Promise<number>;
   log?: (msg: string, fields?: Record<string, unknown>) => void;
+}
+
+/** The ledger end, read at most every `maxAgeMs` and shared: always a value read before the caller asked. */
+export function recentLedgerEnd(ledger: LedgerPort, maxAgeMs = 500): () => Promise<number> {
+  let at = 0;
+  let value: Promise<number> | undefined;
+  return () => {
+    if (!value || Date.now() - at > maxAgeMs) {
+      at = Date.now();
+      const v = ledger.ledgerEnd();
+      value = v;
+      v.catch(() => {
+        if (value === v) value = undefined;
+      });
+    }
+    return value;
+  };
 }
 
 export type StepResult =
@@ -75,13 +94,9 @@ export async function executeStep(deps: ExecutorDeps, id: string, signal?: Abort
     );
   }
 
-  if (rec.reconcileFromOffset === null) {
-    const end = await ledger.ledgerEnd();
-    rec = await store.update(id, (r) =>
-      r.reconcileFromOffset === null ? { ...r, reconcileFromOffset: end, status: 'executing' } : undefined,
-    );
-    if (isDone(rec)) return { kind: 'done', record: rec };
-  }
+  // The ledger end before the first attempt bounds the reconciliation scan. Any value read earlier is a
+  // valid (if wider) bound, so a worker may share one recent reading between submissions.
+  const fromOffset = rec.reconcileFromOffset ?? (await (deps.ledgerEnd ?? (() => ledger.ledgerEnd()))());
 
   // A new attempt: earlier unfinished attempts (crashed workers, lost locks) become "ambiguous".
   const submissionId = randomUUID();
@@ -106,6 +121,7 @@ export async function executeStep(deps: ExecutorDeps, id: string, signal?: Abort
   rec = await store.update(id, (r) => ({
     ...r,
     status: 'executing',
+    reconcileFromOffset: r.reconcileFromOffset ?? fromOffset,
     attempts: [
       ...r.attempts.map((a) => (a.outcome === 'pending' ? { ...a, outcome: 'ambiguous' as const } : a)),
       attempt,

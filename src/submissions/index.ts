@@ -18,7 +18,13 @@ export {
   type LedgerErrorLike,
 } from './classify.ts';
 export { SubmissionRefused } from './errors.ts';
-export { type ExecutorConfig, type ExecutorDeps, executeStep, type StepResult } from './executor.ts';
+export {
+  type ExecutorConfig,
+  type ExecutorDeps,
+  executeStep,
+  recentLedgerEnd,
+  type StepResult,
+} from './executor.ts';
 export { createMetrics, type PipelineMetrics } from './metrics.ts';
 export {
   closeWorker,

@@ -1,7 +1,7 @@
 // The BullMQ side: one queue per ledger, jobId derived from the command id, the worker and stranded-work recovery.
 import { DelayedError, type Job, Queue, Worker } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
-import { type ExecutorDeps, executeStep } from './executor.ts';
+import { type ExecutorDeps, executeStep, recentLedgerEnd } from './executor.ts';
 import type { SubmissionRecord } from './record.ts';
 import type { SubmissionStore } from './store.ts';
 
@@ -89,10 +89,11 @@ export interface WorkerOptions {
 /** Starts a worker whose jobs run `executeStep` until the record is final. */
 export function startWorker(deps: ExecutorDeps, opts: WorkerOptions): Worker<JobData> {
   const lockDuration = opts.lockDurationMs ?? Math.max(30_000, deps.config.ledgerTimeoutMs * 2 + 5_000);
+  const stepDeps: ExecutorDeps = { ledgerEnd: recentLedgerEnd(deps.ledger), ...deps };
   const worker = new Worker<JobData>(
     opts.queueName,
     async (job: Job<JobData>, token?: string, signal?: AbortSignal) => {
-      const step = await executeStep(deps, job.data.id, signal);
+      const step = await executeStep(stepDeps, job.data.id, signal);
       if (step.kind === 'done') return step.record?.status ?? 'missing';
       const at = step.kind === 'retry' ? Date.now() + step.delayMs : step.at;
       if (signal?.aborted) throw new Error('lock lost');

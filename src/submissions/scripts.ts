@@ -35,13 +35,15 @@ local RANK = { accepted = 0, queued = 1, executing = 2, committed = 3, rejected 
 /**
  * Creates a record unless its command id is already taken.
  * KEYS: 1 record, 2 command index, 3 seq counter, 4 all index, 5 party index, 6 status index,
- *       7 party+status index, 8 idempotency key ('' slot allowed)
+ *       7 party+status index, 8 idempotency key ('' slot allowed), 9 audit stream
  * ARGV: 1 id, 2 record json, 3 payload json, 4 status, 5 hash hex, 6 idempotency value ('' = none),
- *       7 key prefix (for the replaced record's indexes)
+ *       7 key prefix (for the replaced record's indexes), 8.. audit entry field/value pairs (the signature
+ *       made for this request is logged whatever the outcome)
  * Returns {1, id, seq} created, {0, existingId} taken by a live or same-hash record.
  * A command id whose record ended rejected/expired with another hash is handed to the new record.
  */
 export const CREATE = script(`${RANK}
+if #ARGV > 7 then redis.call('XADD', KEYS[9], '*', unpack(ARGV, 8)) end
 local existing = redis.call('GET', KEYS[2])
 if existing then
   local ex = redis.call('HMGET', ARGV[7] .. 'sub:' .. existing, 'status', 'hash')

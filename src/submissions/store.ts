@@ -72,6 +72,7 @@ export class SubmissionStore {
     record: SubmissionRecord,
     payload: SubmissionPayload,
     idempotency?: { scope: string; key: string; fingerprint: string },
+    audit?: AuditEntry,
   ): Promise<{ created: boolean; record: SubmissionRecord }> {
     const idemKey = idempotency ? this.idemKey(idempotency.scope, idempotency.key) : this.k('idem', '-');
     const idemValue = idempotency
@@ -89,6 +90,7 @@ export class SubmissionStore {
         this.k('idx', 'status', record.status),
         this.k('idx', 'ps', record.party, record.status),
         idemKey,
+        this.k('audit'),
       ],
       [
         record.id,
@@ -98,6 +100,7 @@ export class SubmissionStore {
         record.preparedTransactionHash,
         idemValue,
         this.prefix,
+        ...(audit ? Object.entries(audit).flat() : []),
       ],
     )) as [number, string];
     if (res[0] === 1) return { created: true, record };
