@@ -162,6 +162,13 @@ export function buildPreparedTransaction(input: BuildInput): PreparedTransaction
     new DataView(idBytes.buffer).setInt32(0, id, false);
     return sha256(new Uint8Array([...input.seed, ...idBytes]));
   };
+  // Pre-order ids without recursion (deep trees must not overflow the stack): a node takes the next id,
+  // then its children are queued ahead of its later siblings, each appending its id to `into`.
+  const pending: { b: BuildNode; into: string[] }[] = [];
+  const queue = (bs: readonly BuildNode[] | undefined, into: string[]) => {
+    const list = bs ?? [];
+    for (let i = list.length - 1; i >= 0; i--) pending.push({ b: list[i]!, into });
+  };
   const add = (b: BuildNode): string => {
     if (b === null || typeof b !== 'object')
       throw new TransactionError('INVALID_INPUT', 'node must be an object');
@@ -196,7 +203,8 @@ export function buildPreparedTransaction(input: BuildInput): PreparedTransaction
         break;
       case 'exercise': {
         seeds.push({ nodeId: id, seed: seedFor(id, b.seed) });
-        const children = (b.children ?? []).map(add);
+        const children: string[] = [];
+        queue(b.children, children);
         node = {
           nodeType: {
             oneofKind: 'exercise',
@@ -222,9 +230,14 @@ export function buildPreparedTransaction(input: BuildInput): PreparedTransaction
         };
         break;
       }
-      case 'rollback':
-        node = { nodeType: { oneofKind: 'rollback', rollback: { children: b.children.map(add) } } };
+      case 'rollback': {
+        if (!Array.isArray(b.children))
+          throw new TransactionError('INVALID_INPUT', 'rollback needs children');
+        const kids: string[] = [];
+        node = { nodeType: { oneofKind: 'rollback', rollback: { children: kids } } };
+        queue(b.children, kids);
         break;
+      }
       case 'queryByKey':
         node = {
           nodeType: {
@@ -250,7 +263,9 @@ export function buildPreparedTransaction(input: BuildInput): PreparedTransaction
     slot.versionedNode = { oneofKind: 'v1', v1: node };
     return slot.nodeId;
   };
-  const roots = input.roots.map(add);
+  const roots: string[] = [];
+  queue(input.roots, roots);
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) next.into.push(add(next.b));
   const inputContracts: Metadata_InputContract[] = (input.inputContracts ?? [])
     .map((ic) => ({
       contract: { oneofKind: 'v1' as const, v1: createOf(ic.contract) },

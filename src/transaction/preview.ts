@@ -11,8 +11,13 @@ export interface PreviewKey {
   maintainers: string[];
 }
 
+/** One node; `children` are node ids (the list is flat so any depth stays JSON-safe). */
 export interface PreviewNode {
   nodeId: string;
+  /** Parent node id, null for a root. */
+  parentId: string | null;
+  /** 0 for roots. */
+  depth: number;
   kind: 'create' | 'exercise' | 'fetch' | 'rollback' | 'queryByKey';
   lfVersion?: string;
   templateId?: string | null;
@@ -32,7 +37,7 @@ export interface PreviewNode {
   byKey?: boolean;
   exhaustive?: boolean;
   result?: string[];
-  children?: PreviewNode[];
+  children?: string[];
 }
 
 export interface PreviewInputContract {
@@ -62,7 +67,9 @@ export interface TransactionPreview {
   /** max record time is part of the signed hash only under V3. */
   maxRecordTimeSigned: boolean;
   transactionVersion: string;
-  /** The root nodes, each with its children. */
+  /** Root node ids, in order. */
+  roots: string[];
+  /** Every node in execution (pre-)order; follow `children` / `parentId` for the tree. */
   nodes: PreviewNode[];
   nodeCount: number;
   inputContracts: PreviewInputContract[];
@@ -93,10 +100,11 @@ function createFields(c: Create) {
   };
 }
 
-/** Children must already be in `built` (nodes are visited children first, so deep trees need no recursion). */
-function previewNode(n: IndexedNode, built: ReadonlyMap<string, PreviewNode>): PreviewNode {
+type NodeFields = Omit<PreviewNode, 'parentId' | 'depth'>;
+
+function previewNode(n: IndexedNode): NodeFields {
   const t = n.node.nodeType;
-  const kids = () => n.children.map((id) => built.get(id)!);
+  const kids = () => [...n.children];
   switch (t.oneofKind) {
     case 'create':
       return { nodeId: n.id, kind: 'create', ...createFields(t.create) };
@@ -181,9 +189,16 @@ export function previewPreparedTransaction(
   const m = tx.metadata!;
   const t = tx.transaction!;
   const opt = (v: bigint | undefined) => (v === undefined ? null : microsToIso(v));
-  const built = new Map<string, PreviewNode>();
-  for (const n of index.postOrder) built.set(n.id, previewNode(n, built));
-  const nodes = t.roots.map((r) => built.get(r)!);
+  // Pre-order walk with an explicit stack: deep transactions need no recursion.
+  const nodes: PreviewNode[] = [];
+  const stack = [...t.roots].reverse().map((id) => ({ id, parentId: null as string | null, depth: 0 }));
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const n = index.nodes.get(next.id)!;
+    nodes.push({ ...previewNode(n), parentId: next.parentId, depth: next.depth });
+    for (let i = n.children.length - 1; i >= 0; i--) {
+      stack.push({ id: n.children[i]!, parentId: n.id, depth: next.depth + 1 });
+    }
+  }
   const inputContracts = m.inputContracts.map((ic) => {
     const c = ic.contract.oneofKind === 'v1' ? ic.contract.v1 : undefined;
     return {
@@ -211,13 +226,14 @@ export function previewPreparedTransaction(
     maxRecordTime: opt(m.maxRecordTime),
     maxRecordTimeSigned: scheme === 'HASHING_SCHEME_VERSION_V3',
     transactionVersion: t.version,
+    roots: [...t.roots],
     nodes,
     nodeCount: index.postOrder.length,
     inputContracts,
     parties: [],
   };
   const parties = new Set<string>(preview.actAs);
-  for (const n of built.values()) nodeParties(n, parties);
+  for (const n of nodes) nodeParties(n, parties);
   for (const c of inputContracts) nodeParties(c, parties);
   preview.parties = [...parties].sort();
   return preview;
