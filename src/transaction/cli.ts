@@ -21,7 +21,9 @@ function readTransaction(file: string | undefined): PreparedTransaction {
   const input = readInput(file);
   try {
     const text = input.toString('latin1');
-    if (input.length > 0 && BASE64_TEXT.test(text)) return decodePreparedTransactionBase64(text);
+    // Line-wrapped base64 (as the `base64` tool prints it) is accepted too.
+    if (input.length > 0 && BASE64_TEXT.test(text))
+      return decodePreparedTransactionBase64(text.replace(/\s+/g, ''));
     return decodePreparedTransaction(new Uint8Array(input));
   } catch (err) {
     throw usage(err);
