@@ -1,7 +1,7 @@
 // `quill serve --demo`: generated secrets kept in .demo/ (git-ignored), a demo key and party, and one
 // prepared transaction written to .demo/submission.json so that a single curl command submits it.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { issueToken, type PartyAdmin } from '../api/index.ts';
 import type { Config } from '../config.ts';
@@ -37,7 +37,11 @@ export async function demoSecrets(config: Config): Promise<DemoSecrets> {
   config.auth = { ...config.auth, jwtSecret: secret, algorithms: ['HS256'] };
   delete config.auth.jwksUrl;
   config.keystorePassphrase ??= await secretFile(join(dir, 'keystore-passphrase'));
-  if (!process.env.KEYS_DIR) config.keysDir = join(dir, 'keys');
+  if (!process.env.KEYS_DIR) {
+    config.keysDir = join(dir, 'keys');
+    // The embedded ledger starts empty: parties registered by an earlier demo run no longer exist on it.
+    await rm(join(config.keysDir, 'parties'), { recursive: true, force: true });
+  }
   return { dir, secret };
 }
 

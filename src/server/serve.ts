@@ -119,7 +119,17 @@ export async function serve(o: ServeOptions): Promise<() => Promise<void>> {
     if (!config.keystorePassphrase) {
       throw new UsageError('KEYSTORE_PASSPHRASE or KEYSTORE_PASSPHRASE_FILE is needed to unlock the keys');
     }
-    keys = new KeyStore({ dir: config.keysDir, passphrase: config.keystorePassphrase });
+    const n = process.env.KEYSTORE_SCRYPT_N?.trim();
+    if (n && !/^\d+$/.test(n)) throw new UsageError('KEYSTORE_SCRYPT_N must be a power of two');
+    try {
+      keys = new KeyStore({
+        dir: config.keysDir,
+        passphrase: config.keystorePassphrase,
+        ...(n ? { scrypt: { N: Number(n) } } : {}),
+      });
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
     signer = new LocalSigner(keys);
     parties = partyServices({
       registry: new PartyRegistry({ dir: config.keysDir }),

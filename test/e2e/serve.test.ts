@@ -1,0 +1,118 @@
+// `quill serve` as a process (embedded sandbox), `quill submit` and `quill tokens issue` against it, the
+// refusals at start, and a graceful SIGTERM.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { describe, expect, inject, it } from 'vitest';
+import { LedgerClient } from '../../src/ledger/index.ts';
+import { freePort } from '../support/redis-global-setup.ts';
+import { noteCommand, prepareOn } from './support.ts';
+
+const SECRET = 'serve-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
+
+function run(args: string[], env: Record<string, string>, timeoutMs = 30_000) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
+    const child = spawn(process.execPath, [resolve('bin/quill.js'), ...args], {
+      env: { PATH: process.env.PATH ?? '', ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      done({ code, stdout, stderr });
+    });
+  });
+}
+
+describe('quill serve', () => {
+  it('refuses to start without auth settings or with a bad value, one line, exit 2', async () => {
+    const noAuth = await run(['serve'], { REDIS_URL: inject('redisUrl') });
+    expect(noAuth.code).toBe(2);
+    expect(noAuth.stderr.trim()).toMatch(
+      /^quill: refusing to start without AUTH_JWT_SECRET or AUTH_JWKS_URL/,
+    );
+    expect(noAuth.stderr.trim().split('\n')).toHaveLength(1);
+    const bad = await run(['serve'], { PORT: '99999', WORKER_CONCURRENCY: 'many', AUTH_JWT_SECRET: SECRET });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/PORT: must be between 1 and 65535; WORKER_CONCURRENCY:/);
+    const token = await run(['tokens', 'issue', '--role', 'read', '--ttl', 'forever'], {
+      AUTH_JWT_SECRET: SECRET,
+    });
+    expect(token.code).toBe(2);
+    expect(token.stderr).toMatch(/invalid ttl/);
+  });
+
+  it('serves on the embedded sandbox, `quill submit --wait` commits, SIGTERM stops it cleanly', {
+    timeout: 90_000,
+  }, async () => {
+    const [port, sandboxPort, scanPort] = [await freePort(), await freePort(), await freePort()];
+    const keysDir = mkdtempSync(join(tmpdir(), 'quill-serve-keys-'));
+    const env = {
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      SANDBOX_PORT: String(sandboxPort),
+      SANDBOX_SCAN_PORT: String(scanPort),
+      REDIS_URL: inject('redisUrl'),
+      REDIS_PREFIX: `serve-${port}`,
+      AUTH_JWT_SECRET: SECRET,
+      KEYSTORE_PASSPHRASE: 'serve passphrase',
+      KEYSTORE_SCRYPT_N: '1024',
+      KEYS_DIR: keysDir,
+    };
+    const server: ChildProcess = spawn(process.execPath, [resolve('bin/quill.js'), 'serve'], {
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: 'ignore',
+    });
+    const exited = new Promise<number | null>((r) => server.on('exit', (code) => r(code)));
+    try {
+      const base = `http://127.0.0.1:${port}`;
+      for (let i = 0; i < 200; i++) {
+        const ok = await fetch(`${base}/readyz`).then(
+          (r) => r.ok,
+          () => false,
+        );
+        if (ok) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const admin = (
+        await run(['tokens', 'issue', '--role', 'admin', '--ttl', '10m'], { AUTH_JWT_SECRET: SECRET })
+      ).stdout.trim();
+      const call = async (path: string, body: unknown) =>
+        (await fetch(`${base}${path}`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        }).then((r) => r.json())) as Record<string, string>;
+      const key = await call('/wallet/v1/keys', { algorithm: 'ed25519' });
+      const party = (await call('/wallet/v1/parties', { keyFingerprint: key.fingerprint, partyHint: 'cli' }))
+        .partyId as string;
+      const ledger = new LedgerClient({ baseUrl: `http://127.0.0.1:${sandboxPort}` });
+      const body = await prepareOn(ledger, party, noteCommand(party));
+      const file = join(keysDir, 'request.json');
+      writeFileSync(file, JSON.stringify(body));
+      const submitter = (
+        await run(['tokens', 'issue', '--role', 'submit', '--party', party], { AUTH_JWT_SECRET: SECRET })
+      ).stdout.trim();
+      const submitted = await run(['submit', '--party', party, file, '--wait', '20'], {
+        QUILL_URL: base,
+        QUILL_TOKEN: submitter,
+      });
+      expect(submitted.stderr).toBe('');
+      expect(submitted.code).toBe(0);
+      expect(JSON.parse(submitted.stdout)).toMatchObject({ status: 'committed', party });
+      const refused = await run(['submit', '--party', 'someone::1220', file], {
+        QUILL_URL: base,
+        QUILL_TOKEN: submitter,
+      });
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/^quill: (PARTY_MISMATCH|PARTY_NOT_ALLOWED): /);
+    } finally {
+      server.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+  });
+});
