@@ -4,6 +4,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { buildPreparedTransaction, encodePreparedTransactionBase64 } from '../../src/transaction/index.ts';
+import { alice, cidA, pkg, sampleInput } from './sample.ts';
 
 const root = new URL('../../', import.meta.url).pathname;
 const captured = JSON.parse(
@@ -19,6 +21,25 @@ const b64File = join(dir, 'tx.b64');
 const binFile = join(dir, 'tx.bin');
 writeFileSync(b64File, `${first.preparedTransactionBase64}\n`);
 writeFileSync(binFile, Buffer.from(first.preparedTransactionBase64, 'base64'));
+// A transaction using a contract key: LF serialization version 2, hashable only with scheme V3.
+const keyedFile = join(dir, 'keyed.b64');
+const keyed = buildPreparedTransaction(
+  sampleInput({
+    roots: [
+      {
+        kind: 'fetch',
+        lfVersion: '2',
+        contractId: cidA,
+        packageName: 'coin',
+        templateId: `${pkg}:Coin:Coin`,
+        signatories: [alice],
+        actingParties: [alice],
+        byKey: true,
+      },
+    ],
+  }),
+);
+writeFileSync(keyedFile, encodePreparedTransactionBase64(keyed).replace(/(.{76})/g, '$1\n'));
 
 function quill(
   args: string[],
@@ -64,6 +85,7 @@ describe('quill tx', () => {
       quill(['tx', 'hash', join(dir, 'missing')]),
       quill(['tx', 'hash', '--scheme', 'v9', b64File]),
       quill(['tx', 'inspect'], Buffer.from([0x0a, 0xff, 0xff])),
+      quill(['tx', 'hash', keyedFile]),
     ]);
     for (const r of results) {
       expect(r.code).toBe(2);
@@ -72,5 +94,13 @@ describe('quill tx', () => {
       expect(r.stderr).not.toMatch(/\bat .*\.ts:\d+/);
     }
     expect(results[2]!.stderr).toContain('unknown hashing scheme');
+    expect(results[4]!.stderr).toContain(
+      'Cannot hash node with LF serialization version V2 using hashing scheme V2',
+    );
+  });
+  it('hashes a keyed, line-wrapped transaction with --scheme v3', async () => {
+    const r = await quill(['tx', 'hash', '--scheme', 'v3', keyedFile]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^[0-9a-f]{64}\n$/);
   });
 });
