@@ -41,7 +41,9 @@ export function checkGetUpdatesRequest(req: GetUpdatesRequest): string | undefin
   if (req.endInclusive !== undefined && req.endInclusive !== null && req.endInclusive < req.beginExclusive) {
     return 'endInclusive must not be before beginExclusive';
   }
-  const legacy = req.filter != null || req.verbose != null;
+  // `verbose` is a proto3 bool: false is indistinguishable from unset, so only `true` counts as legacy use
+  // (the official SDK sends `verbose: false` next to `updateFormat`).
+  const legacy = req.filter != null || req.verbose === true;
   if (legacy && req.updateFormat != null) {
     return 'the legacy filter/verbose fields must not be set together with updateFormat';
   }

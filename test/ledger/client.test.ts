@@ -169,6 +169,12 @@ describe('client-side checks (INVALID_ARGUMENT, nothing sent)', () => {
       /legacy/,
     ],
     [
+      'legacy verbose=true with updateFormat (flats)',
+      () =>
+        client().updatesFlats({ beginExclusive: 0, endInclusive: 5, verbose: true, updateFormat: format }),
+      /legacy/,
+    ],
+    [
       'negative beginExclusive',
       () => client().updatesFlats({ beginExclusive: -1, updateFormat: format }),
       /beginExclusive must not be negative/,
@@ -260,6 +266,14 @@ describe('client-side checks (INVALID_ARGUMENT, nothing sent)', () => {
 });
 
 describe('bodies sent', () => {
+  it('allows verbose=false next to updateFormat (proto3 default, sent by the official SDK)', async () => {
+    server.handle((_req, res) => json(res, 200, []));
+    const client = new LedgerClient({ baseUrl: server.url });
+    const updateFormat = { includeTopologyEvents: { includeParticipantAuthorizationEvents: {} } };
+    await client.updatesFlats({ beginExclusive: 0, endInclusive: 3, verbose: false, updateFormat });
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('normalises numeric strings and sends query parameters of the list endpoints', async () => {
     server.handle((_req, res) => json(res, 200, []));
     const client = new LedgerClient({ baseUrl: server.url });
