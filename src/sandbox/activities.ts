@@ -30,11 +30,19 @@ function ownerOf(n: CommittedNode | undefined): string {
 /** Activities of one committed transaction, in node order. */
 export function activitiesOf(state: SandboxState, tx: Base, offset: number): ActivityRecord[] {
   const out: ActivityRecord[] = [];
-  const base = (nodeId: number) => ({
-    eventId: `#${tx.updateId}:${nodeId}`,
+  // Literals of one fixed shape (V8 keeps them compact; spreads would not).
+  const base = (nodeId: number, type: ActivityRecord['type'], round: number | null): ActivityRecord => ({
+    updateId: tx.updateId,
+    nodeId,
     offset,
     date: tx.effectiveAt,
     domainId: tx.synchronizerId,
+    round,
+    type,
+    owner: undefined,
+    amount: undefined,
+    transfer: undefined,
+    abort: undefined,
   });
   tx.nodes.forEach((n, i) => {
     if (n.kind !== 'exercise' || n.contract.packageName !== COIN_PACKAGE) return;
@@ -44,13 +52,10 @@ export function activitiesOf(state: SandboxState, tx: Base, offset: number): Act
       case 'CoinRules_DevNet_Tap':
       case 'CoinRules_Mint': {
         const tap = n.choice === 'CoinRules_DevNet_Tap';
-        out.push({
-          ...base(n.nodeId),
-          type: tap ? 'devnet_tap' : 'mint',
-          round: tap ? state.currentRound() : null,
-          owner: ownerOf(created[0]),
-          amount: amountOf(created[0]),
-        });
+        const a = base(n.nodeId, tap ? 'devnet_tap' : 'mint', tap ? state.currentRound() : null);
+        a.owner = ownerOf(created[0]);
+        a.amount = amountOf(created[0]);
+        out.push(a);
         return;
       }
       case 'Holding_Transfer': {
@@ -58,9 +63,7 @@ export function activitiesOf(state: SandboxState, tx: Base, offset: number): Act
         const input = amountOf(n);
         const receiver = created[0];
         out.push({
-          ...base(n.nodeId),
-          type: 'transfer',
-          round: state.currentRound(),
+          ...base(n.nodeId, 'transfer', state.currentRound()),
           transfer: {
             sender,
             inputAmount: input,
@@ -81,9 +84,7 @@ export function activitiesOf(state: SandboxState, tx: Base, offset: number): Act
           : undefined;
         // Synthesised like scan does for two-step transfers: funds stay (locked) with the sender, round 0.
         out.push({
-          ...base(n.nodeId),
-          type: 'transfer',
-          round: 0,
+          ...base(n.nodeId, 'transfer', 0),
           transfer: {
             sender,
             inputAmount: 0n,
@@ -103,9 +104,7 @@ export function activitiesOf(state: SandboxState, tx: Base, offset: number): Act
       case 'TransferInstruction_Accept': {
         const amount = amountOf(n);
         out.push({
-          ...base(n.nodeId),
-          type: 'transfer',
-          round: 0,
+          ...base(n.nodeId, 'transfer', 0),
           transfer: {
             sender: text(field(arg, 'sender')) ?? '',
             inputAmount: amount,
@@ -121,9 +120,7 @@ export function activitiesOf(state: SandboxState, tx: Base, offset: number): Act
       case 'TransferInstruction_Reject':
       case 'TransferInstruction_Withdraw':
         out.push({
-          ...base(n.nodeId),
-          type: 'abort_transfer_instruction',
-          round: null,
+          ...base(n.nodeId, 'abort_transfer_instruction', null),
           abort: {
             kind: n.choice === 'TransferInstruction_Reject' ? 'reject' : 'withdraw',
             cid: n.contract.contractId,
@@ -145,7 +142,7 @@ export function activityJson(a: ActivityRecord) {
   const synthesised = t?.kind === 'create_transfer_instruction' || t?.kind === 'transfer_instruction_accept';
   return {
     activity_type: a.type,
-    event_id: a.eventId,
+    event_id: `#${a.updateId}:${a.nodeId}`,
     offset: `00${a.offset.toString(16).padStart(16, '0')}`,
     date: a.date,
     domain_id: a.domainId,

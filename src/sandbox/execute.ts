@@ -199,6 +199,8 @@ function committedNodes(state: SandboxState, plan: ExecutionPlan, effective: big
         createdAtMicros: effective,
         createdOffset: 0,
         createdNodeId: nodeId,
+        archivedOffset: undefined,
+        archivedNodeId: undefined,
         synchronizerId: plan.synchronizerId,
       };
       local.set(c.contractId, contract);

@@ -35,6 +35,8 @@ function toCommitted(
         createdAtMicros: effective,
         createdOffset: 0,
         createdNodeId: nodeId,
+        archivedOffset: undefined,
+        archivedNodeId: undefined,
         synchronizerId,
       };
       local.set(contract.contractId, contract);
@@ -74,7 +76,7 @@ export function submitInternal(
   commandId?: string,
 ): TransactionUpdate {
   const draft = interpret(state, commands, actAs);
-  return commitNodes(state, draft.roots, actAs, commandId ?? `sandbox-internal-${++counter}`);
+  return commitNodes(state, draft.roots, actAs, commandId ?? ['sandbox-internal-', ++counter].join(''));
 }
 
 function commitNodes(
@@ -90,7 +92,7 @@ function commitNodes(
     commandId,
     workflowId: '',
     userId: 'participant_admin',
-    submissionId: `${commandId}-submission`,
+    submissionId: commandId,
     actAs,
     effectiveAt: isoFromMicros(now),
     recordTime: isoFromMicros(now),

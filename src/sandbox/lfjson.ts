@@ -104,7 +104,8 @@ export function isoFromMicros(micros: bigint): string {
   const ms = micros / 1000n;
   const base = new Date(Number(ms)).toISOString().slice(0, 19);
   const frac = ((micros % 1_000_000n) + 1_000_000n) % 1_000_000n;
-  if (frac === 0n) return `${base}Z`;
+  // join() yields a flat string; template concatenation would keep a rope (memory of 1M+ updates).
+  if (frac === 0n) return [base, 'Z'].join('');
   const digits = frac.toString().padStart(6, '0');
-  return `${base}.${digits.endsWith('000') ? digits.slice(0, 3) : digits}Z`;
+  return [base, '.', digits.endsWith('000') ? digits.slice(0, 3) : digits, 'Z'].join('');
 }

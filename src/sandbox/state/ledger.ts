@@ -6,6 +6,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { RegisteredKey } from '../keys.ts';
 import { isoFromMicros } from '../lfjson.ts';
+import { Interner } from './intern.ts';
 import { UpdateLog } from './log.ts';
 import { PackageStore } from './packages.ts';
 import type {
@@ -68,6 +69,7 @@ export class SandboxState {
   /** Added to the wall clock (tests move time forward to pass max record times). */
   clockOffsetMs = 0;
   private lastMicros = 0n;
+  private readonly interner = new Interner();
   private readonly startedAt = Date.now();
 
   constructor(opts: SandboxStateOptions = {}) {
@@ -94,12 +96,18 @@ export class SandboxState {
     return 1 + Math.floor((Date.now() + this.clockOffsetMs - this.startedAt) / 600_000);
   }
 
+  // Ids are built from one buffer so they are flat strings (a concatenation would keep a rope per id).
   newUpdateId(): string {
-    return `1220${randomBytes(32).toString('hex')}`;
+    const b = randomBytes(34);
+    b[0] = 0x12;
+    b[1] = 0x20;
+    return b.toString('hex');
   }
 
   newContractId(): string {
-    return `00${randomBytes(32).toString('hex')}`;
+    const b = randomBytes(33);
+    b[0] = 0;
+    return b.toString('hex');
   }
 
   /** Allocates a local (participant-signed) party and publishes its hosting as a topology event. */
@@ -150,6 +158,7 @@ export class SandboxState {
   private appendTopology(synchronizerId: string, events: TopologyEventRecord[]): TopologyUpdate {
     return this.log.append({
       kind: 'topology',
+      offset: 0,
       updateId: this.newUpdateId(),
       synchronizerId,
       recordTime: isoFromMicros(this.nowMicros()),
@@ -166,7 +175,7 @@ export class SandboxState {
     changeKey: string | undefined,
     activities: (offset: number) => ActivityRecord[],
   ): TransactionUpdate {
-    const record = this.log.append({ kind: 'transaction', ...draft });
+    const record = this.log.append(this.compact(draft));
     for (const n of record.nodes) {
       if (n.kind === 'create') {
         n.contract.createdOffset = record.offset;
@@ -188,11 +197,53 @@ export class SandboxState {
       });
     }
     this.commits.set(record.commandId, (this.commits.get(record.commandId) ?? 0) + 1);
-    for (const a of activities(record.offset)) {
-      this.activityIndex.set(a.eventId, this.activities.length);
-      this.activities.push(a);
-    }
+    const list = activities(record.offset);
+    if (list.length > 0) this.activityIndex.set(record.updateId, this.activities.length);
+    for (const a of list) this.activities.push(a);
     return record;
+  }
+
+  /** Shares repeated immutable pieces of an update with earlier ones (memory for 1M+ updates). */
+  private compact(draft: Omit<TransactionUpdate, 'offset' | 'kind'>): TransactionUpdate {
+    const i = this.interner;
+    const seen = new Set<Contract>();
+    for (const n of draft.nodes) {
+      const c = n.contract;
+      if (!seen.has(c) && c.createdOffset === 0) {
+        seen.add(c);
+        c.templateId = i.str(c.templateId);
+        c.packageId = i.str(c.packageId);
+        c.packageName = i.str(c.packageName);
+        c.argument = i.value(c.argument) ?? c.argument;
+        c.signatories = i.arr(c.signatories);
+        c.stakeholders = i.arr(c.stakeholders);
+        c.synchronizerId = i.str(c.synchronizerId);
+        if (c.createdAt === draft.effectiveAt) c.createdAt = draft.effectiveAt;
+      }
+      if (n.kind === 'exercise') {
+        n.choice = i.str(n.choice);
+        n.choiceArgument = i.value(n.choiceArgument) ?? n.choiceArgument;
+        n.result = i.value(n.result);
+        n.actingParties = i.arr(n.actingParties);
+      }
+    }
+    // One literal with a fixed shape: V8 keeps it a compact in-object layout.
+    return {
+      kind: 'transaction',
+      offset: 0,
+      updateId: draft.updateId,
+      commandId: draft.commandId,
+      workflowId: i.str(draft.workflowId),
+      userId: i.str(draft.userId),
+      submissionId: draft.submissionId,
+      actAs: i.arr(draft.actAs),
+      effectiveAt: draft.effectiveAt,
+      recordTime: draft.recordTime === draft.effectiveAt ? draft.effectiveAt : draft.recordTime,
+      synchronizerId: i.str(draft.synchronizerId),
+      nodes: draft.nodes,
+      externalTransactionHash: draft.externalTransactionHash,
+      traceparent: draft.traceparent,
+    };
   }
 
   isActive(contractId: string): boolean {
@@ -200,8 +251,16 @@ export class SandboxState {
     return c !== undefined && c.archivedOffset === undefined;
   }
 
+  /** Index of the activity with event id `#<updateId>:<nodeId>` in `activities`. */
   activityPosition(eventId: string): number | undefined {
-    return this.activityIndex.get(eventId);
+    const m = /^#(.+):(\d+)$/.exec(eventId);
+    if (!m) return undefined;
+    const first = this.activityIndex.get(m[1] ?? '');
+    if (first === undefined) return undefined;
+    for (let i = first; i < this.activities.length && this.activities[i]?.updateId === m[1]; i++) {
+      if (this.activities[i]?.nodeId === Number(m[2])) return i;
+    }
+    return undefined;
   }
 
   /** Prunes the ledger up to `offset` (inclusive): updates and archived contracts are gone. */

@@ -5,7 +5,6 @@
 import type { UpdateRecord } from './types.ts';
 
 type Listener = () => void;
-type Draft = UpdateRecord extends infer U ? (U extends UpdateRecord ? Omit<U, 'offset'> : never) : never;
 
 export class UpdateLog {
   private readonly records: (UpdateRecord | undefined)[] = [];
@@ -22,10 +21,10 @@ export class UpdateLog {
     return this.pruned;
   }
 
-  /** Appends an update at the next offset and wakes streams waiting for new updates. */
-  append<T extends Draft>(draft: T): T & { offset: number } {
-    const record = { ...draft, offset: this.records.length + 1 } as T & { offset: number };
-    this.records.push(record as unknown as UpdateRecord);
+  /** Appends an update (its `offset` is assigned here) and wakes streams waiting for new updates. */
+  append<T extends UpdateRecord>(record: T): T {
+    record.offset = this.records.length + 1;
+    this.records.push(record);
     this.byId.set(record.updateId, record.offset);
     for (const l of this.listeners) l();
     return record;

@@ -120,24 +120,28 @@ export interface UserRecord {
 
 /** One entry of the scan activity feed (snake_case on the wire, rendered in ../activities.ts). */
 export interface ActivityRecord {
-  eventId: string;
+  /** event_id is `#<updateId>:<nodeId>`, built when rendered (one shared id string per update in memory). */
+  updateId: string;
+  nodeId: number;
   offset: number;
   date: string;
   domainId: string;
   round: number | null;
   type: 'transfer' | 'mint' | 'devnet_tap' | 'abort_transfer_instruction';
-  owner?: string;
-  amount?: bigint;
-  transfer?: {
-    sender: string;
-    inputAmount: bigint;
-    changeAmount: bigint;
-    receivers: { party: string; amount: bigint }[];
-    description: string | null;
-    kind: 'create_transfer_instruction' | 'transfer_instruction_accept' | null;
-    instructionReceiver?: string;
-    instructionAmount?: bigint;
-    instructionCid?: string;
-  };
-  abort?: { kind: 'withdraw' | 'reject'; cid: string };
+  owner: string | undefined;
+  amount: bigint | undefined;
+  transfer:
+    | {
+        sender: string;
+        inputAmount: bigint;
+        changeAmount: bigint;
+        receivers: { party: string; amount: bigint }[];
+        description: string | null;
+        kind: 'create_transfer_instruction' | 'transfer_instruction_accept' | null;
+        instructionReceiver?: string;
+        instructionAmount?: bigint;
+        instructionCid?: string;
+      }
+    | undefined;
+  abort: { kind: 'withdraw' | 'reject'; cid: string } | undefined;
 }
