@@ -11,7 +11,7 @@ import {
   fromTransport,
   invalidArgument,
   invalidResponse,
-  type LedgerError,
+  LedgerError,
   timeoutError,
 } from './errors.ts';
 import { JsCantonError } from './schemas/errors.ts';
@@ -34,6 +34,8 @@ export interface HttpClientOptions {
   fetch?: typeof fetch;
   /** Refresh a provider token this long before its `exp` (default 30 s). */
   tokenRefreshBeforeMs?: number;
+  /** Larger response bodies are refused (`RESPONSE_TOO_LARGE`) instead of exhausting memory; default 64 MiB. */
+  maxResponseBytes?: number;
 }
 
 export interface HttpRequest<T extends z.ZodType> {
@@ -57,11 +59,36 @@ export function formatIssues(error: z.ZodError, max = 5): string {
   return shown.join('; ') + more;
 }
 
+/** The body as text, or undefined once it grows beyond `max` bytes (the rest is not read). */
+async function readBounded(res: Response, max: number): Promise<string | undefined> {
+  const declared = Number(res.headers.get('content-length') ?? Number.NaN);
+  if (declared > max) {
+    await res.body?.cancel();
+    return undefined;
+  }
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel();
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 export class HttpTransport {
   private readonly baseUrl: string;
   private readonly tokens: TokenSource;
   private readonly fetchFn: typeof fetch;
   private readonly timeoutMs: number;
+  private readonly maxResponseBytes: number;
 
   constructor(
     opts: HttpClientOptions,
@@ -79,6 +106,7 @@ export class HttpTransport {
     this.tokens = new TokenSource(opts.token, { refreshBeforeMs: opts.tokenRefreshBeforeMs });
     this.fetchFn = opts.fetch ?? globalThis.fetch;
     this.timeoutMs = opts.timeoutMs ?? 30_000;
+    this.maxResponseBytes = opts.maxResponseBytes ?? 64 * 1024 * 1024;
   }
 
   async call<T extends z.ZodType>(req: HttpRequest<T>, opts: CallOptions = {}): Promise<z.output<T>> {
@@ -129,7 +157,19 @@ export class HttpTransport {
       if (payload !== undefined) init.body = payload;
       const res = await this.fetchFn(this.url(req), init);
       status = res.status;
-      text = await res.text();
+      const body = await readBounded(res, this.maxResponseBytes);
+      if (body === undefined) {
+        return {
+          ok: false,
+          error: new LedgerError({
+            status,
+            code: 'RESPONSE_TOO_LARGE',
+            message: `${what}: response body exceeds ${this.maxResponseBytes} bytes`,
+            outcomeUnknown: status < 300,
+          }),
+        };
+      }
+      text = body;
     } catch (err) {
       return { ok: false, error: failure(err) };
     } finally {

@@ -233,6 +233,22 @@ describe('unreadable 2xx responses', () => {
     expect(err.message).toContain('transaction.updateId');
   });
 
+  it('a body beyond maxResponseBytes is refused, streamed or declared', async () => {
+    const big = new LedgerClient({ baseUrl: server.url, maxResponseBytes: 1000 });
+    server.handle((_req, res) => json(res, 200, { offset: 1, pad: 'x'.repeat(5000) }));
+    let err = await failure(big.ledgerEnd());
+    expect(err).toMatchObject({ status: 200, code: 'RESPONSE_TOO_LARGE', outcomeUnknown: true });
+    server.handle((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      for (let i = 0; i < 20; i++) res.write(' '.repeat(100));
+      res.end('{"offset":1}');
+    });
+    err = await failure(big.ledgerEnd());
+    expect(err.code).toBe('RESPONSE_TOO_LARGE');
+    server.handle((_req, res) => json(res, 200, { offset: 1 }));
+    expect(await big.ledgerEnd()).toEqual({ offset: 1 });
+  });
+
   it('an int64 beyond 2^53 is refused instead of silently rounded', async () => {
     server.handle((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });

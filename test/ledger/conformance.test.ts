@@ -312,3 +312,28 @@ describe('realistic responses conform to the spec and parse with our schemas', (
     expect(L.JsGetTransactionResponse.safeParse({ transaction: broken }).success).toBe(false);
   });
 });
+
+describe('real prepare responses', () => {
+  it('the captured prepared transactions and hashes parse as JsPrepareSubmissionResponse and conform', async () => {
+    const { readFileSync } = await import('node:fs');
+    const file = new URL('../fixtures/vectors/participant-captured.json', import.meta.url);
+    const captured = JSON.parse(readFileSync(file, 'utf8')) as Array<{
+      preparedTransactionBase64: string;
+      expectedHashBase64: string;
+      hashingSchemeVersion: string;
+    }>;
+    expect(captured.length).toBeGreaterThan(0);
+    for (const c of captured) {
+      const body = {
+        preparedTransaction: c.preparedTransactionBase64,
+        preparedTransactionHash: c.expectedHashBase64,
+        hashingSchemeVersion: c.hashingSchemeVersion,
+        hashingDetails: null,
+        costEstimation: null,
+      };
+      spec.expectValidResponse('/v2/interactive-submission/prepare', 'post', 200, body);
+      const parsed = L.JsPrepareSubmissionResponse.parse(body);
+      expect(Buffer.from(parsed.preparedTransactionHash, 'base64')).toHaveLength(32);
+    }
+  });
+});
