@@ -4,10 +4,16 @@
 import { TransactionError } from './errors.ts';
 import { PreparedTransaction } from './types.ts';
 import { validatePreparedTransaction } from './validate.ts';
+import { FastBinaryReader } from './wire-reader.ts';
 import { FastBinaryWriter } from './wire-writer.ts';
 
-const READ = { readUnknownField: 'throw' as const };
+const READ = {
+  readUnknownField: 'throw' as const,
+  readerFactory: (b: Uint8Array) => new FastBinaryReader(b),
+};
 const WRITE = { writeUnknownFields: false, writerFactory: () => new FastBinaryWriter() };
+// Decoding is synchronous, so one writer (and its grown buffer) serves every canonical-form check.
+const canonical = new FastBinaryWriter();
 
 /** Decodes the protobuf bytes of a PreparedTransaction; throws `TransactionError` on any defect. */
 export function decodePreparedTransaction(bytes: Uint8Array): PreparedTransaction {
@@ -18,8 +24,9 @@ export function decodePreparedTransaction(bytes: Uint8Array): PreparedTransactio
   } catch (err) {
     throw protobufError(err);
   }
-  const again = encodePreparedTransaction(tx);
-  if (!sameBytes(again, bytes)) {
+  const w = canonical.reset();
+  PreparedTransaction.internalBinaryWrite(tx, w, WRITE);
+  if (!w.equals(bytes)) {
     throw new TransactionError(
       'NON_CANONICAL_ENCODING',
       'protobuf is not in canonical form (re-encoding does not reproduce it: repeated, default-valued or out-of-order fields)',
@@ -36,7 +43,7 @@ export function decodePreparedTransactionBase64(text: string): PreparedTransacti
   const s = text.trim();
   if (s.length === 0) throw new TransactionError('BAD_BASE64', 'prepared transaction is empty');
   if (!isBase64(s)) throw new TransactionError('BAD_BASE64', 'prepared transaction is not valid base64');
-  return decodePreparedTransaction(new Uint8Array(Buffer.from(s, 'base64')));
+  return decodePreparedTransaction(Buffer.from(s, 'base64'));
 }
 
 export function encodePreparedTransaction(tx: PreparedTransaction): Uint8Array {
@@ -57,10 +64,6 @@ function isBase64(s: string): boolean {
     if (!ok) return false;
   }
   return true;
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && Buffer.compare(a, b) === 0;
 }
 
 function protobufError(err: unknown): TransactionError {

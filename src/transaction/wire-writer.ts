@@ -22,6 +22,19 @@ export class FastBinaryWriter implements IBinaryWriter {
     this.view = new DataView(next.buffer);
   }
 
+  /** Drops anything written so far (the buffer is kept for the next message). */
+  reset(): this {
+    this.pos = 0;
+    this.forks.length = 0;
+    return this;
+  }
+
+  /** Whether the bytes written so far equal `other` (no copy). */
+  equals(other: Uint8Array): boolean {
+    if (this.forks.length > 0 || other.length !== this.pos) return false;
+    return Buffer.compare(this.buf.subarray(0, this.pos), other) === 0;
+  }
+
   finish(): Uint8Array {
     if (this.forks.length > 0) throw new Error('invalid state: unjoined fork');
     const out = this.buf.slice(0, this.pos);

@@ -35,6 +35,13 @@ describe('decodePreparedTransaction', () => {
     const tx = decodePreparedTransaction(good);
     expect(Buffer.compare(encodePreparedTransaction(tx), good)).toBe(0);
   });
+  it('does not alias the input buffer (bytes fields are copied)', () => {
+    const input = new Uint8Array(good);
+    const tx = decodePreparedTransaction(input);
+    const seed = Buffer.from(tx.transaction!.nodeSeeds[0]!.seed).toString('hex');
+    input.fill(0);
+    expect(Buffer.from(tx.transaction!.nodeSeeds[0]!.seed).toString('hex')).toBe(seed);
+  });
   it('accepts base64 with surrounding whitespace', () => {
     const tx = decodePreparedTransactionBase64(`  ${Buffer.from(good).toString('base64')}\n`);
     expect(tx.metadata?.submitterInfo?.commandId).toBe('cmd-1');
