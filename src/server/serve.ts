@@ -18,7 +18,12 @@ export interface ServeOptions {
 
 type Log = (level: 'info' | 'warn' | 'error', msg: string) => void;
 
+const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
+let minLevel = LEVELS.indexOf(process.env.LOG_LEVEL ?? 'info');
+
+/** One JSON line per event on stderr (stdout is for the demo banner); never secrets. */
 const log: Log = (level, msg) => {
+  if (LEVELS.indexOf(level) < minLevel) return;
   process.stderr.write(`${JSON.stringify({ level, time: new Date().toISOString(), msg })}\n`);
 };
 
@@ -60,6 +65,7 @@ function readConfig(): Config {
 /** Starts everything and returns the function that stops it all (graceful: HTTP first, then the worker). */
 export async function serve(o: ServeOptions): Promise<() => Promise<void>> {
   const config = readConfig();
+  minLevel = LEVELS.indexOf(config.logLevel);
   const demo = o.demo ? await demoSecrets(config) : undefined;
   if (demo && config.ledgerUrl) throw new UsageError('--demo runs on the embedded sandbox: unset LEDGER_URL');
 

@@ -37,6 +37,11 @@ function oneLine(text: string, max = 500): string {
 }
 
 const RETRY_LATER_CODES = new Set(['SUBMISSION_ALREADY_IN_FLIGHT']);
+/**
+ * Contention codes (category 2, "retryable") that cannot heal for a prepared transaction: its inputs are
+ * archived for good, and its bytes can never change. Retrying would only burn attempts.
+ */
+const NEVER_HEALS = new Set(['LOCAL_VERDICT_INACTIVE_CONTRACTS', 'CONTRACT_NOT_FOUND']);
 
 export function classifyError(err: unknown): Classification {
   if (!isLedgerErrorLike(err)) {
@@ -58,6 +63,7 @@ export function classifyError(err: unknown): Classification {
   // Already in flight: an earlier attempt may still land; same handling as an unknown outcome.
   if (RETRY_LATER_CODES.has(err.code)) return { kind: 'ambiguous', error };
   if (err.outcomeUnknown || err.errorCategory === 3) return { kind: 'ambiguous', error };
+  if (NEVER_HEALS.has(err.code) && err.definiteAnswer !== false) return { kind: 'rejected', error };
   if (err.retryable) return { kind: 'retryable', error };
   // Our own credentials or a throttle: not the transaction's fault, it has not been applied.
   if (err.status === 401 || err.status === 403 || err.status === 429) return { kind: 'retryable', error };

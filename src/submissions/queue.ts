@@ -24,7 +24,7 @@ export function redisConnection(url: string, extra: RedisOptions = {}): Redis {
 const KEEP_JOBS = { age: 7 * 86_400, count: 200_000 };
 
 export function createQueue(connection: Redis, name: string, prefix: string): Queue<JobData> {
-  return new Queue<JobData>(name, {
+  const queue = new Queue<JobData>(name, {
     connection,
     prefix: `${prefix.replace(/:$/, '')}:bull`,
     defaultJobOptions: {
@@ -34,6 +34,8 @@ export function createQueue(connection: Redis, name: string, prefix: string): Qu
       removeOnFail: KEEP_JOBS,
     },
   });
+  queue.on('error', () => {}); // connection errors: ioredis reconnects, callers see their own failures
+  return queue;
 }
 
 export async function enqueue(queue: Queue<JobData>, record: SubmissionRecord): Promise<void> {

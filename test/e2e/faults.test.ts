@@ -7,9 +7,16 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/index.ts';
+import { mint, type Sandbox } from '../../src/sandbox/index.ts';
 import { freePort } from '../support/redis-global-setup.ts';
-import { noteCommand, prepareOn, startFullWallet, startLedger, walletConfig } from './support.ts';
+import {
+  coinTemplate,
+  noteCommand,
+  prepareOn,
+  startFullWallet,
+  startLedger,
+  walletConfig,
+} from './support.ts';
 
 const N = 500;
 const EXEC = '/v2/interactive-submission/executeAndWaitForTransaction';
@@ -44,6 +51,7 @@ async function startRedis(port: number, dir: string): Promise<ChildProcess> {
     maxRetriesPerRequest: 0,
     retryStrategy: () => null,
   });
+  probe.on('error', () => {});
   for (let i = 0; i < 100; i++) {
     try {
       await probe.connect();
@@ -91,13 +99,39 @@ describe('exactly once under faults', () => {
         (await api.parties.onboard({ keyFingerprint: key.fingerprint, partyHint: `fault${i}` })).partyId,
       );
     }
-    const bodies = [];
-    for (let i = 0; i < N; i++) {
-      const scheme = i % 2 ? 'HASHING_SCHEME_VERSION_V3' : 'HASHING_SCHEME_VERSION_V2';
-      bodies.push(
-        await prepareOn(api.client, parties[i % 4] as string, noteCommand(parties[i % 4] as string), scheme),
+    // 10 double spends: two transfers of the same holding; the ledger takes one and definitely refuses the other.
+    const bob = sandbox.state.allocateLocalParty('bob').partyId;
+    const bodies: Awaited<ReturnType<typeof prepareOn>>[] = [];
+    const pairs: [string, string][] = [];
+    for (let k = 0; k < 10; k++) {
+      const owner = parties[k % 4] as string;
+      const holding = mint(sandbox.state, owner, '10.0000000000').nodes.find(
+        (n) => n.kind === 'create' && n.contract.templateId.endsWith(':Holding'),
       );
+      const cid = holding?.kind === 'create' ? holding.contract.contractId : '';
+      const spend = (amount: string) =>
+        prepareOn(api.client, owner, {
+          ExerciseCommand: {
+            templateId: coinTemplate('Holding'),
+            contractId: cid,
+            choice: 'Holding_Transfer',
+            choiceArgument: { receiver: bob, amount },
+          },
+        });
+      const a = await spend('3.0000000000');
+      const b = await spend('4.0000000000');
+      bodies.push(a, b);
+      pairs.push([a.preparedTransactionHash, b.preparedTransactionHash]);
     }
+    for (let i = bodies.length; i < N; i += 10) {
+      const chunk = Array.from({ length: 10 }, (_, j) => {
+        const party = parties[(i + j) % 4] as string;
+        const scheme = (i + j) % 2 ? 'HASHING_SCHEME_VERSION_V3' : 'HASHING_SCHEME_VERSION_V2';
+        return prepareOn(api.client, party, noteCommand(party), scheme);
+      });
+      bodies.push(...(await Promise.all(chunk)));
+    }
+    const started = Date.now();
     sandbox.faults.configure({
       seed: 7,
       rules: [
@@ -108,6 +142,8 @@ describe('exactly once under faults', () => {
         { kind: 'timeoutAfterCommit', endpoint: EXEC, probability: 0.05, answer: '503' },
         { kind: 'timeoutAfterCommit', endpoint: EXEC, probability: 0.05, answer: 'drop' },
         { kind: 'inFlight', endpoint: EXEC, probability: 0.02 },
+        // slower than the worker's 2 s client timeout: the client gives up, the ledger commits afterwards
+        { kind: 'latency', endpoint: EXEC, probability: 0.03, latencyMs: 2600 },
       ],
     });
 
@@ -137,7 +173,7 @@ describe('exactly once under faults', () => {
     const chaos = (async () => {
       const deadline = Date.now() + 120_000;
       while (Date.now() < deadline) {
-        await sleep(900 + Math.floor(Math.random() * 1200));
+        await sleep(1200 + Math.floor(Math.random() * 1500));
         const counts = await api.wallet.store.countByStatus().catch(() => undefined);
         if (counts && counts.committed + counts.rejected + counts.expired >= N) return;
         const i = Math.floor(Math.random() * workers.length);
@@ -222,10 +258,16 @@ describe('exactly once under faults', () => {
       }
     }
     expect(duplicates).toBe(0);
+    for (const [a, b] of pairs) {
+      const hex = (x: string) => Buffer.from(x, 'base64').toString('hex');
+      const statuses = [byHash.get(hex(a))?.status, byHash.get(hex(b))?.status].sort();
+      expect(statuses).toEqual(['committed', 'rejected']);
+    }
     expect(counts.committed + counts.rejected + counts.expired).toBe(N);
     console.log(
       `faults: ${N} submissions → committed ${counts.committed}, rejected ${counts.rejected}, expired ${counts.expired}; ` +
         `duplicates 0, lost 0; ${attempts} attempts; worker SIGKILLs ${kills}, Redis restarts ${redisRestarts}; ` +
+        `${((Date.now() - started) / 1000).toFixed(1)} s; ` +
         `injected ${JSON.stringify(sandbox.faults.describe().injected)}`,
     );
     expect(redisRestarts).toBe(1);

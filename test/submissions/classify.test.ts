@@ -45,7 +45,28 @@ describe('classifyError', () => {
     ).toBe('retryable');
     expect(classifyError(new Error('socket hang up')).kind).toBe('ambiguous');
   });
-  it('treats definite refusals as rejected', () => {
+  it('treats definite refusals as rejected, also contention that cannot heal', () => {
+    expect(
+      classifyError(
+        ledgerError({
+          code: 'LOCAL_VERDICT_INACTIVE_CONTRACTS',
+          status: 409,
+          errorCategory: 2,
+          retryable: true,
+          definiteAnswer: true,
+        }),
+      ).kind,
+    ).toBe('rejected');
+    expect(
+      classifyError(
+        ledgerError({
+          code: 'LOCAL_VERDICT_LOCKED_CONTRACTS',
+          status: 409,
+          errorCategory: 2,
+          retryable: true,
+        }),
+      ).kind,
+    ).toBe('retryable');
     const c = classifyError(
       ledgerError({ code: 'FAILED_TO_EXECUTE_TRANSACTION', status: 400, errorCategory: 8 }),
     );
