@@ -234,5 +234,11 @@ describe('coin flows prepared by the sandbox, hashed by the SDK and by Quill (V2
     const accepted = await run('transfer instruction accept', bob, accept);
     expect(await createdBy(raw, b, accepted.updateId, 'Quill.Coin:Holding', b)).toHaveLength(1);
     expect(flows).toEqual(['tap', 'transfer', 'transfer instruction', 'transfer instruction accept']);
+
+    // The SDK's history read: latest-pruned-offsets, ledger-end, updates/flats (`verbose: false` + updateFormat).
+    const extended = await sdk.extend({ token: { auth: conn.auth, registries: [] } });
+    const history = await step('token.holdings', () => extended.token.holdings({ partyId: a }));
+    // No token-standard interfaces on the sandbox's coin, so no parsed events; but the stream reached alice's last update.
+    expect(history).toEqual({ transactions: [], nextOffset: accepted.completionOffset });
   }, 60_000);
 });
