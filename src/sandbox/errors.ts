@@ -157,7 +157,7 @@ export const err = {
     new SandboxError(
       'PERMISSION_DENIED',
       7,
-      `The provided JWT token is not sufficient to authorize the intended command: ${why}`,
+      `The provided authorization token is not sufficient to authorize the intended command: ${why}`,
     ),
   prepareFailed: (why: string) =>
     new SandboxError(
