@@ -80,7 +80,7 @@ export function checkContractId(cid: string, where: string): void {
 }
 
 export function checkTimestamp(t: bigint, where: string): void {
-  if (t < MIN_TIMESTAMP || t > MAX_TIMESTAMP)
+  if (typeof t !== 'bigint' || t < MIN_TIMESTAMP || t > MAX_TIMESTAMP)
     fail('INVALID_TIME', `${where}: ${t} is outside the Daml time range`);
 }
 
@@ -113,8 +113,13 @@ export function checkValue(v: Value | undefined, where: string, depth = 0): asse
   switch (s.oneofKind) {
     case 'unit':
     case 'bool':
-    case 'int64':
     case 'text':
+      return;
+    case 'int64':
+      // Decoded values always fit; built ones might not, and would otherwise wrap silently.
+      if (typeof s.int64 !== 'bigint' || s.int64 < -(1n << 63n) || s.int64 >= 1n << 63n) {
+        fail('INVALID_VALUE', `${where}: int64 ${String(s.int64)} out of range`);
+      }
       return;
     case 'numeric':
       canonicalNumeric(s.numeric, where);
@@ -123,8 +128,9 @@ export function checkValue(v: Value | undefined, where: string, depth = 0): asse
       checkTimestamp(s.timestamp, where);
       return;
     case 'date':
-      if (s.date < MIN_DATE || s.date > MAX_DATE)
+      if (!Number.isInteger(s.date) || s.date < MIN_DATE || s.date > MAX_DATE) {
         fail('INVALID_VALUE', `${where}: date ${s.date} out of range`);
+      }
       return;
     case 'party':
       checkParty(s.party, where);

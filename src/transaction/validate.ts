@@ -146,21 +146,32 @@ function checkMetadata(m: Metadata | undefined): asserts m is Metadata {
   checkLedgerString(si.commandId, 'metadata command_id');
   if (m.synchronizerId.length === 0) fail('MISSING_FIELD', 'metadata.synchronizer_id is missing');
   checkUuid(m.transactionUuid, 'metadata transaction_uuid');
-  checkTimestamp(m.preparationTime, 'metadata preparation_time');
+  if (!Number.isInteger(m.mediatorGroup) || m.mediatorGroup < 0 || m.mediatorGroup > 0xffffffff) {
+    fail('INVALID_METADATA', `metadata mediator_group ${m.mediatorGroup} is not a uint32`);
+  }
+  checkWireTime(m.preparationTime, 'metadata preparation_time');
   if (m.minLedgerEffectiveTime !== undefined)
-    checkTimestamp(m.minLedgerEffectiveTime, 'metadata min_ledger_effective_time');
+    checkWireTime(m.minLedgerEffectiveTime, 'metadata min_ledger_effective_time');
   if (m.maxLedgerEffectiveTime !== undefined)
-    checkTimestamp(m.maxLedgerEffectiveTime, 'metadata max_ledger_effective_time');
-  if (m.maxRecordTime !== undefined) checkTimestamp(m.maxRecordTime, 'metadata max_record_time');
+    checkWireTime(m.maxLedgerEffectiveTime, 'metadata max_ledger_effective_time');
+  if (m.maxRecordTime !== undefined) checkWireTime(m.maxRecordTime, 'metadata max_record_time');
   const cids = new Set<string>();
   m.inputContracts.forEach((ic, i) => {
     const w = `input contract ${i}`;
     if (ic.contract.oneofKind !== 'v1') fail('MISSING_FIELD', `${w} has no contract`);
     checkCreate(ic.contract.v1, w);
-    if (ic.createdAt > MAX_TIMESTAMP) fail('INVALID_TIME', `${w}: created_at ${ic.createdAt} out of range`);
+    if (typeof ic.createdAt !== 'bigint' || ic.createdAt < 0n || ic.createdAt > MAX_TIMESTAMP) {
+      fail('INVALID_TIME', `${w}: created_at ${ic.createdAt} out of range`);
+    }
     if (cids.has(ic.contract.v1.contractId)) fail('INVALID_METADATA', `${w}: duplicate contract id`);
     cids.add(ic.contract.v1.contractId);
   });
+}
+
+/** Metadata times are uint64 on the wire: a Daml timestamp that is not before the epoch. */
+function checkWireTime(t: bigint, where: string): void {
+  checkTimestamp(t, where);
+  if (t < 0n) fail('INVALID_TIME', `${where}: ${t} is before 1970`);
 }
 
 /** Validates everything the hash depends on; throws `TransactionError`. */

@@ -109,6 +109,16 @@ describe('decodePreparedTransaction', () => {
     expect(code(mutate((tx) => (tx.metadata!.preparationTime = 1n << 62n)))).toBe('INVALID_TIME');
     expect(code(mutate((tx) => (tx.transaction!.version = '3')))).toBe('UNSUPPORTED_LF_VERSION');
   });
+  it('hashing refuses hand-built values the wire could not carry', () => {
+    const bad = sampleTx();
+    bad.metadata!.mediatorGroup = -1;
+    expect(code(() => hashPreparedTransaction(bad, 'HASHING_SCHEME_VERSION_V2'))).toBe('INVALID_METADATA');
+    const big = sampleTx();
+    const n = big.transaction!.nodes[1]!.versionedNode;
+    if (n.oneofKind !== 'v1' || n.v1.nodeType.oneofKind !== 'create') throw new Error('unexpected');
+    n.v1.nodeType.create.argument = { sum: { oneofKind: 'int64', int64: 1n << 63n } };
+    expect(code(() => hashPreparedTransaction(big, 'HASHING_SCHEME_VERSION_V2'))).toBe('INVALID_VALUE');
+  });
 });
 
 describe('hashPreparedTransaction schemes', () => {
