@@ -4,6 +4,7 @@ import { WILDCARD } from './auth.ts';
 import { err } from './errors.ts';
 import { UNAVAILABLE_TEXT } from './faults.ts';
 import { adminRoutes } from './routes/admin.ts';
+import { completionRoutes } from './routes/completions.ts';
 import { type Env, errorResponse, type Services } from './routes/http.ts';
 import { packageRoutes } from './routes/packages.ts';
 import { partyRoutes } from './routes/parties.ts';
@@ -45,6 +46,7 @@ export function ledgerApp(services: Services): Hono<Env> {
   packageRoutes(app, services);
   updateRoutes(app, services);
   submissionRoutes(app, services);
+  completionRoutes(app, services);
   adminRoutes(app, services);
   return app;
 }

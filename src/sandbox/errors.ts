@@ -57,6 +57,11 @@ export class SandboxError extends Error {
     super(`${code}(${category}): ${cause_}`);
   }
 
+  /** gRPC status code of the category (for completions). */
+  get grpcCode(): number {
+    return CATEGORIES[this.category]?.grpc ?? 13;
+  }
+
   get status(): number {
     return this.statusOverride ?? CATEGORIES[this.category]?.status ?? 500;
   }

@@ -19,7 +19,7 @@ import { activitiesOf } from './activities.ts';
 import { err } from './errors.ts';
 import { checkSignature } from './keys.ts';
 import { isoFromMicros } from './lfjson.ts';
-import { durationMicros, micros } from './prepare.ts';
+import { durationMicros } from './prepare.ts';
 import type { CommittedNode, Contract, SandboxState, TransactionUpdate } from './state/index.ts';
 
 export interface ExecutionPlan {
@@ -242,5 +242,3 @@ function committedNodes(state: SandboxState, plan: ExecutionPlan, effective: big
   for (const root of plan.tx.transaction!.roots) visit(root);
   return out;
 }
-
-export { micros };

@@ -251,6 +251,7 @@ export function renderUpdate(r: UpdateRecord, f: Format) {
     const tx = f.transactions ? renderTransaction(r, f.transactions) : undefined;
     return tx ? { Transaction: { value: tx } } : undefined;
   }
+  if (r.kind !== 'topology') return undefined;
   const topo = f.topology ? renderTopology(r, f.topology) : undefined;
   return topo ? { TopologyTransaction: { value: topo } } : undefined;
 }

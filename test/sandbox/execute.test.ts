@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { decodePreparedTransactionBase64, encodePreparedTransaction } from '../../src/transaction/index.ts';
+import { ledgerSpec } from '../support/openapi.ts';
 import {
   type Alg,
   COIN,
@@ -330,5 +331,64 @@ describe('faults', () => {
     expect(pick(42)).toEqual(pick(42));
     expect(pick(42).filter(Boolean).length).toBeGreaterThan(2);
     sb.faults.configure({});
+  });
+});
+
+describe('asynchronous execute and completions', () => {
+  test('execute answers {}; a duplicate becomes a failed completion (ALREADY_EXISTS), both listed', async () => {
+    const begin = sb.state.log.end;
+    const prepared = await prepare(alice, [tapCommand(sb, alice.partyId, '9.0000000000')]);
+    const first = await call(
+      sb.url,
+      'POST',
+      '/v2/interactive-submission/execute',
+      executeBody(alice, prepared),
+      alice.token,
+    );
+    const second = await call(
+      sb.url,
+      'POST',
+      '/v2/interactive-submission/execute',
+      executeBody(alice, prepared),
+      alice.token,
+    );
+    expect([first.status, first.json, second.status, second.json]).toEqual([200, {}, 200, {}]);
+    const list = await call(
+      sb.url,
+      'POST',
+      '/v2/commands/completions?stream_idle_timeout_ms=50',
+      {
+        userId: alice.userId,
+        parties: [alice.partyId],
+        beginExclusive: begin,
+      },
+      alice.token,
+    );
+    expect(list.status, list.text).toBe(200);
+    ledgerSpec().expectValidResponse('/v2/commands/completions', 'post', 200, list.json);
+    const completions = list.json
+      .map(
+        (c: { completionResponse: { Completion?: { value: unknown } } }) =>
+          c.completionResponse.Completion?.value,
+      )
+      .filter(Boolean);
+    expect(completions).toHaveLength(2);
+    expect(completions[0]).toMatchObject({ commandId: commandIdOf(prepared), status: { code: 0 } });
+    expect(completions[0].updateId).toMatch(/^1220/);
+    expect(completions[1]).toMatchObject({
+      commandId: commandIdOf(prepared),
+      status: { code: 6 },
+      updateId: '',
+    });
+    expect(completions[1].status.message).toContain('DUPLICATE_COMMAND');
+    // A bad signature is still refused synchronously.
+    const bad = await call(
+      sb.url,
+      'POST',
+      '/v2/interactive-submission/execute',
+      executeBody(alice, prepared, { hashingSchemeVersion: 'HASHING_SCHEME_VERSION_V3' }),
+      alice.token,
+    );
+    expect([bad.status, bad.json.code]).toEqual([400, 'FAILED_TO_EXECUTE_TRANSACTION']);
   });
 });

@@ -7,8 +7,7 @@
  */
 import { err } from '../errors.ts';
 import { isoFromMicros } from '../lfjson.ts';
-import { type Format, renderUpdate } from '../render.ts';
-import type { SandboxState } from '../state/index.ts';
+import type { SandboxState, UpdateRecord } from '../state/index.ts';
 import type { Services } from './http.ts';
 
 export interface StreamRequest {
@@ -19,9 +18,12 @@ export interface StreamRequest {
   idleMs: number;
 }
 
+/** What a stream shows of one update (undefined: nothing visible). */
+export type Renderer = (record: UpdateRecord) => unknown;
+
 export async function streamUpdates(
   services: Services,
-  format: Format,
+  render: Renderer,
   req: StreamRequest,
 ): Promise<unknown[]> {
   const { state, options } = services;
@@ -31,7 +33,7 @@ export async function streamUpdates(
   if (req.descending) {
     for (let o = req.end ?? 0; o > req.begin && out.length < take; o--) {
       const rec = state.log.at(o);
-      const u = rec ? renderUpdate(rec, format) : undefined;
+      const u = rec ? render(rec) : undefined;
       if (u) out.push(u);
     }
   } else {
@@ -41,7 +43,7 @@ export async function streamUpdates(
     const scan = (limitOffset: number): boolean => {
       for (; next <= limitOffset && out.length < take; next++) {
         const rec = state.log.at(next);
-        const u = rec ? renderUpdate(rec, format) : undefined;
+        const u = rec ? render(rec) : undefined;
         if (u) {
           out.push(u);
           lastVisible = next;

@@ -10,7 +10,7 @@ import {
   wildcardEventFormat,
 } from '../../ledger/index.ts';
 import { effectiveUserId, requireExecuteAs, requireReadAs } from '../auth.ts';
-import { err } from '../errors.ts';
+import { err, SandboxError } from '../errors.ts';
 import { checkDeduplication, commitExecution, planExecution } from '../execute.ts';
 import { UNAVAILABLE_TEXT } from '../faults.ts';
 import { prepare } from '../prepare.ts';
@@ -22,6 +22,14 @@ export const EXECUTE_PATHS = new Set([
   '/v2/interactive-submission/execute',
   '/v2/interactive-submission/executeAndWait',
   '/v2/interactive-submission/executeAndWaitForTransaction',
+]);
+
+/** Errors the participant answers synchronously even for the asynchronous `execute`. */
+const SYNCHRONOUS = new Set([
+  'INVALID_FIELD',
+  'NEGATIVE_OFFSET',
+  'PERMISSION_DENIED',
+  'SUBMISSION_ALREADY_IN_FLIGHT',
 ]);
 
 function sleep(ms: number): Promise<void> {
@@ -39,8 +47,16 @@ export function submissionRoutes(app: App, services: Services): void {
     return c.json(prepare(state, body));
   });
 
-  /** Runs one execution; returns the committed update, or a Response when a fault hides the outcome. */
-  async function execute(c: Ctx, body: JsExecuteSubmissionRequest): Promise<TransactionUpdate | Response> {
+  /**
+   * Runs one execution; returns the committed update, or a Response when a fault hides the outcome. With
+   * `async` (plain `execute`), rejections after the submission was accepted for processing (duplicate,
+   * inactive inputs, timeout) become failed completions instead of HTTP errors, as on the participant.
+   */
+  async function execute(
+    c: Ctx,
+    body: JsExecuteSubmissionRequest,
+    async = false,
+  ): Promise<TransactionUpdate | Response | undefined> {
     const path = c.req.path;
     const who = caller(c);
     const userId = effectiveUserId(who, body.userId);
@@ -49,16 +65,22 @@ export function submissionRoutes(app: App, services: Services): void {
     const inFlight = state.inFlight.get(plan.changeKey);
     if (inFlight !== undefined) throw err.inFlight(inFlight, plan.changeKey);
     if (faults.pick('inFlight', path)) throw err.inFlight(`${body.submissionId}-concurrent`, plan.changeKey);
-    checkDeduplication(state, plan, state.nowMicros());
-    state.inFlight.set(plan.changeKey, body.submissionId);
     let record: TransactionUpdate;
     try {
-      const latency = faults.pick('latency', path);
-      if (latency) await sleep(latency.latencyMs ?? 100);
-      await faults.whileUnpaused();
-      record = commitExecution(state, plan, c.req.header('traceparent'));
-    } finally {
-      state.inFlight.delete(plan.changeKey);
+      checkDeduplication(state, plan, state.nowMicros());
+      state.inFlight.set(plan.changeKey, body.submissionId);
+      try {
+        const latency = faults.pick('latency', path);
+        if (latency) await sleep(latency.latencyMs ?? 100);
+        await faults.whileUnpaused();
+        record = commitExecution(state, plan, c.req.header('traceparent'));
+      } finally {
+        state.inFlight.delete(plan.changeKey);
+      }
+    } catch (e) {
+      if (!async || !(e instanceof SandboxError) || SYNCHRONOUS.has(e.code)) throw e;
+      state.reject(plan, { code: e.grpcCode, message: `${e.code}(${e.category},0): ${e.cause_}` });
+      return undefined;
     }
     const hide = faults.pick('timeoutAfterCommit', path);
     if (hide?.answer === 'drop') {
@@ -71,18 +93,20 @@ export function submissionRoutes(app: App, services: Services): void {
   }
 
   app.post('/v2/interactive-submission/execute', async (c) => {
-    const out = await execute(c, await readJson(c, JsExecuteSubmissionRequest));
+    const out = await execute(c, await readJson(c, JsExecuteSubmissionRequest), true);
     return out instanceof Response ? out : c.json({});
   });
 
   app.post('/v2/interactive-submission/executeAndWait', async (c) => {
     const out = await execute(c, await readJson(c, JsExecuteSubmissionRequest));
+    if (out === undefined) throw err.internal();
     return out instanceof Response ? out : c.json({ updateId: out.updateId, completionOffset: out.offset });
   });
 
   app.post('/v2/interactive-submission/executeAndWaitForTransaction', async (c) => {
     const body = await readJson(c, JsExecuteSubmissionAndWaitForTransactionRequest);
     const out = await execute(c, body);
+    if (out === undefined) throw err.internal();
     if (out instanceof Response) return out;
     const format = transactionFormatOf(
       body.transactionFormat ?? {

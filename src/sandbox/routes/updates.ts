@@ -148,7 +148,7 @@ export function updateRoutes(app: App, services: Services): void {
       );
     }
     authorizeFormat(caller(c), format);
-    const out = await streamUpdates(services, format, {
+    const out = await streamUpdates(services, (rec) => renderUpdate(rec, format), {
       begin,
       end,
       descending: body.descendingOrder === true,

@@ -246,6 +246,25 @@ export class SandboxState {
     };
   }
 
+  /** Records a failed completion (the command was accepted for processing, then rejected). */
+  reject(
+    c: { commandId: string; userId: string; submissionId: string; actAs: string[]; synchronizerId: string },
+    status: { code: number; message: string },
+  ): void {
+    this.log.append({
+      kind: 'rejection',
+      offset: 0,
+      updateId: '',
+      commandId: c.commandId,
+      userId: this.interner.str(c.userId),
+      submissionId: c.submissionId,
+      actAs: this.interner.arr(c.actAs),
+      recordTime: isoFromMicros(this.nowMicros()),
+      synchronizerId: this.interner.str(c.synchronizerId),
+      status,
+    });
+  }
+
   isActive(contractId: string): boolean {
     const c = this.contracts.get(contractId);
     return c !== undefined && c.archivedOffset === undefined;

@@ -25,7 +25,7 @@ export class UpdateLog {
   append<T extends UpdateRecord>(record: T): T {
     record.offset = this.records.length + 1;
     this.records.push(record);
-    this.byId.set(record.updateId, record.offset);
+    if (record.updateId !== '') this.byId.set(record.updateId, record.offset);
     for (const l of this.listeners) l();
     return record;
   }

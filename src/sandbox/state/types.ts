@@ -77,7 +77,23 @@ export interface TopologyUpdate {
   events: TopologyEventRecord[];
 }
 
-export type UpdateRecord = TransactionUpdate | TopologyUpdate;
+/** A command rejected after submission (async `execute`): it has an offset and a failed completion only. */
+export interface RejectionUpdate {
+  kind: 'rejection';
+  offset: number;
+  /** Always '': rejections have no update id. */
+  updateId: string;
+  commandId: string;
+  userId: string;
+  submissionId: string;
+  actAs: string[];
+  recordTime: string;
+  synchronizerId: string;
+  /** google.rpc.Status of the failed completion. */
+  status: { code: number; message: string };
+}
+
+export type UpdateRecord = TransactionUpdate | TopologyUpdate | RejectionUpdate;
 
 export interface Synchronizer {
   alias: string;
