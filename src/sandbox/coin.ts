@@ -332,3 +332,15 @@ export function interpret(state: SandboxState, commands: unknown[], actAs: strin
   }
   return { roots, inputs: [...ctx.inputs.values()] };
 }
+
+/** Re-runs a choice for a submitted exercise (model conformance): the children and consumption it implies. */
+export function replayChoice(
+  state: SandboxState,
+  contract: Contract,
+  choice: string,
+  arg: unknown,
+  actAs: string[],
+): { children: BuildNode[]; consuming: boolean } {
+  const out = runChoice({ state, actAs, inputs: new Map() }, contract, choice, arg);
+  return { children: out.children, consuming: out.consuming };
+}

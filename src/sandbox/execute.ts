@@ -16,6 +16,7 @@ import {
   validatePreparedTransaction,
 } from '../transaction/index.ts';
 import { activitiesOf } from './activities.ts';
+import { checkConformance } from './conformance.ts';
 import { err } from './errors.ts';
 import { checkSignature } from './keys.ts';
 import { isoFromMicros } from './lfjson.ts';
@@ -144,6 +145,7 @@ export function commitExecution(
     .map((ic) => (ic.contract.oneofKind === 'v1' ? ic.contract.v1.contractId : ''))
     .filter((cid) => !state.isActive(cid));
   if (inactive.length > 0) throw err.inactiveContracts(inactive);
+  checkConformance(state, plan.tx, validatePreparedTransaction(plan.tx));
   const effective =
     meta.minLedgerEffectiveTime !== undefined && meta.minLedgerEffectiveTime > now
       ? meta.minLedgerEffectiveTime

@@ -40,7 +40,8 @@ function invalidSignature(why: string) {
 function partyJson(p: PartyRecord) {
   return {
     party: p.partyId,
-    isLocal: p.isLocal,
+    // Hosted on this participant (external parties too): that is what isLocal reports.
+    isLocal: true,
     localMetadata: { resourceVersion: '0', annotations: p.annotations },
     identityProviderId: p.identityProviderId,
   };
