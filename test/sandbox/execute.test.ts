@@ -3,12 +3,7 @@
 // archived inputs, and the ambiguous "timeout after commit" fault followed by a deduplicated retry.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import {
-  decodePreparedTransactionBase64,
-  encodePreparedTransaction,
-  hashPreparedTransaction,
-} from '../../src/transaction/index.ts';
-import { ledgerSpec } from '../support/openapi.ts';
+import { decodePreparedTransactionBase64, encodePreparedTransaction } from '../../src/transaction/index.ts';
 import {
   type Alg,
   COIN,
@@ -335,120 +330,5 @@ describe('faults', () => {
     expect(pick(42)).toEqual(pick(42));
     expect(pick(42).filter(Boolean).length).toBeGreaterThan(2);
     sb.faults.configure({});
-  });
-});
-
-describe('asynchronous execute and completions', () => {
-  test('execute answers {}; a duplicate becomes a failed completion (ALREADY_EXISTS), both listed', async () => {
-    const begin = sb.state.log.end;
-    const prepared = await prepare(alice, [tapCommand(sb, alice.partyId, '9.0000000000')]);
-    const first = await call(
-      sb.url,
-      'POST',
-      '/v2/interactive-submission/execute',
-      executeBody(alice, prepared),
-      alice.token,
-    );
-    const second = await call(
-      sb.url,
-      'POST',
-      '/v2/interactive-submission/execute',
-      executeBody(alice, prepared),
-      alice.token,
-    );
-    expect([first.status, first.json, second.status, second.json]).toEqual([200, {}, 200, {}]);
-    const list = await call(
-      sb.url,
-      'POST',
-      '/v2/commands/completions?stream_idle_timeout_ms=50',
-      {
-        userId: alice.userId,
-        parties: [alice.partyId],
-        beginExclusive: begin,
-      },
-      alice.token,
-    );
-    expect(list.status, list.text).toBe(200);
-    ledgerSpec().expectValidResponse('/v2/commands/completions', 'post', 200, list.json);
-    const completions = list.json
-      .map(
-        (c: { completionResponse: { Completion?: { value: unknown } } }) =>
-          c.completionResponse.Completion?.value,
-      )
-      .filter(Boolean);
-    expect(completions).toHaveLength(2);
-    expect(completions[0]).toMatchObject({ commandId: commandIdOf(prepared), status: { code: 0 } });
-    expect(completions[0].updateId).toMatch(/^1220/);
-    expect(completions[1]).toMatchObject({
-      commandId: commandIdOf(prepared),
-      status: { code: 6 },
-      updateId: '',
-    });
-    expect(completions[1].status.message).toContain('DUPLICATE_COMMAND');
-    // A bad signature is still refused synchronously.
-    const bad = await call(
-      sb.url,
-      'POST',
-      '/v2/interactive-submission/execute',
-      executeBody(alice, prepared, { hashingSchemeVersion: 'HASHING_SCHEME_VERSION_V3' }),
-      alice.token,
-    );
-    expect([bad.status, bad.json.code]).toEqual([400, 'FAILED_TO_EXECUTE_TRANSACTION']);
-  });
-});
-
-describe('model conformance', () => {
-  /** Re-signs a modified transaction properly: only the templates can refuse it. */
-  function resign(party: Party, tx: ReturnType<typeof decodePreparedTransactionBase64>) {
-    const bytes = Buffer.from(encodePreparedTransaction(tx)).toString('base64');
-    const hash = Buffer.from(hashPreparedTransaction(tx, 'HASHING_SCHEME_VERSION_V2')).toString('base64');
-    return executeBody(party, {
-      preparedTransaction: bytes,
-      preparedTransactionHash: hash,
-      hashingSchemeVersion: 'HASHING_SCHEME_VERSION_V2',
-    });
-  }
-
-  test('a properly signed transaction that inflates a transfer, or creates a Holding alone, is refused', async () => {
-    const tapped = await run(sb, alice, [tapCommand(sb, alice.partyId, '10.0000000000')]);
-    const holding = createdOf(tapped, 'Holding', alice.partyId)[0]!;
-    const prepared = await prepare(alice, [
-      {
-        ExerciseCommand: {
-          templateId: COIN('Holding'),
-          contractId: holding,
-          choice: 'Holding_Transfer',
-          choiceArgument: { receiver: bob.partyId, amount: '4.0000000000' },
-        },
-      },
-    ]);
-    const tx = decodePreparedTransactionBase64(prepared.preparedTransaction);
-    for (const n of tx.transaction!.nodes) {
-      const node = n.versionedNode.oneofKind === 'v1' ? n.versionedNode.v1.nodeType : undefined;
-      if (node?.oneofKind !== 'create' || node.create.argument?.sum.oneofKind !== 'record') continue;
-      for (const f of node.create.argument.sum.record.fields) {
-        if (f.label === 'amount') f.value = { sum: { oneofKind: 'numeric', numeric: '1000000.0000000000' } };
-      }
-    }
-    const inflated = await call(sb.url, 'POST', EXEC, resign(alice, tx), alice.token);
-    expect([inflated.status, inflated.json.code]).toEqual([
-      400,
-      'LOCAL_VERDICT_FAILED_MODEL_CONFORMANCE_CHECK',
-    ]);
-
-    const forged = decodePreparedTransactionBase64(prepared.preparedTransaction);
-    const child = forged.transaction!.nodes.find(
-      (n) => n.versionedNode.oneofKind === 'v1' && n.versionedNode.v1.nodeType.oneofKind === 'create',
-    )!;
-    forged.transaction!.roots = [child.nodeId];
-    forged.transaction!.nodes = [child];
-    forged.transaction!.nodeSeeds = forged.transaction!.nodeSeeds.filter(
-      (s) => String(s.nodeId) === child.nodeId,
-    );
-    forged.metadata!.inputContracts = [];
-    const minted = await call(sb.url, 'POST', EXEC, resign(alice, forged), alice.token);
-    expect([minted.status, minted.json.code]).toEqual([400, 'LOCAL_VERDICT_FAILED_MODEL_CONFORMANCE_CHECK']);
-    // The honest transaction still commits.
-    expect((await call(sb.url, 'POST', EXEC, executeBody(alice, prepared), alice.token)).status).toBe(200);
   });
 });

@@ -48,18 +48,6 @@ describe('scripted scenario, spec-validated', () => {
   let alice: Party;
   let bob: Party;
 
-  test('state and version', async () => {
-    expect((await ok('/v2/version', 'GET', '/v2/version')).version).toMatch(/^3\.5/);
-    expect((await ok('/v2/state/ledger-end', 'GET', '/v2/state/ledger-end')).offset).toBeGreaterThan(0);
-    await ok('/v2/state/latest-pruned-offsets', 'GET', '/v2/state/latest-pruned-offsets');
-    const syncs = await ok('/v2/state/connected-synchronizers', 'GET', '/v2/state/connected-synchronizers');
-    expect(syncs.connectedSynchronizers[0].synchronizerId).toBe(sb.state.defaultSynchronizer);
-    expect((await ok('/v2/authenticated-user', 'GET', '/v2/authenticated-user')).user.id).toBe(
-      'participant_admin',
-    );
-    await ok('/v2/parties/participant-id', 'GET', '/v2/parties/participant-id');
-  });
-
   test('external party onboarding with a RAW Ed25519 key, SDK-style (no Content-Type, encoded path)', async () => {
     const key = newKey('ed25519');
     const synchronizer = sb.state.defaultSynchronizer;
@@ -108,39 +96,6 @@ describe('scripted scenario, spec-validated', () => {
       token: await sb.mintToken(userId),
     };
     bob = await onboard(sb, admin, 'p256', 'bob');
-  });
-
-  test('user management', async () => {
-    await ok('/v2/users', 'POST', '/v2/users', { user: { id: 'carol', isDeactivated: false }, rights: [] });
-    expect((await ok('/v2/users/{user-id}', 'GET', '/v2/users/carol')).user.id).toBe('carol');
-    expect((await ok('/v2/users', 'GET', '/v2/users')).users.length).toBeGreaterThanOrEqual(3);
-    const patched = await ok('/v2/users/{user-id}', 'PATCH', '/v2/users/carol', {
-      user: {
-        id: 'carol',
-        primaryParty: bob.partyId,
-        metadata: { resourceVersion: '0', annotations: { team: 'ops' } },
-      },
-      updateMask: { paths: ['primary_party', 'metadata.annotations'], unknownFields: { fields: {} } },
-    });
-    expect(patched.user).toMatchObject({
-      primaryParty: bob.partyId,
-      metadata: { resourceVersion: '1', annotations: { team: 'ops' } },
-    });
-    await ok('/v2/users/{user-id}/rights', 'POST', '/v2/users/carol/rights', {
-      userId: 'carol',
-      rights: [
-        { kind: { CanReadAs: { value: { party: bob.partyId } } } },
-        { kind: { CanReadAsAnyParty: { value: {} } } },
-      ],
-    });
-    const revoked = await ok('/v2/users/{user-id}/rights', 'PATCH', '/v2/users/carol/rights', {
-      userId: 'carol',
-      rights: [{ kind: { CanReadAsAnyParty: { value: {} } } }],
-    });
-    expect(revoked.newlyRevokedRights).toHaveLength(1);
-    expect((await ok('/v2/users/{user-id}/rights', 'GET', '/v2/users/carol/rights')).rights).toHaveLength(1);
-    await ok('/v2/users/{user-id}', 'DELETE', '/v2/users/carol');
-    expect((await call(sb.url, 'GET', '/v2/users/carol', undefined, admin)).status).toBe(404);
   });
 
   test('coin flows: tap, transfer, transfer instructions (accept, reject, withdraw), V2 and V3', async () => {
