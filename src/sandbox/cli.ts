@@ -1,8 +1,26 @@
 /** `quill sandbox [--port 7575] [--scan-port 7576] [--host 127.0.0.1] [--demo] [--auth-secret S | --no-auth]`. */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { UsageError } from '../cli/support.ts';
+import type { FaultConfig } from './faults.ts';
 import { type AuthConfig, startSandbox } from './index.ts';
+import { FaultConfigSchema } from './routes/admin.ts';
+
+/** `--faults FILE`: a JSON FaultConfig (same as `POST /admin/faults`). */
+function faultsFrom(file: string | undefined): FaultConfig | undefined {
+  if (file === undefined) return undefined;
+  let json: unknown;
+  try {
+    json = JSON.parse(readFileSync(file, 'utf8'));
+  } catch {
+    throw new UsageError(`--faults: cannot read JSON from ${file}`);
+  }
+  const parsed = FaultConfigSchema.safeParse(json);
+  if (!parsed.success)
+    throw new UsageError(`--faults: ${parsed.error.issues[0]?.message ?? 'invalid fault configuration'}`);
+  return parsed.data;
+}
 
 function port(value: string, name: string): number {
   const n = Number(value);
@@ -24,6 +42,7 @@ export function sandboxCommand(): Command {
     )
     .option('--jwks-url <url>', 'verify RS256/ES256 tokens with this JWKS URL instead')
     .option('--no-auth', 'accept every call without a token (explicit opt-out)')
+    .option('--faults <file>', 'JSON fault configuration, as for POST /admin/faults')
     .action(
       async (opts: {
         port: string;
@@ -33,12 +52,14 @@ export function sandboxCommand(): Command {
         authSecret?: string;
         jwksUrl?: string;
         auth: boolean;
+        faults?: string;
       }) => {
         if (!opts.auth && (opts.authSecret || opts.jwksUrl))
           throw new UsageError('--no-auth cannot be combined with --auth-secret or --jwks-url');
         if (opts.authSecret && opts.jwksUrl) throw new UsageError('use either --auth-secret or --jwks-url');
         if (opts.authSecret !== undefined && opts.authSecret.length < 16)
           throw new UsageError('--auth-secret must be at least 16 characters');
+        const faults = faultsFrom(opts.faults);
         let auth: AuthConfig;
         if (!opts.auth) auth = 'none';
         else if (opts.jwksUrl) auth = { jwksUrl: opts.jwksUrl };
@@ -52,6 +73,7 @@ export function sandboxCommand(): Command {
           host: opts.host,
           demo: opts.demo === true,
           auth,
+          faults,
         });
         const out = process.stdout;
         out.write(`sandbox ledger: ${sandbox.url}  (ready: GET ${sandbox.url}/v2/state/ledger-end)\n`);

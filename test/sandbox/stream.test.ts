@@ -120,5 +120,6 @@ describe('demo and CLI', () => {
     await expect(parse(['--no-auth', '--auth-secret', 'x'.repeat(20)])).rejects.toThrow(UsageError);
     await expect(parse(['--port', 'seventy'])).rejects.toThrow(UsageError);
     await expect(parse(['--auth-secret', 'short'])).rejects.toThrow(UsageError);
+    await expect(parse(['--faults', '/nonexistent/faults.json'])).rejects.toThrow(UsageError);
   });
 });
