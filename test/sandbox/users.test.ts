@@ -28,6 +28,26 @@ async function ok(
 }
 
 describe('state and user management, spec-validated', () => {
+  test('local party allocation and the 3.5 /v2/updates list', async () => {
+    const allocated = await ok('/v2/parties', 'POST', '/v2/parties', {
+      partyIdHint: 'local-one',
+      identityProviderId: '',
+      userId: 'participant_admin',
+    });
+    expect(allocated.partyDetails.party).toMatch(/^local-one::1220/);
+    const end = (await ok('/v2/state/ledger-end', 'GET', '/v2/state/ledger-end')).offset;
+    const updates = await ok('/v2/updates', 'POST', '/v2/updates', {
+      beginExclusive: 0,
+      endInclusive: end,
+      updateFormat: {
+        includeTopologyEvents: {
+          includeParticipantAuthorizationEvents: { parties: [allocated.partyDetails.party] },
+        },
+      },
+    });
+    expect(updates).toHaveLength(1);
+  });
+
   test('state and version', async () => {
     expect((await ok('/v2/version', 'GET', '/v2/version')).version).toMatch(/^3\.5/);
     expect((await ok('/v2/state/ledger-end', 'GET', '/v2/state/ledger-end')).offset).toBeGreaterThan(0);
