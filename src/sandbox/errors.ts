@@ -44,6 +44,8 @@ export interface JsCantonErrorBody {
 
 export class SandboxError extends Error {
   override readonly name = 'SandboxError';
+  /** The submission id for errors of a submission (the participant reports it as `correlationId`). */
+  correlationId?: string;
   constructor(
     readonly code: string,
     readonly category: number,
@@ -74,7 +76,7 @@ export class SandboxError extends Error {
     return {
       code: this.code,
       cause: this.cause_,
-      correlationId: correlationId ?? null,
+      correlationId: correlationId ?? this.correlationId ?? null,
       traceId: tid,
       context,
       resources: this.resources,

@@ -161,6 +161,8 @@ describe('deduplication, in-flight, time, inputs', () => {
     expect([again.status, again.json.code]).toEqual([409, 'DUPLICATE_COMMAND']);
     expect(again.json.context.completion_offset).toBe(String(first.json.completionOffset));
     expect(again.json.definiteAnswer).toBe(false);
+    expect(again.json.correlationId).toBe(JSON.parse(again.text).correlationId);
+    expect(again.json.correlationId).toMatch(/^[0-9a-f-]{36}$/);
     expect(sb.state.commits.get(commandIdOf(prepared))).toBe(1);
     // Outside a 1-second period it is no duplicate any more, but the same signed transaction (same contract
     // ids, same transaction uuid) still cannot commit twice.

@@ -92,20 +92,32 @@ export function submissionRoutes(app: App, services: Services): void {
     return record;
   }
 
+  /** Errors of a submission carry its submission id as correlation id. */
+  async function tagged<T>(submissionId: string, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (e) {
+      if (e instanceof SandboxError) e.correlationId = submissionId;
+      throw e;
+    }
+  }
+
   app.post('/v2/interactive-submission/execute', async (c) => {
-    const out = await execute(c, await readJson(c, JsExecuteSubmissionRequest), true);
+    const body = await readJson(c, JsExecuteSubmissionRequest);
+    const out = await tagged(body.submissionId, () => execute(c, body, true));
     return out instanceof Response ? out : c.json({});
   });
 
   app.post('/v2/interactive-submission/executeAndWait', async (c) => {
-    const out = await execute(c, await readJson(c, JsExecuteSubmissionRequest));
+    const body = await readJson(c, JsExecuteSubmissionRequest);
+    const out = await tagged(body.submissionId, () => execute(c, body));
     if (out === undefined) throw err.internal();
     return out instanceof Response ? out : c.json({ updateId: out.updateId, completionOffset: out.offset });
   });
 
   app.post('/v2/interactive-submission/executeAndWaitForTransaction', async (c) => {
     const body = await readJson(c, JsExecuteSubmissionAndWaitForTransactionRequest);
-    const out = await execute(c, body);
+    const out = await tagged(body.submissionId, () => execute(c, body));
     if (out === undefined) throw err.internal();
     if (out instanceof Response) return out;
     const format = transactionFormatOf(
