@@ -137,10 +137,11 @@ export function commitExecution(
 ): TransactionUpdate {
   const now = state.nowMicros();
   const meta = plan.tx.metadata!;
+  // Deduplication is decided before sequencing, so a late retry of a committed command is a duplicate.
+  checkDeduplication(state, plan, now);
   if (meta.maxRecordTime !== undefined && now > meta.maxRecordTime) {
     throw err.notSequencedTimeout(isoFromMicros(meta.maxRecordTime));
   }
-  checkDeduplication(state, plan, now);
   const inactive = meta.inputContracts
     .map((ic) => (ic.contract.oneofKind === 'v1' ? ic.contract.v1.contractId : ''))
     .filter((cid) => !state.isActive(cid));

@@ -170,3 +170,15 @@ describe('model conformance', () => {
     expect((await call(sb.url, 'POST', EXEC, executeBody(alice, prepared), alice.token)).status).toBe(200);
   });
 });
+
+test('a retry after the max record time of a committed command is still a DUPLICATE_COMMAND', async () => {
+  const maxRecordTime = new Date(Date.now() + sb.state.clockOffsetMs + 60_000).toISOString();
+  const prepared = await prepare(alice, [tapCommand(sb, alice.partyId, '1.0000000000')], {
+    maxRecordTime,
+    hashingSchemeVersion: 'HASHING_SCHEME_VERSION_V3',
+  });
+  expect((await call(sb.url, 'POST', EXEC, executeBody(alice, prepared), alice.token)).status).toBe(200);
+  sb.state.clockOffsetMs += 120_000;
+  const late = await call(sb.url, 'POST', EXEC, executeBody(alice, prepared), alice.token);
+  expect([late.status, late.json.code]).toEqual([409, 'DUPLICATE_COMMAND']);
+});
