@@ -64,12 +64,12 @@ export function resolveTemplate(state: SandboxState, id: string): Template {
   if (pkg.startsWith('#')) {
     packageName = pkg.slice(1);
     if (!/^[A-Za-z0-9_-]{1,255}$/.test(packageName)) throw fail.package(packageName);
-    packageId = state.packages.idForName(packageName) ?? registerPackage(state, packageName);
+    packageId = state.packages.idForName(packageName) ?? registerPackage(state, packageName).packageId;
   } else {
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(pkg)) throw fail.preprocessing(`invalid package id ${pkg}`);
     packageId = pkg;
-    packageName =
-      state.packages.get(pkg)?.packageName ?? registerPackage(state, `pkg-${pkg.slice(0, 12)}`, pkg);
+    packageName = (state.packages.get(pkg) ?? registerPackage(state, `pkg-${pkg.slice(0, 12)}`, pkg))
+      .packageName;
   }
   return {
     packageId,
@@ -80,11 +80,12 @@ export function resolveTemplate(state: SandboxState, id: string): Template {
   };
 }
 
-function registerPackage(state: SandboxState, name: string, knownId?: string): string {
+/** Uploads and vets (on this participant) a package the sandbox first hears of in a command. */
+function registerPackage(state: SandboxState, name: string, knownId?: string) {
   const p = state.packages.upload(name, '1.0.0', true, knownId);
   for (const s of state.synchronizers)
     state.packages.vet(state.participantId, s.id, { packageId: p.packageId });
-  return knownId === undefined ? p.packageId : name;
+  return p;
 }
 
 export interface Draft {
