@@ -1,9 +1,9 @@
 // `quill tx hash|inspect` as a user runs it: a real process, exit codes 0 / 2, one-line errors.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { buildPreparedTransaction, encodePreparedTransactionBase64 } from '../../src/transaction/index.ts';
 import { alice, cidA, pkg, sampleInput } from './sample.ts';
 
@@ -17,6 +17,7 @@ const first = captured[0] as {
   expectedHashBase64: string;
 };
 const dir = mkdtempSync(join(tmpdir(), 'quill-tx-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const b64File = join(dir, 'tx.b64');
 const binFile = join(dir, 'tx.bin');
 writeFileSync(b64File, `${first.preparedTransactionBase64}\n`);
