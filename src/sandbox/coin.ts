@@ -11,7 +11,7 @@
  */
 import type { BuildCreate, BuildExercise, BuildNode, Value } from '../transaction/index.ts';
 import { formatAmount, parseAmount } from './decimal.ts';
-import { SandboxError } from './errors.ts';
+import { err, SandboxError } from './errors.ts';
 import { field, text, valueFromJson } from './lfjson.ts';
 import type { Contract, SandboxState } from './state/index.ts';
 
@@ -25,15 +25,6 @@ const fail = {
     new SandboxError('DAML_AUTHORIZATION_ERROR', 8, `Interpretation error: Error: ${why}`, {}, [], true),
   failure: (why: string) =>
     new SandboxError('DAML_FAILURE', 9, `Interpretation error: Error: User failure: ${why}`, {}, [], true),
-  notFound: (cid: string) =>
-    new SandboxError(
-      'CONTRACT_NOT_FOUND',
-      11,
-      `Contract could not be found with id ${cid}`,
-      {},
-      [['CONTRACT_ID', cid]],
-      true,
-    ),
   package: (name: string) =>
     new SandboxError(
       'JSON_API_PACKAGE_SELECTION_FAILED',
@@ -265,10 +256,10 @@ function exerciseNode(ctx: Ctx, c: Contract, choice: string, arg: unknown): Buil
 function activeContract(ctx: Ctx, cid: unknown): Contract {
   if (typeof cid !== 'string') throw fail.preprocessing('contractId must be a string');
   const c = ctx.state.contracts.get(cid);
-  if (!c || c.archivedOffset !== undefined) throw fail.notFound(cid);
+  if (!c || c.archivedOffset !== undefined) throw err.contractNotFound(cid);
   // The coin rules are readable by everyone (explicitly disclosed, as the network's rules contracts are).
   const visible = c.contractId === ctx.state.coinRules || c.stakeholders.some((p) => ctx.actAs.includes(p));
-  if (!visible) throw fail.notFound(cid);
+  if (!visible) throw err.contractNotFound(cid);
   return c;
 }
 

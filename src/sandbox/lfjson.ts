@@ -3,7 +3,7 @@
  * has no package types, so JSON → Value for unknown templates infers the type from the JSON shape (party
  * ids become Party, everything else string-like becomes Text); Value → JSON is exact.
  */
-import type { Identifier, Value } from '../transaction/index.ts';
+import { type Identifier, renderValue, type Value } from '../transaction/index.ts';
 
 const PARTY_LIKE = /^[A-Za-z0-9_-][A-Za-z0-9:_ -]*::1220[0-9a-f]{64}$/;
 const CID_LIKE = /^00[0-9a-f]{64,}$/;
@@ -42,46 +42,7 @@ export function valueFromJson(json: unknown, recordId?: Identifier, depth = 0): 
 }
 
 /** Value → Daml-LF JSON (Int64 and Numeric as strings, as the participant prints them). */
-export function valueToJson(v: Value | undefined): unknown {
-  if (v === undefined) return null;
-  const s = v.sum;
-  switch (s.oneofKind) {
-    case 'unit':
-      return {};
-    case 'bool':
-      return s.bool;
-    case 'int64':
-      return s.int64.toString();
-    case 'numeric':
-      return s.numeric;
-    case 'text':
-      return s.text;
-    case 'party':
-      return s.party;
-    case 'contractId':
-      return s.contractId;
-    case 'date':
-      return new Date(s.date * 86_400_000).toISOString().slice(0, 10);
-    case 'timestamp':
-      return isoFromMicros(s.timestamp);
-    case 'optional':
-      return s.optional.value === undefined ? null : valueToJson(s.optional.value);
-    case 'list':
-      return s.list.elements.map(valueToJson);
-    case 'textMap':
-      return Object.fromEntries(s.textMap.entries.map((e) => [e.key, valueToJson(e.value)]));
-    case 'genMap':
-      return s.genMap.entries.map((e) => [valueToJson(e.key), valueToJson(e.value)]);
-    case 'record':
-      return Object.fromEntries(s.record.fields.map((f) => [f.label, valueToJson(f.value)]));
-    case 'variant':
-      return { tag: s.variant.constructor, value: valueToJson(s.variant.value) };
-    case 'enum':
-      return s.enum.constructor;
-    default:
-      return null;
-  }
-}
+export const valueToJson = renderValue;
 
 /** Field of a record value by label. */
 export function field(v: Value | undefined, label: string): Value | undefined {
