@@ -144,6 +144,8 @@ async function main(): Promise<void> {
       stdio: 'inherit',
       env: {
         ...process.env,
+        PORT: '0',
+        HOST: '127.0.0.1',
         LEDGER_URL: sandbox.url,
         REDIS_URL: redisUrl,
         REDIS_PREFIX: config.redisPrefix,

@@ -22,7 +22,15 @@ function program(): Command {
 }
 
 function subcommands(): Command[] {
-  return [keysCommand(), partiesCommand(), txCommand(), submitCommand(), tokensCommand(), sandboxCommand(), serveCommand()];
+  return [
+    keysCommand(),
+    partiesCommand(),
+    txCommand(),
+    submitCommand(),
+    tokensCommand(),
+    sandboxCommand(),
+    serveCommand(),
+  ];
 }
 
 /** Runs the CLI and returns its exit code (0 ok, 1 failure, 2 bad input or usage). */

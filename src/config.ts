@@ -10,12 +10,12 @@ export class ConfigError extends Error {
   }
 }
 
-const port = (fallback: number) =>
+const port = (fallback: number, min = 1) =>
   z.coerce
     .number({ error: 'must be a port number' })
     .int({ error: 'must be an integer port number' })
-    .min(1, { error: 'must be between 1 and 65535' })
-    .max(65535, { error: 'must be between 1 and 65535' })
+    .min(min, { error: `must be between ${min} and 65535` })
+    .max(65535, { error: `must be between ${min} and 65535` })
     .default(fallback);
 const intIn = (min: number, max: number, fallback: number) =>
   z.coerce
@@ -54,7 +54,7 @@ const list = z
   );
 
 const EnvSchema = z.object({
-  PORT: port(8080),
+  PORT: port(8080, 0), // 0 = any free port
   HOST: z.string().trim().min(1).default('0.0.0.0'),
   REDIS_URL: url(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
   REDIS_PREFIX: z

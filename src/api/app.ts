@@ -7,8 +7,10 @@ import { AuthError } from './auth.ts';
 import type { AppDeps, AppEnv } from './context.ts';
 import { docsRoutes } from './docs.ts';
 import { ApiError, errorJson } from './errors.ts';
+import { probeRoutes } from './probes.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { submissionRoutes } from './routes/submissions.ts';
+import { BatchItem } from './schemas.ts';
 
 function firstIssue(error: { issues: { path: PropertyKey[]; message: string }[] }): string {
   const issue = error.issues[0];
@@ -63,23 +65,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   });
   app.notFound((c) => errorJson(c, 404, 'NOT_FOUND', `no route ${c.req.method} ${c.req.path}`));
 
-  app.get('/healthz', (c) => c.json({ status: 'ok' }));
-  app.get('/readyz', async (c) => {
-    const [redis, ledger] = await Promise.allSettled([deps.redis.ping(), deps.ledgerReady()]);
-    const ok = redis.status === 'fulfilled' && ledger.status === 'fulfilled';
-    return c.json(
-      {
-        status: ok ? 'ok' : 'unavailable',
-        redis: redis.status === 'fulfilled',
-        ledger: ledger.status === 'fulfilled',
-      },
-      ok ? 200 : 503,
-    );
-  });
-  app.get('/metrics', async (c) => {
-    c.header('content-type', deps.metrics.registry.contentType);
-    return c.body(await deps.metrics.registry.metrics());
-  });
+  probeRoutes(app, deps);
   docsRoutes(app);
 
   app.use(
@@ -106,6 +92,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   submissionRoutes(app, deps);
   adminRoutes(app, deps);
 
+  app.openAPIRegistry.register('BatchSubmissionItem', BatchItem);
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
     type: 'http',
     scheme: 'bearer',

@@ -13,4 +13,5 @@ export {
 } from './auth.ts';
 export type { AppDeps, KeyAdmin, PartyAdmin } from './context.ts';
 export { ApiError, ErrorBody } from './errors.ts';
+export { type ProbeDeps, probeRoutes } from './probes.ts';
 export type { KeyView, PartyView } from './schemas.ts';

@@ -74,8 +74,13 @@ export const BatchItem = SubmissionBody.extend({
   .strict()
   .openapi('BatchSubmissionItem');
 
+/** Items are validated one by one (a bad item is a 400 in its own result, not a failed batch). */
 export const BatchBody = z
-  .object({ submissions: z.array(BatchItem).min(1) })
+  .object({
+    submissions: z
+      .array(z.unknown().openapi({ $ref: '#/components/schemas/BatchSubmissionItem' } as never))
+      .min(1),
+  })
   .strict()
   .openapi('BatchSubmissionRequest');
 

@@ -164,7 +164,8 @@ export async function serve(o: ServeOptions): Promise<() => Promise<void>> {
     throw err;
   }
   stops.unshift(() => wallet.close());
-  if (wallet.url) log('info', `wallet API on ${wallet.url} (docs ${wallet.url}/docs)`);
+  if (wallet.url && o.role !== 'worker') log('info', `wallet API on ${wallet.url} (docs ${wallet.url}/docs)`);
+  if (wallet.url && o.role === 'worker') log('info', `worker probes and metrics on ${wallet.url}`);
   if (o.role !== 'api')
     log('info', `worker on queue ${config.queue.name} (concurrency ${config.queue.concurrency})`);
 

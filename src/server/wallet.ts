@@ -2,8 +2,9 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { Queue, Worker } from 'bullmq';
+import { Hono } from 'hono';
 import type { Redis } from 'ioredis';
-import { type AppDeps, createApp, type PartyAdmin, type Verifier } from '../api/index.ts';
+import { type AppDeps, createApp, type PartyAdmin, probeRoutes, type Verifier } from '../api/index.ts';
 import type { Config } from '../config.ts';
 import type { KeyStore, Signer } from '../signing/index.ts';
 import {
@@ -49,6 +50,32 @@ export interface RunningWallet {
   metrics: PipelineMetrics;
   worker?: Worker<JobData>;
   close(): Promise<void>;
+}
+
+type Fetch = (req: Request) => Response | Promise<Response>;
+
+async function listen(
+  fetch: Fetch,
+  config: Config,
+): Promise<{ port: number; url: string; close(): Promise<void> }> {
+  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+    const s = serve({ fetch, port: config.port, hostname: config.host }, () => resolve(s));
+    s.once('error', reject);
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    port,
+    url: `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
+        setTimeout(
+          () => (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.(),
+          2000,
+        );
+      }),
+  };
 }
 
 export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
@@ -97,24 +124,29 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
       batchMax: config.batchMax,
       waitMaxSeconds: config.waitMaxSeconds,
     };
-    const app = createApp(deps);
-    const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
-      const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
-      s.once('error', reject);
-    });
-    port = (server.address() as AddressInfo).port;
-    url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
+    const server = await listen(createApp(deps).fetch, config);
+    port = server.port;
+    url = server.url;
     closers.push(async () => {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        (server as unknown as { closeIdleConnections?: () => void }).closeIdleConnections?.();
-        setTimeout(
-          () => (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.(),
-          2000,
-        );
-      });
+      await server.close();
       await waiter.close();
     });
+  }
+
+  if (o.role === 'worker') {
+    // A worker-only process still answers /healthz, /readyz and /metrics (its attempts are counted here).
+    const probes = new Hono();
+    probeRoutes(probes, {
+      redis,
+      metrics,
+      ledgerReady: async () => {
+        await o.ledger.ledgerEnd();
+      },
+    });
+    const server = await listen(probes.fetch, config);
+    port = server.port;
+    url = server.url;
+    closers.push(() => server.close());
   }
 
   if (o.role !== 'api') {

@@ -38,6 +38,7 @@ describe('probes, metrics, OpenAPI and docs', () => {
     const schemas = (doc.json.components as { schemas: Record<string, unknown> }).schemas;
     expect(schemas.Error).toBeDefined();
     expect(schemas.Submission).toBeDefined();
+    expect(schemas.BatchSubmissionItem).toBeDefined();
     const html = await h.call('GET', '/docs');
     expect(html.text).toContain('/docs/assets/swagger-ui-dist/swagger-ui-bundle.js');
     expect(html.text).not.toMatch(/cdn\.|unpkg|jsdelivr/);

@@ -215,13 +215,19 @@ describe('accepting', () => {
     const ok = prepared(alice.id).body;
     const res = await h.call('POST', '/wallet/v1/submissions/batch', {
       body: {
-        submissions: [ok, { ...ok, preparedTransactionHash: '00'.repeat(32) }, prepared('zed::1220ab').body],
+        submissions: [
+          ok,
+          { ...ok, preparedTransactionHash: '00'.repeat(32) },
+          prepared('zed::1220ab').body,
+          { foo: 1 },
+        ],
       },
       token: submitToken,
     });
     expect(res.status).toBe(200);
     const items = res.json.items as { index: number; status: number; error?: { code: string } }[];
-    expect(items.map((i) => i.status)).toEqual([202, 422, 422]);
+    expect(items.map((i) => i.status)).toEqual([202, 422, 422, 400]);
+    expect(items[3]?.error?.code).toBe('INVALID_REQUEST');
     expect(items[1]?.error?.code).toBe('HASH_MISMATCH');
     const big = await h.call('POST', '/wallet/v1/submissions/batch', {
       body: { submissions: Array.from({ length: 6 }, () => ok) },

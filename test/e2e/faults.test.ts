@@ -148,6 +148,8 @@ describe('exactly once under faults', () => {
     });
 
     const workerEnv = {
+      PORT: '0',
+      HOST: '127.0.0.1',
       LEDGER_URL: sandbox.url,
       REDIS_URL: redisUrl,
       REDIS_PREFIX: config.redisPrefix,

@@ -38,12 +38,49 @@ describe('quill serve', () => {
     expect(noAuth.stderr.trim().split('\n')).toHaveLength(1);
     const bad = await run(['serve'], { PORT: '99999', WORKER_CONCURRENCY: 'many', AUTH_JWT_SECRET: SECRET });
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/PORT: must be between 1 and 65535; WORKER_CONCURRENCY:/);
+    expect(bad.stderr).toMatch(/PORT: must be between 0 and 65535; WORKER_CONCURRENCY:/);
     const token = await run(['tokens', 'issue', '--role', 'read', '--ttl', 'forever'], {
       AUTH_JWT_SECRET: SECRET,
     });
     expect(token.code).toBe(2);
     expect(token.stderr).toMatch(/invalid ttl/);
+  });
+
+  it('a worker-only process answers probes and metrics, and stops on SIGTERM', {
+    timeout: 30_000,
+  }, async () => {
+    const port = await freePort();
+    const worker = spawn(process.execPath, [resolve('bin/quill.js'), 'serve', '--role', 'worker'], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        REDIS_URL: inject('redisUrl'),
+        REDIS_PREFIX: `worker-${port}`,
+        LEDGER_URL: 'http://127.0.0.1:9',
+        LEDGER_TIMEOUT_MS: '500',
+      },
+      stdio: 'ignore',
+    });
+    const exited = new Promise<number | null>((r) => worker.on('exit', (code) => r(code)));
+    try {
+      let metrics = '';
+      for (let i = 0; i < 150 && !metrics; i++) {
+        metrics = await fetch(`http://127.0.0.1:${port}/metrics`).then(
+          (r) => r.text(),
+          () => '',
+        );
+        if (!metrics) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(metrics).toContain('quill_submission_attempts_total');
+      const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+      expect(ready.status).toBe(503);
+      expect(await ready.json()).toMatchObject({ redis: true, ledger: false });
+      expect((await fetch(`http://127.0.0.1:${port}/wallet/v1/submissions`)).status).toBe(404);
+    } finally {
+      worker.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
   });
 
   it('serves on the embedded sandbox, `quill submit --wait` commits, SIGTERM stops it cleanly', {

@@ -10,6 +10,7 @@ import { type AppDeps, type AppEnv, need, visible } from '../context.ts';
 import { ApiError, errorResponses } from '../errors.ts';
 import {
   BatchBody,
+  BatchItem,
   BatchResult,
   IdempotencyHeader,
   ListQuery,
@@ -114,7 +115,15 @@ export function submissionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void 
       throw new ApiError(413, 'BATCH_TOO_LARGE', `at most ${deps.batchMax} submissions per batch`);
     }
     const items = await Promise.all(
-      submissions.map(async ({ idempotencyKey, ...req }, index) => {
+      submissions.map(async (raw, index) => {
+        const parsed = BatchItem.safeParse(raw);
+        if (!parsed.success) {
+          const issue = parsed.error.issues[0];
+          const where = issue?.path.map(String).join('.');
+          const message = issue ? (where ? `${where}: ${issue.message}` : issue.message) : 'invalid item';
+          return { index, status: 400, error: { code: 'INVALID_REQUEST', message } };
+        }
+        const { idempotencyKey, ...req } = parsed.data;
         try {
           const { record: rec } = await acceptSubmission(deps.accept, req, who, idempotencyKey);
           return { index, status: isTerminal(rec.status) ? 200 : 202, submission: rec };

@@ -1,0 +1,32 @@
+// Health, readiness and Prometheus metrics: served by the API, and alone by a worker-only process.
+import type { Hono } from 'hono';
+import type { Redis } from 'ioredis';
+import type { PipelineMetrics } from '../submissions/index.ts';
+
+export interface ProbeDeps {
+  redis: Redis;
+  /** Resolves when the ledger answers; rejects otherwise. */
+  ledgerReady: () => Promise<void>;
+  metrics: PipelineMetrics;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: any Hono app (typed or not) may carry the probes
+export function probeRoutes(app: Hono<any>, deps: ProbeDeps): void {
+  app.get('/healthz', (c) => c.json({ status: 'ok' }));
+  app.get('/readyz', async (c) => {
+    const [redis, ledger] = await Promise.allSettled([deps.redis.ping(), deps.ledgerReady()]);
+    const ok = redis.status === 'fulfilled' && ledger.status === 'fulfilled';
+    return c.json(
+      {
+        status: ok ? 'ok' : 'unavailable',
+        redis: redis.status === 'fulfilled',
+        ledger: ledger.status === 'fulfilled',
+      },
+      ok ? 200 : 503,
+    );
+  });
+  app.get('/metrics', async (c) => {
+    c.header('content-type', deps.metrics.registry.contentType);
+    return c.body(await deps.metrics.registry.metrics());
+  });
+}
