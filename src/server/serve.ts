@@ -37,19 +37,31 @@ export function serveCommand(): Command {
     .option('--insecure-no-auth', 'serve the API without authentication (development only)')
     .action(async (o: { role: Role; demo?: boolean; insecureNoAuth?: boolean }) => {
       const stop = await serve({ role: o.role, demo: !!o.demo, insecureNoAuth: !!o.insecureNoAuth });
+      // Graceful shutdown always ends: jobs in flight get SHUTDOWN_TIMEOUT_MS, then the process exits even if
+      // a connection (an unreachable Redis, say) would keep it alive. A second signal exits at once.
+      const graceMs = readConfig().shutdownTimeoutMs + 5_000;
       await new Promise<void>((resolve) => {
         const onSignal = (sig: string) => {
           log('info', `${sig}: shutting down`);
           process.off('SIGTERM', onSignal);
           process.off('SIGINT', onSignal);
+          process.once('SIGTERM', () => process.exit(1));
+          process.once('SIGINT', () => process.exit(1));
+          setTimeout(() => {
+            log('error', `shutdown did not finish within ${graceMs} ms: exiting`);
+            process.exit(1);
+          }, graceMs).unref();
           stop().then(resolve, (err) => {
             log('error', `shutdown failed: ${(err as Error).message}`);
+            process.exitCode = 1;
             resolve();
           });
         };
         process.on('SIGTERM', onSignal);
         process.on('SIGINT', onSignal);
       });
+      // Stopped: leave even if a client library still holds a reconnect timer.
+      setTimeout(() => process.exit(), 1_000).unref();
     });
 }
 

@@ -83,6 +83,34 @@ describe('quill serve', () => {
     expect(await exited).toBe(0);
   });
 
+  it('a worker whose Redis is unreachable still exits after SIGTERM, within the shutdown grace', {
+    timeout: 30_000,
+  }, async () => {
+    const port = await freePort();
+    const deadRedis = await freePort(); // nothing listens there
+    let stderr = '';
+    const worker = spawn(process.execPath, [resolve('bin/quill.js'), 'serve', '--role', 'worker'], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        REDIS_URL: `redis://127.0.0.1:${deadRedis}`,
+        LEDGER_URL: 'http://127.0.0.1:9',
+        SHUTDOWN_TIMEOUT_MS: '1000',
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    worker.stderr?.on('data', (d) => (stderr += d));
+    const exited = new Promise<number | null>((r) => worker.on('exit', (code) => r(code)));
+    for (let i = 0; i < 100 && !stderr.includes('worker on queue'); i++)
+      await new Promise((r) => setTimeout(r, 100));
+    const sentAt = Date.now();
+    worker.kill('SIGTERM');
+    const code = await exited;
+    expect(Date.now() - sentAt).toBeLessThan(1_000 + 5_000 + 3_000);
+    expect(code).not.toBeNull(); // it exited by itself, not killed by a signal
+  });
+
   it('serves on the embedded sandbox, `quill submit --wait` commits, SIGTERM stops it cleanly', {
     timeout: 90_000,
   }, async () => {
