@@ -22,6 +22,11 @@ export interface OnboardInput {
   partyHint: string;
   /** Default: the first of the participant's connected synchronizers. */
   synchronizerId?: string;
+  /**
+   * The wallet's own ledger user: allocate grants it CanActAs for the new party, which the participant
+   * requires before that user may execute the party's transactions (3.5 `userId` on allocate).
+   */
+  userId?: string;
   signal?: AbortSignal;
 }
 
@@ -119,6 +124,7 @@ export async function onboardExternalParty(input: OnboardInput): Promise<Onboard
         synchronizer: synchronizerId,
         onboardingTransactions: topology.topologyTransactions.map((transaction) => ({ transaction })),
         multiHashSignatures: [signature],
+        ...(input.userId ? { userId: input.userId } : {}),
       },
       opts,
     );

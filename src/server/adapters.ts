@@ -86,6 +86,8 @@ export function partyServices(opts: {
   ledger: LedgerClient;
   signer: Signer;
   keys: KeyStore;
+  /** The wallet's ledger user, granted CanActAs for each party it onboards. */
+  userId?: string;
 }): PartyLookup & PartyAdmin {
   return {
     keyOf: async (party) => (await opts.registry.get(party))?.keyFingerprint,
@@ -99,6 +101,7 @@ export function partyServices(opts: {
           keyFingerprint: input.keyFingerprint,
           partyHint: input.partyHint,
           ...(input.synchronizerId ? { synchronizerId: input.synchronizerId } : {}),
+          ...(opts.userId ? { userId: opts.userId } : {}),
         });
         return { partyId: p.partyId, keyFingerprint: p.keyFingerprint, synchronizerId: p.synchronizerId };
       } catch (err) {

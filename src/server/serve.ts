@@ -99,6 +99,8 @@ export async function serve(o: ServeOptions): Promise<() => Promise<void>> {
   const stops: (() => Promise<void>)[] = [];
   let ledgerUrl = config.ledgerUrl;
   let token = ledgerTokenProvider(config);
+  // The ledger user the wallet acts as: onboarding grants it CanActAs for each new party.
+  let walletUser = config.ledgerUserId;
   let sandbox:
     | {
         url: string;
@@ -124,7 +126,10 @@ export async function serve(o: ServeOptions): Promise<() => Promise<void>> {
     sandbox = sb as unknown as NonNullable<typeof sandbox>;
     stops.push(() => sb.close());
     ledgerUrl = sb.url;
-    if (secret) token = await sb.mintToken(config.ledgerUserId ?? 'quill', { admin: true });
+    if (secret) {
+      walletUser = config.ledgerUserId ?? 'quill';
+      token = await sb.mintToken(walletUser, { admin: true });
+    }
     log('info', `embedded sandbox ledger on ${sb.url}, activity feed on ${sb.scanUrl}`);
   }
   if (!ledgerUrl) throw new CommandFailure('no ledger URL');
@@ -154,6 +159,7 @@ export async function serve(o: ServeOptions): Promise<() => Promise<void>> {
       ledger: client,
       signer,
       keys,
+      ...(walletUser ? { userId: walletUser } : {}),
     });
   }
 

@@ -4,6 +4,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { SignJWT } from 'jose';
 import { describe, expect, inject, it } from 'vitest';
 import { LedgerClient } from '../../src/ledger/index.ts';
 import { freePort } from '../support/redis-global-setup.ts';
@@ -111,73 +112,94 @@ describe('quill serve', () => {
     expect(code).not.toBeNull(); // it exited by itself, not killed by a signal
   });
 
-  it('serves on the embedded sandbox, `quill submit --wait` commits, SIGTERM stops it cleanly', {
-    timeout: 90_000,
-  }, async () => {
-    const [port, sandboxPort, scanPort] = [await freePort(), await freePort(), await freePort()];
-    const keysDir = mkdtempSync(join(tmpdir(), 'quill-serve-keys-'));
-    const env = {
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      SANDBOX_PORT: String(sandboxPort),
-      SANDBOX_SCAN_PORT: String(scanPort),
-      REDIS_URL: inject('redisUrl'),
-      REDIS_PREFIX: `serve-${port}`,
-      AUTH_JWT_SECRET: SECRET,
-      KEYSTORE_PASSPHRASE: 'serve passphrase',
-      KEYSTORE_SCRYPT_N: '1024',
-      KEYS_DIR: keysDir,
-    };
-    const server: ChildProcess = spawn(process.execPath, [resolve('bin/quill.js'), 'serve'], {
-      env: { PATH: process.env.PATH ?? '', ...env },
-      stdio: 'ignore',
-    });
-    const exited = new Promise<number | null>((r) => server.on('exit', (code) => r(code)));
-    try {
-      const base = `http://127.0.0.1:${port}`;
-      for (let i = 0; i < 200; i++) {
-        const ok = await fetch(`${base}/readyz`).then(
-          (r) => r.ok,
-          () => false,
-        );
-        if (ok) break;
-        await new Promise((r) => setTimeout(r, 100));
+  it.each([
+    ['off', undefined],
+    ['on', 'sandbox-ledger-secret-0123456789abcdef'],
+  ])(
+    'serves on the embedded sandbox (ledger auth %s), `quill submit --wait` commits, SIGTERM stops it',
+    {
+      timeout: 90_000,
+    },
+    async (_auth, sandboxSecret) => {
+      const [port, sandboxPort, scanPort] = [await freePort(), await freePort(), await freePort()];
+      const keysDir = mkdtempSync(join(tmpdir(), 'quill-serve-keys-'));
+      const env = {
+        PORT: String(port),
+        HOST: '127.0.0.1',
+        SANDBOX_PORT: String(sandboxPort),
+        SANDBOX_SCAN_PORT: String(scanPort),
+        REDIS_URL: inject('redisUrl'),
+        REDIS_PREFIX: `serve-${port}`,
+        AUTH_JWT_SECRET: SECRET,
+        KEYSTORE_PASSPHRASE: 'serve passphrase',
+        KEYSTORE_SCRYPT_N: '1024',
+        KEYS_DIR: keysDir,
+        ...(sandboxSecret ? { SANDBOX_AUTH_SECRET: sandboxSecret } : {}),
+      };
+      const server: ChildProcess = spawn(process.execPath, [resolve('bin/quill.js'), 'serve'], {
+        env: { PATH: process.env.PATH ?? '', ...env },
+        stdio: 'ignore',
+      });
+      const exited = new Promise<number | null>((r) => server.on('exit', (code) => r(code)));
+      try {
+        const base = `http://127.0.0.1:${port}`;
+        for (let i = 0; i < 200; i++) {
+          const ok = await fetch(`${base}/readyz`).then(
+            (r) => r.ok,
+            () => false,
+          );
+          if (ok) break;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        const admin = (
+          await run(['tokens', 'issue', '--role', 'admin', '--ttl', '10m'], { AUTH_JWT_SECRET: SECRET })
+        ).stdout.trim();
+        const call = async (path: string, body: unknown) =>
+          (await fetch(`${base}${path}`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+            body: JSON.stringify(body),
+          }).then((r) => r.json())) as Record<string, string>;
+        const key = await call('/wallet/v1/keys', { algorithm: 'ed25519' });
+        const party = (
+          await call('/wallet/v1/parties', { keyFingerprint: key.fingerprint, partyHint: 'cli' })
+        ).partyId as string;
+        // With ledger auth on, the custody backend prepares as the wallet's ledger user ('quill'), which
+        // onboarding made able to act as the party.
+        const ledgerToken = sandboxSecret
+          ? await new SignJWT({ scope: 'daml_ledger_api' })
+              .setProtectedHeader({ alg: 'HS256' })
+              .setSubject('quill')
+              .setExpirationTime('10m')
+              .sign(new TextEncoder().encode(sandboxSecret))
+          : undefined;
+        const ledger = new LedgerClient({
+          baseUrl: `http://127.0.0.1:${sandboxPort}`,
+          ...(ledgerToken ? { token: ledgerToken } : {}),
+        });
+        const body = await prepareOn(ledger, party, noteCommand(party));
+        const file = join(keysDir, 'request.json');
+        writeFileSync(file, JSON.stringify(body));
+        const submitter = (
+          await run(['tokens', 'issue', '--role', 'submit', '--party', party], { AUTH_JWT_SECRET: SECRET })
+        ).stdout.trim();
+        const submitted = await run(['submit', '--party', party, file, '--wait', '20'], {
+          QUILL_URL: base,
+          QUILL_TOKEN: submitter,
+        });
+        expect(submitted.stderr).toBe('');
+        expect(submitted.code).toBe(0);
+        expect(JSON.parse(submitted.stdout)).toMatchObject({ status: 'committed', party });
+        const refused = await run(['submit', '--party', 'someone::1220', file], {
+          QUILL_URL: base,
+          QUILL_TOKEN: submitter,
+        });
+        expect(refused.code).toBe(2);
+        expect(refused.stderr).toMatch(/^quill: (PARTY_MISMATCH|PARTY_NOT_ALLOWED): /);
+      } finally {
+        server.kill('SIGTERM');
       }
-      const admin = (
-        await run(['tokens', 'issue', '--role', 'admin', '--ttl', '10m'], { AUTH_JWT_SECRET: SECRET })
-      ).stdout.trim();
-      const call = async (path: string, body: unknown) =>
-        (await fetch(`${base}${path}`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-        }).then((r) => r.json())) as Record<string, string>;
-      const key = await call('/wallet/v1/keys', { algorithm: 'ed25519' });
-      const party = (await call('/wallet/v1/parties', { keyFingerprint: key.fingerprint, partyHint: 'cli' }))
-        .partyId as string;
-      const ledger = new LedgerClient({ baseUrl: `http://127.0.0.1:${sandboxPort}` });
-      const body = await prepareOn(ledger, party, noteCommand(party));
-      const file = join(keysDir, 'request.json');
-      writeFileSync(file, JSON.stringify(body));
-      const submitter = (
-        await run(['tokens', 'issue', '--role', 'submit', '--party', party], { AUTH_JWT_SECRET: SECRET })
-      ).stdout.trim();
-      const submitted = await run(['submit', '--party', party, file, '--wait', '20'], {
-        QUILL_URL: base,
-        QUILL_TOKEN: submitter,
-      });
-      expect(submitted.stderr).toBe('');
-      expect(submitted.code).toBe(0);
-      expect(JSON.parse(submitted.stdout)).toMatchObject({ status: 'committed', party });
-      const refused = await run(['submit', '--party', 'someone::1220', file], {
-        QUILL_URL: base,
-        QUILL_TOKEN: submitter,
-      });
-      expect(refused.code).toBe(2);
-      expect(refused.stderr).toMatch(/^quill: (PARTY_MISMATCH|PARTY_NOT_ALLOWED): /);
-    } finally {
-      server.kill('SIGTERM');
-    }
-    expect(await exited).toBe(0);
-  });
+      expect(await exited).toBe(0);
+    },
+  );
 });
