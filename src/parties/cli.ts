@@ -54,6 +54,7 @@ export function partiesCommand(): Command {
           const baseUrl = ledgerUrl(opts.ledgerUrl);
           const keys = keyStoreFromEnv();
           const token = process.env.LEDGER_TOKEN?.trim();
+          const userId = process.env.LEDGER_USER_ID?.trim();
           const party = await onboardExternalParty({
             ledger: new LedgerClient({ baseUrl, ...(token ? { token } : {}) }),
             signer: new LocalSigner(keys),
@@ -62,6 +63,7 @@ export function partiesCommand(): Command {
             keyFingerprint: opts.key,
             partyHint: opts.hint,
             ...(opts.synchronizer !== undefined ? { synchronizerId: opts.synchronizer } : {}),
+            ...(userId ? { userId } : {}),
           });
           if (opts.json) printJson(party);
           else
