@@ -4,6 +4,7 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['./test/support/redis-global-setup.ts'],
+    reporters: ['default', './test/support/summary-reporter.ts'],
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 30_000,
