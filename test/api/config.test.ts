@@ -1,8 +1,8 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.ts';
+import { tempDir } from '../support/tmp.ts';
 
 function problems(env: Record<string, string>): string[] {
   try {
@@ -50,7 +50,7 @@ describe('loadConfig', () => {
   });
 
   it('reads the passphrase file and reports a missing one', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'quill-cfg-'));
+    const dir = tempDir('quill-cfg-');
     writeFileSync(join(dir, 'pass'), 'hunter2-passphrase\n');
     expect(loadConfig({ KEYSTORE_PASSPHRASE_FILE: join(dir, 'pass') }).keystorePassphrase).toBe(
       'hunter2-passphrase',

@@ -1,8 +1,5 @@
 // A wallet API on a real HTTP port with a real Redis, a real key store and real prepared transactions.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { inject } from 'vitest';
 import { issueToken } from '../../src/api/index.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -15,6 +12,7 @@ import {
   encodePreparedTransactionBase64,
   hashPreparedTransaction,
 } from '../../src/transaction/index.ts';
+import { tempDir } from '../support/tmp.ts';
 
 export const SECRET = 'test-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
 export const SYNC = 'global-synchronizer::1220aaaa';
@@ -28,7 +26,7 @@ export const unreachableLedger: LedgerPort = {
 };
 
 export async function apiHarness(env: Record<string, string> = {}) {
-  const dir = mkdtempSync(join(tmpdir(), 'quill-api-'));
+  const dir = tempDir('quill-api-');
   const keys = new KeyStore({ dir, passphrase: 'test passphrase', scrypt: { N: 1024 } });
   const parties = new Map<string, string>();
   const config = loadConfig({

@@ -1,13 +1,13 @@
 // `quill serve` as a process (embedded sandbox), `quill submit` and `quill tokens issue` against it, the
 // refusals at start, and a graceful SIGTERM.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { SignJWT } from 'jose';
 import { describe, expect, inject, it } from 'vitest';
 import { LedgerClient } from '../../src/ledger/index.ts';
 import { freePort } from '../support/redis-global-setup.ts';
+import { tempDir } from '../support/tmp.ts';
 import { noteCommand, prepareOn } from './support.ts';
 
 const SECRET = 'serve-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
@@ -122,7 +122,7 @@ describe('quill serve', () => {
     },
     async (_auth, sandboxSecret) => {
       const [port, sandboxPort, scanPort] = [await freePort(), await freePort(), await freePort()];
-      const keysDir = mkdtempSync(join(tmpdir(), 'quill-serve-keys-'));
+      const keysDir = tempDir('quill-serve-keys-');
       const env = {
         PORT: String(port),
         HOST: '127.0.0.1',

@@ -1,8 +1,5 @@
 // A whole wallet (API + worker, real Redis, real key store) on the embedded sandbox over real HTTP.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createVerifier, issueToken } from '../../src/api/index.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { LedgerClient } from '../../src/ledger/index.ts';
@@ -18,6 +15,7 @@ import { partyServices } from '../../src/server/adapters.ts';
 import { ledgerPort } from '../../src/server/ledger-port.ts';
 import { type Role, startWallet } from '../../src/server/wallet.ts';
 import { KeyStore, LocalSigner } from '../../src/signing/index.ts';
+import { tempDir } from '../support/tmp.ts';
 
 export const SECRET = 'e2e-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
 export type Scheme = 'HASHING_SCHEME_VERSION_V2' | 'HASHING_SCHEME_VERSION_V3';
@@ -53,7 +51,7 @@ export async function startFullWallet(
   role: Role = 'all',
   keysDir?: string,
 ) {
-  const dir = keysDir ?? mkdtempSync(join(tmpdir(), 'quill-e2e-keys-'));
+  const dir = keysDir ?? tempDir('quill-e2e-keys-');
   const client = new LedgerClient({ baseUrl: sandbox.url, timeoutMs: config.ledgerTimeoutMs });
   const keys = new KeyStore({ dir, passphrase: 'e2e passphrase', scrypt: { N: 1024 } });
   const signer = new LocalSigner(keys);
