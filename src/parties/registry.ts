@@ -20,6 +20,7 @@ const FILE_NAME = /^[0-9a-f]{64}\.json$/;
 export class PartyRegistry {
   /** The directory holding the party files (`<keysDir>/parties`). */
   readonly dir: string;
+  readonly #known = new Map<string, PartyRecord>();
 
   constructor(options: { dir: string }) {
     this.dir = join(options.dir, 'parties');
@@ -62,9 +63,14 @@ export class PartyRegistry {
   }
 
   async get(partyId: string): Promise<PartyRecord | undefined> {
+    // A binding never changes once written (a second one is a CONFLICT), so a hit is cached: this lookup is
+    // on every submission's accept path. Misses are not cached (another process may onboard the party).
+    const hit = this.#known.get(partyId);
+    if (hit) return hit;
     const path = this.#path(partyId);
     const record = await this.#read(path);
     if (record && record.partyId !== partyId) throw new PartyError('CORRUPT', `${path}: holds another party`);
+    if (record) this.#known.set(partyId, record);
     return record;
   }
 
