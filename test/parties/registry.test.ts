@@ -18,10 +18,13 @@ describe('PartyRegistry', () => {
   it('stores any party id in its own 0600 file, atomically, and lists them', async () => {
     const dir = await tempDir();
     const registry = new PartyRegistry({ dir });
+    const seen = new Set<string>();
     await fc.assert(
       fc.asyncProperty(
         fc.stringMatching(/^[A-Za-z0-9_ -][A-Za-z0-9:_ -]{0,180}[A-Za-z0-9_ -]$/),
         async (hint) => {
+          fc.pre(!seen.has(hint)); // adding a party again returns the first record (tested below)
+          seen.add(hint);
           const r = record(`${hint}::${fp('b')}`);
           expect(await registry.add(r)).toEqual(r);
           expect(await registry.get(r.partyId)).toEqual(r);
