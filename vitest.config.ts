@@ -5,6 +5,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     globalSetup: ['./test/support/redis-global-setup.ts'],
     reporters: ['default', './test/support/summary-reporter.ts'],
+    setupFiles: ['./test/support/fast-check-setup.ts'],
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 30_000,
