@@ -45,8 +45,6 @@ export function serveCommand(): Command {
           log('info', `${sig}: shutting down`);
           process.off('SIGTERM', onSignal);
           process.off('SIGINT', onSignal);
-          // A dependency that never answers (Redis gone) must not keep the process alive forever.
-          setTimeout(() => process.exit(1), 30_000).unref();
           process.once('SIGTERM', () => process.exit(1));
           process.once('SIGINT', () => process.exit(1));
           setTimeout(() => {
