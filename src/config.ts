@@ -101,6 +101,8 @@ const EnvSchema = z.object({
   RETRY_MAX_DELAY_MS: intIn(1, 3_600_000, 30_000),
   DEDUP_MARGIN_SECONDS: intIn(1, 86_400, 120),
   DEDUP_MAX_SECONDS: intIn(60, 30 * 86_400, 7 * 86_400 - 3600),
+  PREPARATION_TIME_TOLERANCE_SECONDS: intIn(1, 30 * 86_400, 86_400),
+  SETTLE_GRACE_SECONDS: intIn(0, 86_400, 60),
   BATCH_MAX: intIn(1, 10_000, 100),
   WAIT_MAX_SECONDS: intIn(0, 3600, 60),
   ALLOWED_SYNCHRONIZERS: list,
@@ -150,6 +152,12 @@ export interface Config {
     maxDelayMs: number;
   };
   dedup: { marginSeconds: number; maxSeconds: number };
+  /**
+   * When a transaction can no longer commit: `preparationToleranceMs` after its preparation time (the
+   * synchronizer's preparationTimeRecordTimeTolerance), and how long past that (clock skew, ingestion lag)
+   * a submission with an unknown outcome is still watched before it is called expired.
+   */
+  commitWindow: { preparationToleranceMs: number; settleGraceMs: number };
   batchMax: number;
   waitMaxSeconds: number;
   allowedSynchronizers: string[];
@@ -271,6 +279,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxDelayMs: e.RETRY_MAX_DELAY_MS,
     },
     dedup: { marginSeconds: e.DEDUP_MARGIN_SECONDS, maxSeconds: e.DEDUP_MAX_SECONDS },
+    commitWindow: {
+      preparationToleranceMs: e.PREPARATION_TIME_TOLERANCE_SECONDS * 1000,
+      settleGraceMs: e.SETTLE_GRACE_SECONDS * 1000,
+    },
     batchMax: e.BATCH_MAX,
     waitMaxSeconds: e.WAIT_MAX_SECONDS,
     allowedSynchronizers: e.ALLOWED_SYNCHRONIZERS,

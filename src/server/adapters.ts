@@ -34,6 +34,7 @@ export function inspectPrepared(b64: string, scheme: HashingSchemeVersion): Insp
     ...(meta.maxRecordTime !== undefined
       ? { maxRecordTime: new Date(Number(meta.maxRecordTime / 1000n)) }
       : {}),
+    preparationTime: new Date(Number(meta.preparationTime / 1000n)),
   };
 }
 

@@ -115,6 +115,7 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
         allowedSynchronizers: config.allowedSynchronizers,
         defaultUserId: config.ledgerUserId ?? '',
         dedupMaxSeconds: config.dedup.maxSeconds,
+        preparationToleranceMs: config.commitWindow.preparationToleranceMs,
         metrics,
       },
       ...(o.keys ? { keys: keyAdmin(o.keys) } : {}),
@@ -164,6 +165,7 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
           maxDelayMs: config.queue.maxDelayMs,
           dedup: config.dedup,
           ledgerTimeoutMs: config.ledgerTimeoutMs,
+          ...config.commitWindow,
         },
       },
       {

@@ -13,6 +13,8 @@ export interface InspectedTransaction {
   commandId: string;
   synchronizerId: string;
   maxRecordTime?: Date;
+  /** Signed in every scheme; the ledger refuses the transaction once record time is this far past it. */
+  preparationTime?: Date;
 }
 
 /** The wire signature (src/ledger `Signature`). */
@@ -60,6 +62,8 @@ export interface AcceptDeps {
   allowedSynchronizers: string[];
   defaultUserId: string;
   dedupMaxSeconds: number;
+  /** The synchronizer's preparationTimeRecordTimeTolerance (Canton's default: 24 h). */
+  preparationToleranceMs: number;
   metrics?: PipelineMetrics;
   now?: () => number;
 }
@@ -207,6 +211,14 @@ export async function acceptSubmission(
       `max record time ${tx.maxRecordTime.toISOString()} has passed: prepare the transaction again`,
     );
   }
+  const canCommitUntil = commitDeadline(tx, deps.preparationToleranceMs);
+  if (canCommitUntil !== undefined && canCommitUntil <= now()) {
+    throw new SubmissionRefused(
+      422,
+      'TRANSACTION_EXPIRED',
+      `prepared at ${tx.preparationTime?.toISOString()}, longer ago than the ledger's preparation time tolerance: prepare the transaction again`,
+    );
+  }
   const dedupSeconds = requestedDedupSeconds(req.deduplicationPeriod, deps.dedupMaxSeconds);
 
   // Policy passed: sign. The signature is logged (audit stream) in the same script that stores the record.
@@ -225,6 +237,7 @@ export async function acceptSubmission(
     preparedTransactionHash: hashHex,
     hashingSchemeVersion: req.hashingSchemeVersion,
     maxRecordTime: tx.maxRecordTime ? tx.maxRecordTime.toISOString() : null,
+    canCommitUntil: canCommitUntil !== undefined ? new Date(canCommitUntil).toISOString() : null,
     requestedBy: who.subject,
     createdAt: at,
     updatedAt: at,
@@ -234,6 +247,7 @@ export async function acceptSubmission(
     transaction: null,
     error: null,
     reconcileFromOffset: null,
+    reconciledThroughOffset: null,
   };
   const { created, record: stored } = await store.create(
     record,
@@ -254,6 +268,18 @@ export async function acceptSubmission(
   );
   deps.metrics?.accepted.inc({ outcome: 'new' });
   return { record: queued, created: true };
+}
+
+/**
+ * When the ledger stops accepting the transaction: its max record time, or its preparation time plus the
+ * synchronizer's tolerance (Canton's TimeValidator checks both against the sequencing time), whichever is first.
+ */
+function commitDeadline(tx: InspectedTransaction, preparationToleranceMs: number): number | undefined {
+  const limits = [
+    tx.maxRecordTime?.getTime(),
+    tx.preparationTime ? tx.preparationTime.getTime() + preparationToleranceMs : undefined,
+  ].filter((t): t is number => t !== undefined);
+  return limits.length > 0 ? Math.min(...limits) : undefined;
 }
 
 function replay(deps: AcceptDeps, record: SubmissionRecord): AcceptResult {

@@ -14,8 +14,10 @@ export interface ExecutorConfig {
   maxDelayMs: number;
   dedup: { marginSeconds: number; maxSeconds: number };
   ledgerTimeoutMs: number;
-  /** After attempts run out with an unknown outcome, wait for max record time if it is this close. */
-  maxWaitForRecordTimeMs?: number;
+  /** The synchronizer's preparation time tolerance: bounds records that have no `canCommitUntil`. */
+  preparationToleranceMs: number;
+  /** How long past `canCommitUntil` an unknown outcome is still watched (clock skew, ingestion lag). */
+  settleGraceMs: number;
 }
 
 export interface ExecutorDeps {
@@ -53,10 +55,21 @@ export type StepResult =
   /** Nothing more to try: wait until the transaction can no longer commit, then settle. */
   | { kind: 'wait-until'; at: number };
 
-const RECORD_TIME_GRACE_MS = 2_000;
-
 export class Aborted extends Error {
   override readonly name = 'Aborted';
+}
+
+/** Outcomes after which the transaction may be, or may yet become, committed on the ledger. */
+const MAY_COMMIT: ReadonlySet<Attempt['outcome']> = new Set(['pending', 'ambiguous', 'duplicate']);
+
+/** When the ledger stops accepting this transaction, and the code to expire it with after that. */
+function commitDeadline(rec: SubmissionRecord, config: ExecutorConfig): { at: number; code: string } {
+  const maxRecordTime = rec.maxRecordTime ? Date.parse(rec.maxRecordTime) : undefined;
+  // Records from before `canCommitUntil` existed: preparation happened before acceptance, so this is later.
+  const at = rec.canCommitUntil
+    ? Date.parse(rec.canCommitUntil)
+    : Math.min(maxRecordTime ?? Infinity, Date.parse(rec.createdAt) + config.preparationToleranceMs);
+  return { at, code: at === maxRecordTime ? 'MAX_RECORD_TIME_PASSED' : 'PREPARATION_TIME_TOLERANCE_PASSED' };
 }
 
 export async function executeStep(deps: ExecutorDeps, id: string, signal?: AbortSignal): Promise<StepResult> {
@@ -68,24 +81,22 @@ export async function executeStep(deps: ExecutorDeps, id: string, signal?: Abort
   if (rec.status === 'committed' || rec.status === 'rejected' || rec.status === 'expired') {
     return { kind: 'done', record: rec };
   }
-  const maxRecordTime = rec.maxRecordTime ? Date.parse(rec.maxRecordTime) : undefined;
   const everSubmitted = rec.attempts.length > 0;
-
-  // Past max record time: it can no longer commit, only an earlier attempt may have.
-  if (maxRecordTime !== undefined && now() > maxRecordTime + RECORD_TIME_GRACE_MS) {
+  // An attempt whose answer never came may still commit until the deadline (with V2 nothing else bounds
+  // it): such a submission is watched, never called expired, until the ledger can no longer accept it.
+  const mayCommit = rec.attempts.some((a) => MAY_COMMIT.has(a.outcome));
+  const deadline = commitDeadline(rec, config);
+  if (now() > deadline.at) {
+    if (mayCommit && now() <= deadline.at + config.settleGraceMs) return watch(deps, rec, deadline.at);
     return settle(
       deps,
       rec,
-      'MAX_RECORD_TIME_PASSED',
-      'the transaction can no longer commit: max record time passed',
+      deadline.code,
+      'the transaction can no longer commit: its commit deadline passed',
     );
   }
   if (rec.attempts.length >= config.maxAttempts) {
-    const lastUnknown = rec.attempts.some((a) => a.outcome === 'ambiguous' || a.outcome === 'pending');
-    const wait = config.maxWaitForRecordTimeMs ?? 15 * 60_000;
-    if (lastUnknown && maxRecordTime !== undefined && maxRecordTime - now() < wait) {
-      return { kind: 'wait-until', at: maxRecordTime + RECORD_TIME_GRACE_MS + 500 };
-    }
+    if (mayCommit) return watch(deps, rec, deadline.at);
     return settle(
       deps,
       rec,
@@ -272,6 +283,45 @@ async function finalize(
   return { kind: 'done', record: rec };
 }
 
+/** Searches the ledger for this transaction's commit, after what earlier searches already covered. */
+function searchLedger(deps: ExecutorDeps, rec: SubmissionRecord) {
+  return reconcile(deps.ledger, {
+    party: rec.party,
+    hashHex: rec.preparedTransactionHash,
+    commandId: rec.commandId,
+    fromOffset: rec.reconciledThroughOffset ?? rec.reconcileFromOffset ?? 0,
+  });
+}
+
+/**
+ * No more attempts, but one may still commit: look for it on the ledger now and again every
+ * `maxDelayMs` until the deadline (plus grace) has passed; only then may the record expire.
+ */
+async function watch(deps: ExecutorDeps, rec: SubmissionRecord, deadline: number): Promise<StepResult> {
+  const now = deps.now ?? Date.now;
+  const found = await searchLedger(deps, rec);
+  if (found.found === 'ours') {
+    return { kind: 'done', record: await commit(deps, rec.id, found.transaction, '', 'duplicate') };
+  }
+  const until = new Date(deadline).toISOString();
+  const updated = await deps.store.update(rec.id, (r) => ({
+    ...r,
+    status: 'executing',
+    reconciledThroughOffset:
+      found.found === 'none'
+        ? Math.max(found.searchedThrough, r.reconciledThroughOffset ?? 0)
+        : r.reconciledThroughOffset,
+    attempts: r.attempts.map((a) => (a.outcome === 'pending' ? { ...a, outcome: 'ambiguous' as const } : a)),
+    error: {
+      code: 'OUTCOME_UNKNOWN',
+      message: `no more attempts after ${r.attempts.length}, and whether one committed is not known yet: the ledger is checked until ${until}, when the transaction can no longer commit`,
+    },
+  }));
+  if (isDone(updated)) return { kind: 'done', record: updated };
+  const settleAt = deadline + deps.config.settleGraceMs + 1;
+  return { kind: 'wait-until', at: Math.min(settleAt, now() + deps.config.maxDelayMs) };
+}
+
 /** Nothing more will be tried: an earlier attempt may still have committed, so look before expiring. */
 async function settle(
   deps: ExecutorDeps,
@@ -280,12 +330,7 @@ async function settle(
   message: string,
 ): Promise<StepResult> {
   if (rec.attempts.length > 0) {
-    const found = await reconcile(deps.ledger, {
-      party: rec.party,
-      hashHex: rec.preparedTransactionHash,
-      commandId: rec.commandId,
-      fromOffset: rec.reconcileFromOffset ?? 0,
-    });
+    const found = await searchLedger(deps, rec);
     if (found.found === 'ours') {
       return { kind: 'done', record: await commit(deps, rec.id, found.transaction, '', 'duplicate') };
     }

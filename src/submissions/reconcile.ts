@@ -23,7 +23,8 @@ export interface LedgerPort {
 export type ReconcileResult =
   | { found: 'ours'; transaction: TransactionLike }
   | { found: 'other'; transaction: TransactionLike }
-  | { found: 'none' };
+  /** Not there up to `searchedThrough` (a ledger end): a later search may start after it. */
+  | { found: 'none'; searchedThrough: number };
 
 export async function reconcile(
   ledger: LedgerPort,
@@ -44,7 +45,9 @@ export async function reconcile(
       if (tx.commandId === opts.commandId && !other) other = tx;
     }
   }
-  return other ? { found: 'other', transaction: other } : { found: 'none' };
+  return other
+    ? { found: 'other', transaction: other }
+    : { found: 'none', searchedThrough: Math.max(end, opts.fromOffset) };
 }
 
 function sameHash(tx: TransactionLike, hashHex: string): boolean {

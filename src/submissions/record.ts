@@ -72,6 +72,14 @@ export const SubmissionRecord = z
     preparedTransactionHash: z.string().openapi({ description: 'lowercase hex of the signed 32-byte hash' }),
     hashingSchemeVersion: HashingSchemeVersion,
     maxRecordTime: z.string().nullable(),
+    canCommitUntil: z
+      .string()
+      .nullable()
+      .openapi({
+        description:
+          'after this time the ledger refuses the transaction: the earlier of max record time and preparation ' +
+          'time + PREPARATION_TIME_TOLERANCE_SECONDS. A submission whose outcome is unknown stays open until then.',
+      }),
     requestedBy: z.string().openapi({ description: 'subject of the token that asked for it' }),
     createdAt: z.string(),
     updatedAt: z.string(),
@@ -85,6 +93,11 @@ export const SubmissionRecord = z
       .int()
       .nullable()
       .openapi({ description: 'ledger end before the first attempt; reconciliation scans after it' }),
+    reconciledThroughOffset: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: 'offset up to which the ledger was already searched for this transaction' }),
   })
   .openapi('Submission');
 export type SubmissionRecord = z.infer<typeof SubmissionRecord>;

@@ -95,6 +95,7 @@ export function prepared(
   opts: {
     scheme?: 'HASHING_SCHEME_VERSION_V2' | 'HASHING_SCHEME_VERSION_V3';
     maxRecordTime?: Date;
+    preparationTime?: Date;
     commandId?: string;
     synchronizerId?: string;
   } = {},
@@ -114,7 +115,7 @@ export function prepared(
     actAs: [party],
     commandId: opts.commandId ?? randomUUID(),
     synchronizerId: opts.synchronizerId ?? SYNC,
-    preparationTime: new Date(),
+    preparationTime: opts.preparationTime ?? new Date(),
     ...(opts.maxRecordTime ? { maxRecordTime: opts.maxRecordTime } : {}),
   });
   const hash = hashPreparedTransaction(tx, scheme);

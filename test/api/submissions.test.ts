@@ -44,6 +44,12 @@ describe('refusals (4xx with a clear error, never a signature)', () => {
       [{ ...body, party: 'mallory::1220ff' }, 422, 'PARTY_MISMATCH'],
       [prepared('bob::1220abcd').body, 422, 'UNKNOWN_PARTY'],
       [prepared(alice.id, { maxRecordTime: new Date(Date.now() - 60_000) }).body, 422, 'TRANSACTION_EXPIRED'],
+      // prepared longer ago than the synchronizer's preparation time tolerance (24 h by default)
+      [
+        prepared(alice.id, { preparationTime: new Date(Date.now() - 86_401_000) }).body,
+        422,
+        'TRANSACTION_EXPIRED',
+      ],
       [{ ...body, extra: 1 }, 400, 'INVALID_REQUEST'],
       [{ ...body, hashingSchemeVersion: 'HASHING_SCHEME_VERSION_V1' }, 400, 'INVALID_REQUEST'],
     ];

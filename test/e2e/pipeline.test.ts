@@ -92,6 +92,10 @@ describe('a coin transfer through Quill', () => {
         Buffer.from(transfer.preparedTransactionHash, 'base64').toString('hex'),
       );
       expect(rec.attempts[0]?.submissionId).toMatch(/^[0-9a-f-]{36}$/);
+      // prepared just now and no max record time: it could commit for the 24 h preparation time tolerance
+      const window = Date.parse(String(sent.json.canCommitUntil)) - Date.now();
+      expect(window).toBeGreaterThan(86_400_000 - 120_000);
+      expect(window).toBeLessThanOrEqual(86_400_000);
 
       const byUpdate = await w.call(
         'GET',

@@ -91,6 +91,8 @@ const config: ExecutorConfig = {
   maxDelayMs: 5,
   dedup: { marginSeconds: 60, maxSeconds: 3600 },
   ledgerTimeoutMs: 1000,
+  preparationToleranceMs: 86_400_000,
+  settleGraceMs: 60_000,
 };
 
 async function setup(script: Behaviour[], over: Partial<SubmissionRecord> = {}) {
@@ -117,6 +119,8 @@ async function setup(script: Behaviour[], over: Partial<SubmissionRecord> = {}) 
     transaction: null,
     error: null,
     reconcileFromOffset: null,
+    canCommitUntil: null,
+    reconciledThroughOffset: null,
     ...over,
   };
   await store.create(rec, { preparedTransaction: rec.commandId, partySignatures: {} });
@@ -176,12 +180,71 @@ describe('executeStep', () => {
     expect(ledger.log).toHaveLength(1);
   });
 
-  it('expires when attempts run out, after looking for an earlier commit', async () => {
-    const { run } = await setup(['unavailable', 'timeout', 'unavailable', 'timeout']);
+  it('expires when attempts run out and every one definitely failed', async () => {
+    const { run, ledger } = await setup(['unavailable', 'unavailable', 'unavailable', 'unavailable']);
     const done = await run();
     expect(done).toMatchObject({ status: 'expired', error: { code: 'ATTEMPTS_EXHAUSTED' } });
+    expect(ledger.submissionIds).toHaveLength(4);
     const found = await setup(['timeout', 'timeout', 'timeout', 'commitThenTimeout']);
     expect((await found.run())?.status).toBe('committed');
+  });
+
+  it('never expires an unknown outcome while it can still commit, and finds a commit that lands late', async () => {
+    const { run, ledger, store, rec } = await setup(['unavailable', 'timeout', 'unavailable', 'timeout']);
+    expect(await run()).toBeUndefined(); // waiting, not expired
+    const open = await store.getRecord(rec.id);
+    expect(open).toMatchObject({ status: 'executing', error: { code: 'OUTCOME_UNKNOWN' } });
+    expect(open?.reconciledThroughOffset).toBe(0);
+    // Some unrelated updates, then the lost attempt commits after attempts ran out.
+    ledger.log.push({ updateId: 'other-1', offset: 1, commandId: 'x', externalTransactionHash: 'ff' });
+    const again = await executeStep({ store, ledger, config }, rec.id);
+    expect(again.kind).toBe('wait-until');
+    expect((await store.getRecord(rec.id))?.reconciledThroughOffset).toBe(1); // searched incrementally
+    const late = {
+      updateId: 'late',
+      offset: 2,
+      commandId: rec.commandId,
+      externalTransactionHash: rec.preparedTransactionHash,
+    };
+    ledger.log.push(late);
+    const done = await executeStep({ store, ledger, config }, rec.id);
+    expect(done).toMatchObject({
+      kind: 'done',
+      record: { status: 'committed', updateId: 'late', error: null },
+    });
+    expect(ledger.submissionIds).toHaveLength(4); // nothing was sent again
+  });
+
+  it('expires an unknown outcome only once its commit deadline and the grace after it have passed', async () => {
+    const deadline = Date.now() + 600_000;
+    const { run, ledger, store, rec } = await setup(['timeout', 'timeout', 'timeout', 'timeout'], {
+      canCommitUntil: new Date(deadline).toISOString(),
+    });
+    expect(await run()).toBeUndefined();
+    const at = (ms: number) => ({ store, ledger, config, now: () => ms });
+    const waiting = await executeStep(at(deadline + 30_000), rec.id);
+    // looks again after maxDelayMs, or at the end of the grace, whichever comes first
+    expect(waiting).toEqual({ kind: 'wait-until', at: deadline + 30_000 + config.maxDelayMs });
+    const last = await executeStep(at(deadline + config.settleGraceMs - 2), rec.id);
+    expect(last).toEqual({ kind: 'wait-until', at: deadline + config.settleGraceMs + 1 });
+    expect((await store.getRecord(rec.id))?.status).toBe('executing');
+    const done = await executeStep(at(deadline + config.settleGraceMs + 1_000), rec.id);
+    expect(done).toMatchObject({
+      kind: 'done',
+      record: { status: 'expired', error: { code: 'PREPARATION_TIME_TOLERANCE_PASSED' } },
+    });
+    expect(ledger.submissionIds).toHaveLength(4);
+  });
+
+  it('does not submit again once the deadline passed, even with attempts left', async () => {
+    const deadline = Date.now() + 600_000;
+    const { store, ledger, rec } = await setup(['timeout'], {
+      canCommitUntil: new Date(deadline).toISOString(),
+    });
+    expect((await executeStep({ store, ledger, config }, rec.id)).kind).toBe('retry');
+    const late = await executeStep({ store, ledger, config, now: () => deadline + 1 }, rec.id);
+    expect(late.kind).toBe('wait-until');
+    expect(ledger.submissionIds).toHaveLength(1);
   });
 
   it('expires once max record time passed, and never runs a terminal record again', async () => {

@@ -33,6 +33,8 @@ function record(over: Partial<SubmissionRecord> = {}): SubmissionRecord {
     transaction: null,
     error: null,
     reconcileFromOffset: null,
+    canCommitUntil: null,
+    reconciledThroughOffset: null,
     ...over,
   };
 }
