@@ -19,8 +19,10 @@ import {
   type PipelineMetrics,
   redisConnection,
   requeueStranded,
+  SubmissionRefused,
   SubmissionStore,
   startWorker,
+  watchBacklog,
 } from '../submissions/index.ts';
 import { acceptPorts, keyAdmin, type PartyLookup } from './adapters.ts';
 
@@ -86,6 +88,10 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
   const store = new SubmissionStore(redis, config.redisPrefix);
   const queue = createQueue(bull, config.queue.name, config.redisPrefix);
   const metrics = createMetrics();
+  watchBacklog(metrics.registry, {
+    statuses: () => store.countByStatus(),
+    jobs: () => queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children'),
+  });
   const closers: (() => Promise<void>)[] = [];
   let url: string | undefined;
   let port: number | undefined;
@@ -98,6 +104,16 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
         ? acceptPorts({ keys: o.keys, signer: o.signer, parties: o.parties })
         : undefined);
     if (!ports) throw new Error('the api role needs the key store, a signer and the party registry');
+    // A key found disabled (API, or `quill keys disable` seen at signing) also stops its queued submissions.
+    const signAndNoteDisabled: typeof ports.sign = async (fp, hash) => {
+      try {
+        return await ports.sign(fp, hash);
+      } catch (err) {
+        if (err instanceof SubmissionRefused && err.code === 'KEY_DISABLED') await store.markKeyDisabled(fp);
+        throw err;
+      }
+    };
+    const keys = o.keys ? keyAdmin(o.keys) : undefined;
     const waiter = new OutcomeWaiter(redisConnection(config.redisUrl), store);
     const deps: AppDeps = {
       store,
@@ -110,7 +126,7 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
       },
       accept: {
         store,
-        ports,
+        ports: { ...ports, sign: signAndNoteDisabled },
         enqueue: (rec) => enqueue(queue, rec),
         allowedSynchronizers: config.allowedSynchronizers,
         defaultUserId: config.ledgerUserId ?? '',
@@ -118,7 +134,18 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
         preparationToleranceMs: config.commitWindow.preparationToleranceMs,
         metrics,
       },
-      ...(o.keys ? { keys: keyAdmin(o.keys) } : {}),
+      ...(keys
+        ? {
+            keys: {
+              ...keys,
+              disable: async (fp: string) => {
+                const view = await keys.disable(fp);
+                await store.markKeyDisabled(view.fingerprint);
+                return view;
+              },
+            },
+          }
+        : {}),
       ...(o.parties?.onboard && o.parties.list
         ? { parties: { onboard: o.parties.onboard.bind(o.parties), list: o.parties.list.bind(o.parties) } }
         : {}),

@@ -105,6 +105,15 @@ export async function executeStep(deps: ExecutorDeps, id: string, signal?: Abort
     );
   }
 
+  // A key disabled since signing (compromise, retirement): send nothing more with its signature.
+  if (await store.isKeyDisabled(rec.keyFingerprint)) {
+    if (mayCommit) return watch(deps, rec, deadline.at);
+    return finalize(deps, rec.id, 'rejected', {
+      code: 'KEY_DISABLED',
+      message: `key ${rec.keyFingerprint} was disabled before this submission reached the ledger; nothing was sent${everSubmitted ? ' that could commit' : ''}`,
+    });
+  }
+
   // The ledger end before the first attempt bounds the reconciliation scan. Any value read earlier is a
   // valid (if wider) bound, so a worker may share one recent reading between submissions.
   const fromOffset = rec.reconcileFromOffset ?? (await (deps.ledgerEnd ?? (() => ledger.ledgerEnd()))());
@@ -314,7 +323,7 @@ async function watch(deps: ExecutorDeps, rec: SubmissionRecord, deadline: number
     attempts: r.attempts.map((a) => (a.outcome === 'pending' ? { ...a, outcome: 'ambiguous' as const } : a)),
     error: {
       code: 'OUTCOME_UNKNOWN',
-      message: `no more attempts after ${r.attempts.length}, and whether one committed is not known yet: the ledger is checked until ${until}, when the transaction can no longer commit`,
+      message: `no further attempt will be sent and whether one of the ${r.attempts.length} made committed is not known yet: the ledger is searched until ${until}, when the transaction can no longer commit`,
     },
   }));
   if (isDone(updated)) return { kind: 'done', record: updated };

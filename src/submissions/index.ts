@@ -25,7 +25,7 @@ export {
   recentLedgerEnd,
   type StepResult,
 } from './executor.ts';
-export { createMetrics, type PipelineMetrics } from './metrics.ts';
+export { createMetrics, type PipelineMetrics, watchBacklog } from './metrics.ts';
 export {
   closeWorker,
   createQueue,

@@ -1,5 +1,5 @@
 // Prometheus metrics of the pipeline, one registry per process (tests may run several apps side by side).
-import { Counter, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 export interface PipelineMetrics {
   registry: Registry;
@@ -78,4 +78,33 @@ export function createMetrics(registry = new Registry()): PipelineMetrics {
       registers: r,
     }),
   };
+}
+
+/**
+ * Gauges read at scrape time: records per status (all processes see the same Redis) and the queue's jobs
+ * per state, so a growing backlog or a pile of OUTCOME_UNKNOWN submissions shows up on a dashboard.
+ */
+export function watchBacklog(
+  registry: Registry,
+  sources: {
+    statuses: () => Promise<Record<string, number>>;
+    jobs: () => Promise<Record<string, number>>;
+  },
+): void {
+  const gauge = (name: string, help: string, label: string, read: () => Promise<Record<string, number>>) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: [label],
+      registers: [registry],
+      async collect() {
+        try {
+          for (const [k, v] of Object.entries(await read())) this.set({ [label]: k }, v);
+        } catch {
+          // Redis unreachable: /readyz says so; the scrape still answers with the other metrics.
+        }
+      },
+    });
+  gauge('quill_submissions', 'Submission records by status', 'status', sources.statuses);
+  gauge('quill_queue_jobs', 'Jobs of the submissions queue by state', 'state', sources.jobs);
 }

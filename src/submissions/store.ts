@@ -244,6 +244,18 @@ export class SubmissionStore {
     >;
   }
 
+  /**
+   * Keys disabled while submissions signed with them may still be queued: the worker sends nothing more
+   * for them (key status itself lives in the key store, which worker-only processes do not open).
+   */
+  async markKeyDisabled(fingerprint: string): Promise<void> {
+    await this.redis.sadd(this.k('keys', 'disabled'), fingerprint);
+  }
+
+  async isKeyDisabled(fingerprint: string): Promise<boolean> {
+    return (await this.redis.sismember(this.k('keys', 'disabled'), fingerprint)) === 1;
+  }
+
   /** Appends one line to the signature audit log (a Redis stream nobody trims or edits). */
   async audit(entry: AuditEntry): Promise<void> {
     await this.redis.xadd(this.k('audit'), '*', ...Object.entries(entry).flat());

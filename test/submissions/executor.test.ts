@@ -258,6 +258,24 @@ describe('executeStep', () => {
     expect(ledger.submissionIds).toHaveLength(0);
   });
 
+  it('sends nothing more once the key is disabled: rejected if nothing can commit, else watched', async () => {
+    const fresh = await setup(['commit']);
+    await fresh.store.markKeyDisabled(fresh.rec.keyFingerprint);
+    expect(await fresh.run()).toMatchObject({ status: 'rejected', error: { code: 'KEY_DISABLED' } });
+    expect(fresh.ledger.submissionIds).toHaveLength(0);
+
+    const sent = await setup(['timeout', 'commit']);
+    expect((await executeStep({ store: sent.store, ledger: sent.ledger, config }, sent.rec.id)).kind).toBe(
+      'retry',
+    );
+    await sent.store.markKeyDisabled(sent.rec.keyFingerprint);
+    expect((await executeStep({ store: sent.store, ledger: sent.ledger, config }, sent.rec.id)).kind).toBe(
+      'wait-until',
+    );
+    expect(sent.ledger.submissionIds).toHaveLength(1);
+    expect((await sent.store.getRecord(sent.rec.id))?.error?.code).toBe('OUTCOME_UNKNOWN');
+  });
+
   it('is safe when two workers run the same step at once: one commit, one committed record', async () => {
     const { store, ledger, rec } = await setup(['commit', 'commit', 'commit', 'commit']);
     await Promise.all([1, 2, 3].map(() => executeStep({ store, ledger, config }, rec.id)));
