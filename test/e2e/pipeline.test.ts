@@ -8,6 +8,7 @@ import {
   type Scheme,
   startFullWallet,
   startLedger,
+  tapCommand,
   walletConfig,
 } from './support.ts';
 
@@ -130,6 +131,21 @@ describe('a coin transfer through Quill', () => {
       expect(sandbox.state.commits.get(rec.commandId)).toBe(1);
     },
   );
+
+  it('an external party taps the DevNet faucet (CoinRules_DevNet_Tap) through Quill', async () => {
+    const key = await w.call('POST', '/wallet/v1/keys', { algorithm: 'ed25519' });
+    const onboarded = await w.call('POST', '/wallet/v1/parties', {
+      keyFingerprint: key.json.fingerprint,
+      partyHint: 'tapper',
+    });
+    const party = onboarded.json.partyId as string;
+    const tap = await prepareOn(w.client, party, tapCommand(sandbox.state.coinRules, party, '25.0000000000'));
+    const sent = await w.call('POST', '/wallet/v1/submissions?wait=20', tap);
+    expect(sent.json).toMatchObject({ status: 'committed', party, error: null });
+    const events = (sent.json.transaction as { events: CreatedEvent[] }).events;
+    const holding = events.find((e) => e.CreatedEvent?.templateId.endsWith(':Holding'));
+    expect(holding?.CreatedEvent?.createArgument).toMatchObject({ owner: party, amount: '25.0000000000' });
+  });
 
   it('lists submissions by party and status, and the metrics count them', async () => {
     const list = await w.call('GET', '/wallet/v1/submissions?status=committed&limit=3');
