@@ -139,7 +139,11 @@ describe('a coin transfer through Quill', () => {
       partyHint: 'tapper',
     });
     const party = onboarded.json.partyId as string;
-    const tap = await prepareOn(w.client, party, tapCommand(sandbox.state.coinRules, party, '25.0000000000'));
+    const tap = await prepareOn(
+      w.client,
+      party,
+      tapCommand(String(sandbox.state.coinRules), party, '25.0000000000'),
+    );
     const sent = await w.call('POST', '/wallet/v1/submissions?wait=20', tap);
     expect(sent.json).toMatchObject({ status: 'committed', party, error: null });
     const events = (sent.json.transaction as { events: CreatedEvent[] }).events;
