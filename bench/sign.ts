@@ -1,6 +1,7 @@
 // Signing throughput per algorithm: our LocalSigner (file check + node:crypto sign + independent noble
 // verify) against node:crypto's native sign alone and native sign + native verify, in the same run; noble's
-// own signing for reference. Run: npx tsx bench/sign.ts [seconds per case, default 1.5]
+// own signing for reference; and the independent check alone: noble's verify (verifySignature) beside the
+// per-key verifier UnlockedKey.sign uses. Run: npx tsx bench/sign.ts [seconds per case, default 1.5]
 import { createPrivateKey, createPublicKey, type KeyObject, randomBytes, sign, verify } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -8,12 +9,14 @@ import { join } from 'node:path';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { p256, p384 } from '@noble/curves/nist.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { keyVerifier } from '../src/signing/algorithms.ts';
 import {
   ALGORITHMS,
   KEY_ALGORITHMS,
   type KeyAlgorithm,
   KeyStore,
   LocalSigner,
+  verifySignature,
 } from '../src/signing/index.ts';
 
 const seconds = Number(process.argv[2] ?? 1.5);
@@ -77,6 +80,19 @@ try {
         ? ed25519.sign(hash, secret)
         : NOBLE[algorithm].sign(hash, secret, { format: 'der', lowS: true }),
     );
+    // A low-S signature both verifiers accept (a rejected one would time an early exit).
+    const raw =
+      algorithm === 'ed25519' ? ed25519.getPublicKey(secret) : NOBLE[algorithm].getPublicKey(secret, false);
+    const good =
+      algorithm === 'ed25519'
+        ? ed25519.sign(hash, secret)
+        : NOBLE[algorithm].sign(hash, secret, { format: 'der', lowS: true, prehash: true });
+    const perKey = keyVerifier(algorithm, raw);
+    if (!verifySignature(algorithm, raw, hash, good) || !perKey(hash, good)) {
+      throw new Error(`${algorithm}: the bench signature does not verify`);
+    }
+    const nobleVerify = await rate(() => verifySignature(algorithm, raw, hash, good));
+    const perKeyVerify = await rate(() => perKey(hash, good));
     rows.push([
       algorithm,
       ours.toFixed(0),
@@ -86,6 +102,9 @@ try {
       nobleSign.toFixed(0),
       (native / ours).toFixed(1),
       (nativeBoth / ours).toFixed(1),
+      nobleVerify.toFixed(0),
+      perKeyVerify.toFixed(0),
+      (perKeyVerify / nobleVerify).toFixed(1),
     ]);
   }
   const head = [
@@ -97,12 +116,15 @@ try {
     'noble sign/s',
     'native/ours',
     '(sign+verify)/ours',
+    'noble verify/s',
+    'per-key verify/s',
+    'per-key/noble',
   ];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (r: string[]) =>
     r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   console.log(
-    `signing a 32-byte hash, ${seconds}s per case (ours = LocalSigner.sign: file check, native sign, noble verify)`,
+    `signing a 32-byte hash, ${seconds}s per case (ours = LocalSigner.sign: file check, native sign, per-key noble verify)`,
   );
   console.log(line(head));
   for (const r of rows) console.log(line(r));
