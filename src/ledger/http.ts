@@ -2,7 +2,11 @@
  * JSON-over-HTTP transport shared by the ledger and scan clients: bearer token, per-call timeout and
  * AbortSignal, W3C `traceparent`, response validation with zod, and the mapping of every failure to a
  * `LedgerError` (see errors.ts for the retryable / outcome-unknown rules).
+ * It speaks node:http(s) over a keep-alive agent rather than `fetch`: the worker makes one call per
+ * submission, and fetch's web streams, Request cloning and AbortSignals cost more CPU than the call itself.
  */
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { z } from 'zod';
 import {
   cancelledError,
@@ -31,7 +35,6 @@ export interface HttpClientOptions {
   token?: TokenOption;
   /** Default per-call timeout (ms); default 30 000. */
   timeoutMs?: number;
-  fetch?: typeof fetch;
   /** Refresh a provider token this long before its `exp` (default 30 s). */
   tokenRefreshBeforeMs?: number;
   /** Larger response bodies are refused (`RESPONSE_TOO_LARGE`) instead of exhausting memory; default 64 MiB. */
@@ -59,34 +62,80 @@ export function formatIssues(error: z.ZodError, max = 5): string {
   return shown.join('; ') + more;
 }
 
-/** The body as text, or undefined once it grows beyond `max` bytes (the rest is not read). */
-async function readBounded(res: Response, max: number): Promise<string | undefined> {
-  const declared = Number(res.headers.get('content-length') ?? Number.NaN);
-  if (declared > max) {
-    await res.body?.cancel();
-    return undefined;
+/** Why an exchange ended without an answer, when it was not the connection's fault. */
+class Interrupted extends Error {
+  constructor(readonly reason: 'timeout' | 'cancelled') {
+    super(reason);
   }
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel();
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+}
+
+interface Exchange {
+  status: number;
+  /** The body as text, or undefined once it grew beyond the limit (the rest is not read). */
+  text: string | undefined;
+}
+
+interface ExchangeInit {
+  method: string;
+  headers: Record<string, string>;
+  payload: string | undefined;
+  agent: HttpAgent;
+  timeoutMs: number;
+  maxBytes: number;
+  signal: AbortSignal | undefined;
+}
+
+/** One request and its whole response, bounded in time (headers and body) and in size. */
+function exchange(url: URL, init: ExchangeInit): Promise<Exchange> {
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const finish = (settle: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      init.signal?.removeEventListener('abort', onAbort);
+      settle();
+    };
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const req = send(url, { method: init.method, headers: init.headers, agent: init.agent });
+    const interrupt = (reason: 'timeout' | 'cancelled') => {
+      finish(() => reject(new Interrupted(reason)));
+      req.destroy();
+    };
+    const timer = setTimeout(() => interrupt('timeout'), init.timeoutMs);
+    const onAbort = () => interrupt('cancelled');
+    init.signal?.addEventListener('abort', onAbort, { once: true });
+    req.on('error', (err) => finish(() => reject(err)));
+    req.on('response', (res: IncomingMessage) => {
+      const status = res.statusCode ?? 0;
+      const tooLarge = () => {
+        finish(() => resolve({ status, text: undefined }));
+        res.destroy();
+      };
+      if (Number(res.headers['content-length'] ?? Number.NaN) > init.maxBytes) return tooLarge();
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > init.maxBytes) return tooLarge();
+        chunks.push(chunk);
+      });
+      res.on('end', () => finish(() => resolve({ status, text: Buffer.concat(chunks).toString('utf8') })));
+      res.on('error', (err) => finish(() => reject(err)));
+      res.on('close', () => {
+        if (!res.complete) {
+          finish(() => reject(Object.assign(new Error('response cut off'), { code: 'ECONNRESET' })));
+        }
+      });
+    });
+    req.end(init.payload);
+  });
 }
 
 export class HttpTransport {
   private readonly baseUrl: string;
   private readonly tokens: TokenSource;
-  private readonly fetchFn: typeof fetch;
+  private readonly agent: HttpAgent;
   private readonly timeoutMs: number;
   private readonly maxResponseBytes: number;
 
@@ -104,7 +153,9 @@ export class HttpTransport {
       throw invalidArgument('base URL must be http(s)');
     this.baseUrl = url.toString().replace(/\/+$/, '');
     this.tokens = new TokenSource(opts.token, { refreshBeforeMs: opts.tokenRefreshBeforeMs });
-    this.fetchFn = opts.fetch ?? globalThis.fetch;
+    // Idle connections are closed before a Node server's default 5 s keep-alive would close them under us.
+    const agentOptions = { keepAlive: true, timeout: 4_000 };
+    this.agent = url.protocol === 'https:' ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
     this.timeoutMs = opts.timeoutMs ?? 30_000;
     this.maxResponseBytes = opts.maxResponseBytes ?? 64 * 1024 * 1024;
   }
@@ -133,32 +184,31 @@ export class HttpTransport {
   ): Promise<{ ok: true; value: z.output<T> } | { ok: false; error: LedgerError }> {
     if (opts.signal?.aborted) throw cancelledError(what, false);
     const token = await this.tokens.get();
+    if (opts.signal?.aborted) throw cancelledError(what, false);
     const headers: Record<string, string> = { accept: 'application/json' };
     if (token) headers.authorization = `Bearer ${token}`;
     if (opts.traceparent) headers.traceparent = opts.traceparent;
     let payload: string | undefined;
     if (req.body !== undefined) {
-      headers['content-type'] = 'application/json';
       payload = JSON.stringify(req.body);
+      headers['content-type'] = 'application/json';
+      headers['content-length'] = String(Buffer.byteLength(payload));
     }
     const timeoutMs = opts.timeoutMs ?? this.timeoutMs;
-    const timer = new AbortController();
-    const handle = setTimeout(() => timer.abort(), timeoutMs);
-    const signal = opts.signal ? AbortSignal.any([opts.signal, timer.signal]) : timer.signal;
-    const failure = (err: unknown): LedgerError => {
-      if (timer.signal.aborted) return timeoutError(what, timeoutMs);
-      if (opts.signal?.aborted) return cancelledError(what, true);
-      return fromTransport(err, what);
-    };
     let status: number;
     let text: string;
     try {
-      const init: RequestInit = { method: req.method, headers, signal };
-      if (payload !== undefined) init.body = payload;
-      const res = await this.fetchFn(this.url(req), init);
-      status = res.status;
-      const body = await readBounded(res, this.maxResponseBytes);
-      if (body === undefined) {
+      const answer = await exchange(this.url(req), {
+        method: req.method,
+        headers,
+        payload,
+        agent: this.agent,
+        timeoutMs,
+        maxBytes: this.maxResponseBytes,
+        signal: opts.signal,
+      });
+      status = answer.status;
+      if (answer.text === undefined) {
         return {
           ok: false,
           error: new LedgerError({
@@ -169,11 +219,15 @@ export class HttpTransport {
           }),
         };
       }
-      text = body;
+      text = answer.text;
     } catch (err) {
-      return { ok: false, error: failure(err) };
-    } finally {
-      clearTimeout(handle);
+      if (err instanceof Interrupted) {
+        return {
+          ok: false,
+          error: err.reason === 'timeout' ? timeoutError(what, timeoutMs) : cancelledError(what, true),
+        };
+      }
+      return { ok: false, error: fromTransport(err, what) };
     }
     if (status >= 200 && status < 300) return this.success(req, status, text, what);
     return { ok: false, error: this.failure(status, text) };
@@ -209,12 +263,12 @@ export class HttpTransport {
     return this.mapErrorBody?.(status, json) ?? fromHttpStatus(status, text);
   }
 
-  private url(req: HttpRequest<z.ZodType>): string {
+  private url(req: HttpRequest<z.ZodType>): URL {
     const params = new URLSearchParams();
     for (const [key, value] of Object.entries(req.query ?? {})) {
       if (value !== undefined) params.set(key, String(value));
     }
     const qs = params.toString();
-    return `${this.baseUrl}${req.path}${qs ? `?${qs}` : ''}`;
+    return new URL(`${this.baseUrl}${req.path}${qs ? `?${qs}` : ''}`);
   }
 }
