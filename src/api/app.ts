@@ -1,5 +1,6 @@
 // The wallet's Hono app: auth, routes, OpenAPI document, local docs, probes and metrics. Errors are mapped once.
 import { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { StoreError, SubmissionRefused } from '../submissions/index.ts';
@@ -68,13 +69,18 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   probeRoutes(app, deps);
   docsRoutes(app);
 
-  app.use(
-    '/wallet/*',
-    bodyLimit({
-      maxSize: 32 * 1024 * 1024,
-      onError: (c) => errorJson(c, 413, 'TOO_LARGE', 'body too large'),
-    }),
-  );
+  const MAX_BODY = 32 * 1024 * 1024;
+  const tooLarge = (c: Context) => errorJson(c, 413, 'TOO_LARGE', 'body too large');
+  const streamedLimit = bodyLimit({ maxSize: MAX_BODY, onError: tooLarge });
+  app.use('/wallet/*', async (c, next) => {
+    // A declared length is enough (Node's parser holds the body to it). Only a chunked body goes through
+    // hono's counting stream: touching the body stream makes @hono/node-server build a full web Request.
+    const declared = c.req.header('content-length');
+    if (declared !== undefined && c.req.header('transfer-encoding') === undefined) {
+      return Number(declared) > MAX_BODY ? tooLarge(c) : next();
+    }
+    return streamedLimit(c, next);
+  });
   app.use('/wallet/*', async (c, next) => {
     if (deps.auth === 'none') {
       c.set('principal', { subject: 'anonymous', role: 'admin' });

@@ -1,4 +1,5 @@
 // Bearer JWTs verified with jose: HS256 shared secret or a JWKS URL (pinned algorithms), roles and party scope.
+import { webcrypto } from 'node:crypto';
 import { createRemoteJWKSet, type JWTPayload, type JWTVerifyGetKey, jwtVerify, SignJWT } from 'jose';
 import type { Principal } from '../submissions/index.ts';
 
@@ -42,9 +43,17 @@ function roleOf(payload: JWTPayload): Role {
 
 /** Builds the token verifier; undefined settings mean the caller must decide about --insecure-no-auth. */
 export function createVerifier(s: AuthSettings): Verifier {
-  let key: Uint8Array | JWTVerifyGetKey;
-  if (s.jwtSecret) key = new TextEncoder().encode(s.jwtSecret);
-  else if (s.jwksUrl) {
+  let key: Promise<webcrypto.CryptoKey> | JWTVerifyGetKey;
+  // Imported once: jose would otherwise import the raw secret again for every request.
+  if (s.jwtSecret) {
+    key = webcrypto.subtle.importKey(
+      'raw',
+      new TextEncoder().encode(s.jwtSecret),
+      { name: 'HMAC', hash: 'SHA-256' },
+      false,
+      ['verify'],
+    );
+  } else if (s.jwksUrl) {
     key = createRemoteJWKSet(new URL(s.jwksUrl), { cooldownDuration: 30_000, cacheMaxAge: 600_000 });
   } else throw new AuthError('no AUTH_JWT_SECRET or AUTH_JWKS_URL');
   const algorithms = s.jwtSecret ? ['HS256'] : s.algorithms;
@@ -52,8 +61,8 @@ export function createVerifier(s: AuthSettings): Verifier {
     let payload: JWTPayload;
     try {
       const res =
-        key instanceof Uint8Array
-          ? await jwtVerify(token, key, opts())
+        key instanceof Promise
+          ? await jwtVerify(token, await key, opts())
           : await jwtVerify(token, key as JWTVerifyGetKey, opts());
       payload = res.payload;
     } catch (err) {

@@ -1,3 +1,4 @@
+import { type ClientRequest, request } from 'node:http';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createVerifier, issueToken, parseTtl } from '../../src/api/index.ts';
@@ -95,5 +96,61 @@ describe('tokens', () => {
     await expect(verify(none)).rejects.toThrow(/invalid/);
     expect(parseTtl('1h')).toBe(3600);
     expect(() => parseTtl('soon')).toThrow(/ttl/);
+  });
+});
+
+describe('body size limit (32 MiB)', () => {
+  /** Sends a POST by hand so the body can be declared, streamed in chunks, or never sent. */
+  function rawPost(
+    headers: Record<string, string>,
+    write: (req: ClientRequest) => void,
+  ): Promise<{ status: number; body: string }> {
+    return new Promise((resolve, reject) => {
+      const req = request(`${h.wallet.url}/wallet/v1/submissions`, {
+        method: 'POST',
+        headers,
+        agent: false,
+      });
+      req.on('error', (err) => (/EPIPE|ECONNRESET/.test(String(err)) ? undefined : reject(err)));
+      req.on('response', (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          body += c;
+        });
+        res.on('end', () => {
+          resolve({ status: res.statusCode ?? 0, body });
+          req.destroy();
+        });
+      });
+      write(req);
+    });
+  }
+  const MiB = 1024 * 1024;
+
+  it('refuses a declared length over the limit before reading the body', async () => {
+    const res = await rawPost(
+      { 'content-type': 'application/json', 'content-length': String(33 * MiB) },
+      (req) => req.flushHeaders(),
+    );
+    expect(res.status).toBe(413);
+    expect(JSON.parse(res.body).error.code).toBe('TOO_LARGE');
+  });
+
+  it('refuses a chunked body once it grows over the limit', async () => {
+    const res = await rawPost({ 'content-type': 'application/json' }, (req) => {
+      const chunk = Buffer.alloc(MiB, 0x20);
+      for (let i = 0; i < 33; i++) req.write(chunk);
+      req.end();
+    });
+    expect(res.status).toBe(413);
+    expect(JSON.parse(res.body).error.code).toBe('TOO_LARGE');
+  });
+
+  it('reads a declared body under the limit as usual', async () => {
+    const res = await rawPost({ 'content-type': 'application/json', 'content-length': '2' }, (req) =>
+      req.end('{}'),
+    );
+    expect(res.status).toBe(401);
   });
 });
