@@ -1,9 +1,13 @@
 // Submissions/s end to end through Quill (API → Redis → BullMQ → executeAndWaitForTransaction) and accept
 // latency, beside the same kind of transactions executed directly against the sandbox with no queue.
-// Run: npm run bench:pipeline [-- N]   (REDIS_URL to use an existing Redis; else a private redis-server)
+// The sandbox runs as its own process (`quill sandbox`), as a participant does beside a wallet; --in-process
+// puts it on the benchmark's own thread instead, and --split runs the worker as its own process.
+// Run: npm run bench:pipeline [-- N] [-- --in-process] [-- --split]
+// (REDIS_URL to use an existing Redis; else a private redis-server)
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,6 +23,8 @@ import { KeyStore, LocalSigner } from '../src/signing/index.ts';
 const N = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? 2000);
 /** --split: the worker runs as its own process (`quill serve --role worker`), as when scaling out. */
 const SPLIT = process.argv.includes('--split');
+/** --in-process: the sandbox shares this process's thread with the callers, the API and the worker. */
+const IN_PROCESS = process.argv.includes('--in-process');
 const CONCURRENCY = 64;
 
 async function freePort(): Promise<number> {
@@ -42,10 +48,61 @@ async function pool<T>(items: T[], n: number, run: (t: T, i: number) => Promise<
   );
 }
 
+/**
+ * The callers' HTTP client: node:http over keep-alive connections. It shares a thread with Quill here, and
+ * fetch would spend more CPU than the requests it times.
+ */
+const callers = new Agent({ keepAlive: true });
+function post(url: string, headers: Record<string, string>, body: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, {
+      method: 'POST',
+      agent: callers,
+      headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+    });
+    req.on('error', reject);
+    req.on('response', (res) => {
+      res.on('data', () => {});
+      res.on('end', () => resolve(res.statusCode ?? 0));
+      res.on('error', reject);
+    });
+    req.end(body);
+  });
+}
+
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0;
 };
+
+/** `quill sandbox` as a child process, once it answers /livez. */
+async function sandboxProcess(): Promise<{ url: string; close(): Promise<void> }> {
+  const [port, scanPort] = [await freePort(), await freePort()];
+  const child = spawn(
+    process.execPath,
+    ['bin/quill.js', 'sandbox', '--port', String(port), '--scan-port', String(scanPort), '--no-auth'],
+    { stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  process.on('exit', () => child.kill('SIGKILL'));
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 150; i++) {
+    if (child.exitCode !== null) throw new Error(`quill sandbox exited with ${child.exitCode}`);
+    const up = await fetch(`${url}/livez`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (up) {
+      return {
+        url,
+        close: async () => {
+          child.kill('SIGTERM');
+        },
+      };
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error('quill sandbox did not start within 30 s');
+}
 
 async function main(): Promise<void> {
   let redis: ChildProcess | undefined;
@@ -64,7 +121,9 @@ async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, 300));
     redisUrl = `redis://127.0.0.1:${port}`;
   }
-  const sandbox = await startSandbox({ port: 0, scanPort: 0, host: '127.0.0.1', auth: 'none' });
+  const sandbox = IN_PROCESS
+    ? await startSandbox({ port: 0, scanPort: 0, host: '127.0.0.1', auth: 'none' })
+    : await sandboxProcess();
   const client = new LedgerClient({ baseUrl: sandbox.url, timeoutMs: 30_000 });
   const keysDir = mkdtempSync(join(tmpdir(), 'quill-bench-keys-'));
   const keys = new KeyStore({ dir: keysDir, passphrase: 'bench', scrypt: { N: 1024 } });
@@ -166,14 +225,13 @@ async function main(): Promise<void> {
   const token = await issueToken({ secret, role: 'submit', ttlSeconds: 3600 });
   const submit = async (p: unknown, latencies?: number[]) => {
     const s = performance.now();
-    const res = await fetch(`${wallet.url}/wallet/v1/submissions`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify(p),
-    });
-    await res.arrayBuffer();
+    const status = await post(
+      `${wallet.url}/wallet/v1/submissions`,
+      { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      JSON.stringify(p),
+    );
     latencies?.push(performance.now() - s);
-    if (res.status !== 202 && res.status !== 200) throw new Error(`accept answered ${res.status}`);
+    if (status !== 202 && status !== 200) throw new Error(`accept answered ${status}`);
   };
   const allDone = async (n: number) => {
     for (;;) {
@@ -203,7 +261,7 @@ async function main(): Promise<void> {
   const directRate = N / directSecs;
   const quillRate = N / quillSecs;
   console.log(
-    `pipeline benchmark, ${N} transactions, concurrency ${CONCURRENCY}, ${SPLIT ? 'worker in its own process' : 'API, worker and sandbox in one process'}, Node ${process.version}`,
+    `pipeline benchmark, ${N} transactions, concurrency ${CONCURRENCY}, ${IN_PROCESS ? "sandbox on the callers' thread" : 'sandbox in its own process'}, ${SPLIT ? 'worker in its own process' : 'API and worker in one process'}, Node ${process.version}`,
   );
   console.log(`  direct execute (no queue)   ${directRate.toFixed(0).padStart(6)} committed/s`);
   console.log(
@@ -218,6 +276,7 @@ async function main(): Promise<void> {
   );
   console.log(`  goal: >= 300 committed/s and accept p99 < 25 ms`);
 
+  callers.destroy();
   await wallet.close();
   child?.kill('SIGTERM');
   await sandbox.close();
