@@ -249,7 +249,7 @@ export async function acceptSubmission(
     reconcileFromOffset: null,
     reconciledThroughOffset: null,
   };
-  const { created, record: stored } = await store.create(
+  const stored = await store.create(
     record,
     {
       preparedTransaction: req.preparedTransaction,
@@ -261,13 +261,15 @@ export async function acceptSubmission(
     idempotencyKey !== undefined ? { scope, key: idempotencyKey, fingerprint } : undefined,
     { at, actor: who.subject, party, keyFingerprint, hash: hashHex, commandId: tx.commandId, submission: id },
   );
-  if (!created) return replay(deps, stored);
-  await deps.enqueue(stored);
-  const queued = await store.update(stored.id, (r) =>
-    r.status === 'accepted' ? { ...r, status: 'queued' } : undefined,
+  if (!stored.created) return replay(deps, stored.record);
+  await deps.enqueue(stored.record);
+  const queued = await store.transition(
+    id,
+    (r) => (r.status === 'accepted' ? { ...r, status: 'queued' } : undefined),
+    stored,
   );
   deps.metrics?.accepted.inc({ outcome: 'new' });
-  return { record: queued, created: true };
+  return { record: queued.record, created: true };
 }
 
 /**

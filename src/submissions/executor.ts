@@ -6,7 +6,7 @@ import { backoffDelay, type Classification, classifyError, deduplicationSeconds 
 import type { PipelineMetrics } from './metrics.ts';
 import { type LedgerPort, reconcile, type TransactionLike } from './reconcile.ts';
 import type { Attempt, ErrorInfo, SubmissionRecord } from './record.ts';
-import type { SubmissionStore } from './store.ts';
+import type { SubmissionStore, VersionedRecord } from './store.ts';
 
 export interface ExecutorConfig {
   maxAttempts: number;
@@ -138,15 +138,21 @@ export async function executeStep(deps: ExecutorDeps, id: string, signal?: Abort
     deduplicationSeconds: dedup,
     error: null,
   };
-  rec = await store.update(id, (r) => ({
-    ...r,
-    status: 'executing',
-    reconcileFromOffset: r.reconcileFromOffset ?? fromOffset,
-    attempts: [
-      ...r.attempts.map((a) => (a.outcome === 'pending' ? { ...a, outcome: 'ambiguous' as const } : a)),
-      attempt,
-    ],
-  }));
+  // Versions already held are passed on: each write then costs one round trip unless someone else wrote.
+  const executing = await store.transition(
+    id,
+    (r) => ({
+      ...r,
+      status: 'executing',
+      reconcileFromOffset: r.reconcileFromOffset ?? fromOffset,
+      attempts: [
+        ...r.attempts.map((a) => (a.outcome === 'pending' ? { ...a, outcome: 'ambiguous' as const } : a)),
+        attempt,
+      ],
+    }),
+    cur,
+  );
+  rec = executing.record;
   if (isDone(rec)) return { kind: 'done', record: rec };
   if (signal?.aborted) throw new Aborted('lock lost before executing');
 
@@ -174,7 +180,7 @@ export async function executeStep(deps: ExecutorDeps, id: string, signal?: Abort
   }
   deps.metrics?.attempts.inc({ outcome: 'committed' });
   deps.metrics?.executeSeconds.observe({ outcome: 'committed' }, (now() - started) / 1000);
-  return { kind: 'done', record: await commit(deps, id, tx, submissionId, 'committed') };
+  return { kind: 'done', record: await commit(deps, id, tx, submissionId, 'committed', executing) };
 }
 
 function isDone(r: SubmissionRecord): boolean {
@@ -252,29 +258,35 @@ async function commit(
   tx: TransactionLike,
   submissionId: string,
   outcome: Attempt['outcome'],
+  from?: VersionedRecord,
 ): Promise<SubmissionRecord> {
-  let moved = false;
-  const rec = await deps.store.update(id, (r) => {
-    moved = true;
-    return {
-      ...r,
-      status: 'committed',
-      updateId: tx.updateId,
-      completionOffset: tx.offset,
-      transaction: tx,
-      error: null,
-      attempts: r.attempts.map((a) =>
-        a.submissionId === submissionId
-          ? {
-              ...a,
-              outcome: outcome === 'rejected' ? 'duplicate' : outcome,
-              finishedAt: new Date().toISOString(),
-            }
-          : a,
-      ),
-    };
-  });
-  if (moved && rec.status === 'committed' && rec.updateId === tx.updateId) {
+  // The record this call wrote, if its write is the one that stuck (a try may lose to another writer).
+  let proposed: SubmissionRecord | undefined;
+  const { record: rec } = await deps.store.transition(
+    id,
+    (r) => {
+      proposed = {
+        ...r,
+        status: 'committed',
+        updateId: tx.updateId,
+        completionOffset: tx.offset,
+        transaction: tx,
+        error: null,
+        attempts: r.attempts.map((a) =>
+          a.submissionId === submissionId
+            ? {
+                ...a,
+                outcome: outcome === 'rejected' ? 'duplicate' : outcome,
+                finishedAt: new Date().toISOString(),
+              }
+            : a,
+        ),
+      };
+      return proposed;
+    },
+    from,
+  );
+  if (rec === proposed) {
     deps.metrics?.committed.inc();
     deps.metrics?.commitLatencySeconds.observe((Date.now() - Date.parse(rec.createdAt)) / 1000);
   }

@@ -44,5 +44,6 @@ export {
   type StoredSubmission,
   StoreError,
   SubmissionStore,
+  type VersionedRecord,
 } from './store.ts';
 export { OutcomeWaiter } from './waiter.ts';

@@ -11,10 +11,14 @@ import {
 } from './record.ts';
 import { CREATE, runScript, TRANSITION } from './scripts.ts';
 
-export interface StoredSubmission {
+export interface VersionedRecord {
   record: SubmissionRecord;
-  payload: SubmissionPayload;
+  /** Bumped by every transition: the compare-and-set token. */
   version: number;
+}
+
+export interface StoredSubmission extends VersionedRecord {
+  payload: SubmissionPayload;
 }
 
 export interface AuditEntry {
@@ -73,7 +77,7 @@ export class SubmissionStore {
     payload: SubmissionPayload,
     idempotency?: { scope: string; key: string; fingerprint: string },
     audit?: AuditEntry,
-  ): Promise<{ created: boolean; record: SubmissionRecord }> {
+  ): Promise<VersionedRecord & { created: boolean }> {
     const idemKey = idempotency ? this.idemKey(idempotency.scope, idempotency.key) : this.k('idem', '-');
     const idemValue = idempotency
       ? JSON.stringify({ fingerprint: idempotency.fingerprint, id: record.id })
@@ -103,10 +107,17 @@ export class SubmissionStore {
         ...(audit ? Object.entries(audit).flat() : []),
       ],
     )) as [number, string];
-    if (res[0] === 1) return { created: true, record };
-    const existing = await this.getRecord(res[1]);
+    if (res[0] === 1) return { created: true, record, version: 1 };
+    const existing = await this.head(res[1]);
     if (!existing) throw new StoreError(`command index points at a missing record ${res[1]}`);
-    return { created: false, record: existing };
+    return { created: false, ...existing };
+  }
+
+  /** The record and its version, without the payload (which only the executor needs). */
+  private async head(id: string): Promise<VersionedRecord | undefined> {
+    const [v, rec] = await this.redis.hmget(this.recordKey(id), 'v', 'record');
+    if (!v || !rec) return undefined;
+    return { version: Number(v), record: JSON.parse(rec) as SubmissionRecord };
   }
 
   async get(id: string): Promise<StoredSubmission | undefined> {
@@ -152,13 +163,28 @@ export class SubmissionStore {
     id: string,
     change: (current: SubmissionRecord) => SubmissionRecord | undefined,
   ): Promise<SubmissionRecord> {
+    return (await this.transition(id, change)).record;
+  }
+
+  /**
+   * `update`, returning the version too. `from` is a version the caller already holds (a record it just
+   * read or wrote): the first try uses it instead of reading again, and a stale one only costs a re-read.
+   * When this call's write is the one that stuck, the record returned is the object `change` returned.
+   */
+  async transition(
+    id: string,
+    change: (current: SubmissionRecord) => SubmissionRecord | undefined,
+    from?: VersionedRecord,
+  ): Promise<VersionedRecord> {
+    let known = from;
     for (let i = 0; i < 100; i++) {
-      const cur = await this.get(id);
+      const cur = known ?? (await this.head(id));
+      known = undefined;
       if (!cur) throw new StoreError(`no submission ${id}`);
-      if (isTerminal(cur.record.status)) return cur.record;
+      if (isTerminal(cur.record.status)) return cur;
       const next = change(structuredClone(cur.record));
-      if (!next) return cur.record;
-      if (STATUS_RANK[next.status] < STATUS_RANK[cur.record.status]) return cur.record;
+      if (!next) return cur;
+      if (STATUS_RANK[next.status] < STATUS_RANK[cur.record.status]) return cur;
       next.updatedAt = new Date().toISOString();
       const res = (await runScript(
         this.redis,
@@ -174,7 +200,7 @@ export class SubmissionStore {
           next.updateId && next.updateId !== cur.record.updateId ? next.updateId : '',
         ],
       )) as [number, string | number];
-      if (res[0] === 1) return next;
+      if (res[0] === 1) return { record: next, version: Number(res[1]) };
       if (res[0] === -2) throw new StoreError(`no submission ${id}`);
       // -1: refused (terminal or backwards) — re-read and let the loop return the current record.
       // 0: version conflict — retry with the fresh record.

@@ -63,6 +63,41 @@ describe('SubmissionStore', () => {
     expect((await store.byCommandId(a.commandId))?.id).toBe(b.id);
   });
 
+  it('writes from a version the caller holds, and re-reads when that version went stale', async () => {
+    const store = freshStore();
+    const a = record();
+    const created = await store.create(a, payload);
+    expect(created.version).toBe(1);
+    const queued = await store.transition(a.id, (r) => ({ ...r, status: 'queued' }), created);
+    expect(queued).toMatchObject({ version: 2, record: { status: 'queued' } });
+    // Someone else writes: the version the caller holds (2) is now stale.
+    const attempt = {
+      submissionId: 's1',
+      startedAt: new Date().toISOString(),
+      finishedAt: null,
+      outcome: 'pending' as const,
+      deduplicationSeconds: 60,
+      error: null,
+    };
+    await store.update(a.id, (r) => ({ ...r, status: 'executing', attempts: [attempt] }));
+    const seen: number[] = [];
+    const after = await store.transition(
+      a.id,
+      (r) => {
+        seen.push(r.attempts.length);
+        return { ...r, error: { code: 'X', message: 'x' } };
+      },
+      queued,
+    );
+    // The stale try lost; the change was applied again to the fresh record, keeping the other write.
+    expect(seen).toEqual([0, 1]);
+    expect(after.version).toBe(4);
+    expect(after.record.attempts).toHaveLength(1);
+    expect((await store.getRecord(a.id))?.error?.code).toBe('X');
+    const again = await store.create({ ...a, id: newSubmissionId() }, payload);
+    expect(again).toMatchObject({ created: false, version: 4, record: { id: a.id } });
+  });
+
   it('never moves a record backwards and never changes a terminal record', async () => {
     const store = freshStore();
     const a = record();
