@@ -1,8 +1,10 @@
 // The wallet's Hono app: auth, routes, OpenAPI document, local docs, probes and metrics. Errors are mapped once.
+import { randomUUID } from 'node:crypto';
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { Context } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
+import { type Log, noLog } from '../log.ts';
 import { StoreError, SubmissionRefused } from '../submissions/index.ts';
 import { AuthError } from './auth.ts';
 import type { AppDeps, AppEnv } from './context.ts';
@@ -12,6 +14,34 @@ import { probeRoutes } from './probes.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { submissionRoutes } from './routes/submissions.ts';
 import { BatchItem } from './schemas.ts';
+
+/** A caller's own X-Request-Id is kept when it is a sane token; otherwise one is made. */
+const CALLER_REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/**
+ * One line per request: method, path, status, duration, who asked, and the request id (also returned as
+ * X-Request-Id). Wallet calls log at info; probes, metrics and docs at debug, as they are polled.
+ */
+function accessLog(log: Log): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const started = performance.now();
+    const given = c.req.header('x-request-id');
+    const requestId = given && CALLER_REQUEST_ID.test(given) ? given : randomUUID();
+    c.set('requestId', requestId);
+    await next();
+    c.header('X-Request-Id', requestId);
+    const status = c.res.status;
+    const level = status >= 500 ? 'error' : c.req.path.startsWith('/wallet/') ? 'info' : 'debug';
+    log(level, 'request', {
+      requestId,
+      method: c.req.method,
+      path: c.req.path,
+      status,
+      ms: Math.round((performance.now() - started) * 10) / 10,
+      subject: c.get('principal')?.subject,
+    });
+  };
+}
 
 function firstIssue(error: { issues: { path: PropertyKey[]; message: string }[] }): string {
   const issue = error.issues[0];
@@ -62,10 +92,18 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     ) {
       return errorJson(c, 503, 'UNAVAILABLE', 'a dependency is unavailable, try again');
     }
+    // The caller learns nothing about it; the operator gets the whole error, with the request id.
+    deps.log?.('error', 'unexpected error', {
+      requestId: c.get('requestId'),
+      method: c.req.method,
+      path: c.req.path,
+      error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+    });
     return errorJson(c, 500, 'INTERNAL', 'internal error');
   });
   app.notFound((c) => errorJson(c, 404, 'NOT_FOUND', `no route ${c.req.method} ${c.req.path}`));
 
+  app.use('*', accessLog(deps.log ?? noLog));
   probeRoutes(app, deps);
   docsRoutes(app);
 

@@ -1,6 +1,7 @@
 // What the API's routes share: dependencies, the Hono environment, and role/party checks.
 import type { Context } from 'hono';
 import type { Redis } from 'ioredis';
+import type { Log } from '../log.ts';
 import type {
   AcceptDeps,
   OutcomeWaiter,
@@ -41,9 +42,11 @@ export interface AppDeps {
   parties?: PartyAdmin;
   batchMax: number;
   waitMaxSeconds: number;
+  /** Access lines and unexpected errors; nothing is logged without it. */
+  log?: Log;
 }
 
-export type AppEnv = { Variables: { principal: Principal } };
+export type AppEnv = { Variables: { principal: Principal; requestId: string } };
 
 export function need(c: Context<AppEnv>, role: Role): Principal {
   const p = c.get('principal');

@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { issueToken, type PartyAdmin } from '../api/index.ts';
 import type { Config } from '../config.ts';
 import type { LedgerClient } from '../ledger/index.ts';
+import type { Log } from '../log.ts';
 import type { KeyStore } from '../signing/index.ts';
 import type { PartyLookup } from './adapters.ts';
 
@@ -53,7 +54,7 @@ export async function prepareDemo(o: {
   client: LedgerClient;
   walletUrl: string;
   sandbox: { url: string; scanUrl: string };
-  log: (level: 'info' | 'warn' | 'error', msg: string) => void;
+  log: Log;
 }): Promise<void> {
   const keys = (await o.keys.list()).filter((k) => k.status === 'active');
   const key = keys[0] ?? (await o.keys.generate('ed25519', 'demo'));

@@ -3,6 +3,7 @@ import { Command, Option } from 'commander';
 import { createVerifier, type Verifier } from '../api/index.ts';
 import { CommandFailure, UsageError } from '../cli/support.ts';
 import { type Config, ConfigError, loadConfig } from '../config.ts';
+import { jsonLog, type Log, noLog } from '../log.ts';
 import { PartyRegistry } from '../parties/index.ts';
 import { KeyStore, LocalSigner } from '../signing/index.ts';
 import { partyServices } from './adapters.ts';
@@ -16,16 +17,8 @@ export interface ServeOptions {
   insecureNoAuth?: boolean;
 }
 
-type Log = (level: 'info' | 'warn' | 'error', msg: string) => void;
-
-const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
-let minLevel = LEVELS.indexOf(process.env.LOG_LEVEL ?? 'info');
-
-/** One JSON line per event on stderr (stdout is for the demo banner); never secrets. */
-const log: Log = (level, msg) => {
-  if (LEVELS.indexOf(level) < minLevel) return;
-  process.stderr.write(`${JSON.stringify({ level, time: new Date().toISOString(), msg })}\n`);
-};
+/** Set by `serve` once LOG_LEVEL is read; the signal handlers use it too. */
+let log: Log = noLog;
 
 export function serveCommand(): Command {
   return new Command('serve')
@@ -77,7 +70,7 @@ function readConfig(): Config {
 /** Starts everything and returns the function that stops it all (graceful: HTTP first, then the worker). */
 export async function serve(o: ServeOptions): Promise<() => Promise<void>> {
   const config = readConfig();
-  minLevel = LEVELS.indexOf(config.logLevel);
+  log = jsonLog(config.logLevel);
   const demo = o.demo ? await demoSecrets(config) : undefined;
   if (demo && config.ledgerUrl) throw new UsageError('--demo runs on the embedded sandbox: unset LEDGER_URL');
 

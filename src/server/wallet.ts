@@ -6,6 +6,7 @@ import { Hono } from 'hono';
 import type { Redis } from 'ioredis';
 import { type AppDeps, createApp, type PartyAdmin, probeRoutes, type Verifier } from '../api/index.ts';
 import type { Config } from '../config.ts';
+import { type Log, noLog } from '../log.ts';
 import type { KeyStore, Signer } from '../signing/index.ts';
 import {
   type AcceptPorts,
@@ -41,7 +42,7 @@ export interface WalletOptions {
   /** Overrides the accept ports (tests of policy in isolation). */
   ports?: AcceptPorts;
   worker?: { lockDurationMs?: number; stalledIntervalMs?: number; sweepEveryMs?: number };
-  log?: (level: 'info' | 'warn' | 'error', msg: string) => void;
+  log?: Log;
 }
 
 export interface RunningWallet {
@@ -82,7 +83,7 @@ async function listen(
 
 export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
   const { config } = o;
-  const log = o.log ?? (() => {});
+  const log = o.log ?? noLog;
   const redis: Redis = redisConnection(config.redisUrl, { maxRetriesPerRequest: 20 });
   const bull: Redis = redisConnection(config.redisUrl);
   const store = new SubmissionStore(redis, config.redisPrefix);
@@ -120,6 +121,7 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
       waiter,
       metrics,
       redis,
+      log,
       auth: o.auth ?? 'none',
       ledgerReady: async () => {
         await o.ledger.ledgerEnd();
@@ -133,6 +135,7 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
         dedupMaxSeconds: config.dedup.maxSeconds,
         preparationToleranceMs: config.commitWindow.preparationToleranceMs,
         metrics,
+        log,
       },
       ...(keys
         ? {
@@ -203,7 +206,7 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
         rateLimit: config.queue.rateLimit,
         ...(lockMs ? { lockDurationMs: lockMs } : {}),
         ...(stalledMs ? { stalledIntervalMs: stalledMs } : {}),
-        onError: (err) => log('warn', `worker: ${err.message}`),
+        log,
       },
     );
     worker = w;

@@ -1,6 +1,7 @@
 // Accepting a submission, synchronously: decode strictly, recompute the hash, apply policy, then (and only
 // then) sign, record the signature in the audit log, store the record and enqueue it.
 import { createHash } from 'node:crypto';
+import type { Log } from '../log.ts';
 import { SubmissionRefused } from './errors.ts';
 import type { PipelineMetrics } from './metrics.ts';
 import type { HashingSchemeVersion, SubmissionRecord } from './record.ts';
@@ -65,6 +66,8 @@ export interface AcceptDeps {
   /** The synchronizer's preparationTimeRecordTimeTolerance (Canton's default: 24 h). */
   preparationToleranceMs: number;
   metrics?: PipelineMetrics;
+  /** One line per new submission, naming the key that signed it (the audit stream has every signature). */
+  log?: Log;
   now?: () => number;
 }
 
@@ -269,6 +272,14 @@ export async function acceptSubmission(
     stored,
   );
   deps.metrics?.accepted.inc({ outcome: 'new' });
+  deps.log?.('info', 'accepted', {
+    submission: id,
+    commandId: tx.commandId,
+    party,
+    keyFingerprint,
+    hash: hashHex,
+    requestedBy: who.subject,
+  });
   return { record: queued.record, created: true };
 }
 

@@ -28,7 +28,6 @@ export interface ExecutorDeps {
   now?: () => number;
   /** A recent ledger end (see `recentLedgerEnd`); defaults to asking the ledger each time. */
   ledgerEnd?: () => Promise<number>;
-  log?: (msg: string, fields?: Record<string, unknown>) => void;
 }
 
 /** The ledger end, read at most every `maxAgeMs` and shared: always a value read before the caller asked. */

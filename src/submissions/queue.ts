@@ -1,7 +1,8 @@
 // The BullMQ side: one queue per ledger, jobId derived from the command id, the worker and stranded-work recovery.
 import { DelayedError, type Job, Queue, Worker } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
-import { type ExecutorDeps, executeStep, recentLedgerEnd } from './executor.ts';
+import { type Log, noLog } from '../log.ts';
+import { type ExecutorDeps, executeStep, recentLedgerEnd, type StepResult } from './executor.ts';
 import type { SubmissionRecord } from './record.ts';
 import type { SubmissionStore } from './store.ts';
 
@@ -85,17 +86,38 @@ export interface WorkerOptions {
   rateLimit: { max: number; durationMs: number };
   lockDurationMs?: number;
   stalledIntervalMs?: number;
-  onError?: (err: Error) => void;
+  /** Each step's outcome, lost locks and worker errors. */
+  log?: Log;
+}
+
+/** What an operator follows a submission by: every step's outcome, with ids, codes and no payloads. */
+function logStep(log: Log, id: string, step: StepResult): void {
+  const r = step.kind === 'done' ? step.record : undefined;
+  if (step.kind === 'retry') {
+    log('warn', 'attempt failed, retrying', { submission: id, reason: step.reason, delayMs: step.delayMs });
+  } else if (step.kind === 'wait-until') {
+    const nextLookAt = new Date(step.at).toISOString();
+    log('warn', 'outcome unknown, searching the ledger', { submission: id, nextLookAt });
+  } else if (!r) {
+    log('warn', 'no record for this job', { submission: id });
+  } else {
+    const about = { submission: r.id, commandId: r.commandId, party: r.party, attempts: r.attempts.length };
+    if (r.status === 'committed') {
+      log('info', 'committed', { ...about, updateId: r.updateId, completionOffset: r.completionOffset });
+    } else log('warn', r.status, { ...about, code: r.error?.code, error: r.error?.message });
+  }
 }
 
 /** Starts a worker whose jobs run `executeStep` until the record is final. */
 export function startWorker(deps: ExecutorDeps, opts: WorkerOptions): Worker<JobData> {
   const lockDuration = opts.lockDurationMs ?? Math.max(30_000, deps.config.ledgerTimeoutMs * 2 + 5_000);
   const stepDeps: ExecutorDeps = { ledgerEnd: recentLedgerEnd(deps.ledger), ...deps };
+  const log = opts.log ?? noLog;
   const worker = new Worker<JobData>(
     opts.queueName,
     async (job: Job<JobData>, token?: string, signal?: AbortSignal) => {
       const step = await executeStep(stepDeps, job.data.id, signal);
+      logStep(log, job.data.id, step);
       if (step.kind === 'done') return step.record?.status ?? 'missing';
       const at = step.kind === 'retry' ? Date.now() + step.delayMs : step.at;
       if (signal?.aborted) throw new Error('lock lost');
@@ -116,9 +138,15 @@ export function startWorker(deps: ExecutorDeps, opts: WorkerOptions): Worker<Job
   );
   // Losing the lock does not abort the processor by itself; cancel so it stops before any side effect.
   worker.on('lockRenewalFailed', (ids) => {
+    log('warn', 'lost the lock on jobs: stopping them, they will run again', { jobs: ids });
     for (const id of ids) worker.cancelJob(id, 'lock-lost');
   });
-  worker.on('error', (err) => opts.onError?.(err));
+  // A step that threw (Redis away, lock lost): BullMQ runs it again after its backoff.
+  worker.on('failed', (job, err) => {
+    if (err.name === 'DelayedError') return;
+    log('warn', 'step failed, will run again', { submission: job?.data.id, error: err.message });
+  });
+  worker.on('error', (err) => log('warn', `worker: ${err.message}`));
   return worker;
 }
 

@@ -1,3 +1,4 @@
+import { rmSync, writeFileSync } from 'node:fs';
 import { type ClientRequest, request } from 'node:http';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -152,5 +153,63 @@ describe('body size limit (32 MiB)', () => {
       req.end('{}'),
     );
     expect(res.status).toBe(401);
+  });
+});
+
+describe('operator logs', () => {
+  const linesFor = (requestId: string | null) => h.logs.filter((l) => l.requestId === requestId);
+
+  it('gives every request an id (the caller’s own when it is a sane token) and logs one line for it', async () => {
+    const own = await h.call('GET', '/healthz', { headers: { 'x-request-id': 'custody-42.a:b' } });
+    expect(own.headers.get('x-request-id')).toBe('custody-42.a:b');
+    expect(linesFor('custody-42.a:b')).toEqual([
+      expect.objectContaining({
+        level: 'debug',
+        msg: 'request',
+        method: 'GET',
+        path: '/healthz',
+        status: 200,
+      }),
+    ]);
+
+    const read = await h.token('read');
+    const odd = await h.call('GET', '/wallet/v1/submissions', {
+      token: read,
+      headers: { 'x-request-id': `${'x'.repeat(129)}` },
+    });
+    const id = odd.headers.get('x-request-id');
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(linesFor(id)).toEqual([
+      expect.objectContaining({
+        level: 'info',
+        path: '/wallet/v1/submissions',
+        status: 200,
+        subject: 't-read',
+      }),
+    ]);
+    expect(JSON.stringify(h.logs)).not.toContain(read);
+  });
+
+  it('answers an unexpected failure with a bare 500 and logs the cause with the request id', async () => {
+    const broken = await apiHarness();
+    try {
+      // The key store's folder replaced by a file: generating a key fails in a way no rule expects.
+      rmSync(broken.dir, { recursive: true, force: true });
+      writeFileSync(broken.dir, 'not a folder');
+      const res = await broken.call('POST', '/wallet/v1/keys', {
+        token: await broken.token('admin'),
+        body: { algorithm: 'ed25519' },
+      });
+      expect(res.status).toBe(500);
+      expect(res.json).toEqual({ error: { code: 'INTERNAL', message: 'internal error' } });
+      const id = res.headers.get('x-request-id');
+      const lines = broken.logs.filter((l) => l.requestId === id);
+      expect(lines).toEqual([
+        expect.objectContaining({ level: 'error', msg: 'unexpected error', error: expect.any(String) }),
+        expect.objectContaining({ level: 'error', msg: 'request', status: 500 }),
+      ]);
+    } finally {
+      await broken.close();
+    }
   });
 });

@@ -39,9 +39,11 @@ export async function apiHarness(env: Record<string, string> = {}) {
     ...env,
   });
   config.port = 0;
+  const logs: Record<string, unknown>[] = [];
   const wallet = await startWallet({
     config,
     role: 'api',
+    log: (level, msg, fields) => logs.push({ level, msg, ...fields }),
     ledger: unreachableLedger,
     auth: (await import('../../src/api/index.ts')).createVerifier(config.auth),
     keys,
@@ -86,7 +88,7 @@ export async function apiHarness(env: Record<string, string> = {}) {
       headers: res.headers,
     };
   }
-  return { wallet, keys, parties, token, party, call, config, close: () => wallet.close() };
+  return { wallet, keys, dir, parties, token, party, call, config, logs, close: () => wallet.close() };
 }
 
 /** A small valid prepared transaction (one Create) acting as `party`. */

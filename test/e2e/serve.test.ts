@@ -138,9 +138,15 @@ describe('quill serve', () => {
       };
       const server: ChildProcess = spawn(process.execPath, [resolve('bin/quill.js'), 'serve'], {
         env: { PATH: process.env.PATH ?? '', ...env },
-        stdio: 'ignore',
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let logs = '';
+      server.stderr?.on('data', (chunk: Buffer) => {
+        logs += chunk.toString('utf8');
       });
       const exited = new Promise<number | null>((r) => server.on('exit', (code) => r(code)));
+      const secrets: string[] = [SECRET, env.KEYSTORE_PASSPHRASE, ...(sandboxSecret ? [sandboxSecret] : [])];
+      let record: Record<string, unknown> = {};
       try {
         const base = `http://127.0.0.1:${port}`;
         for (let i = 0; i < 200; i++) {
@@ -154,6 +160,7 @@ describe('quill serve', () => {
         const admin = (
           await run(['tokens', 'issue', '--role', 'admin', '--ttl', '10m'], { AUTH_JWT_SECRET: SECRET })
         ).stdout.trim();
+        secrets.push(admin);
         const call = async (path: string, body: unknown) =>
           (await fetch(`${base}${path}`, {
             method: 'POST',
@@ -183,13 +190,15 @@ describe('quill serve', () => {
         const submitter = (
           await run(['tokens', 'issue', '--role', 'submit', '--party', party], { AUTH_JWT_SECRET: SECRET })
         ).stdout.trim();
+        secrets.push(submitter);
         const submitted = await run(['submit', '--party', party, file, '--wait', '20'], {
           QUILL_URL: base,
           QUILL_TOKEN: submitter,
         });
         expect(submitted.stderr).toBe('');
         expect(submitted.code).toBe(0);
-        expect(JSON.parse(submitted.stdout)).toMatchObject({ status: 'committed', party });
+        record = JSON.parse(submitted.stdout);
+        expect(record).toMatchObject({ status: 'committed', party });
         const refused = await run(['submit', '--party', 'someone::1220', file], {
           QUILL_URL: base,
           QUILL_TOKEN: submitter,
@@ -200,6 +209,29 @@ describe('quill serve', () => {
         server.kill('SIGTERM');
       }
       expect(await exited).toBe(0);
+      // The operator's view: JSON lines that follow the submission from request to commit, without secrets.
+      const lines = logs
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      for (const line of lines)
+        expect(line).toMatchObject({ level: expect.any(String), time: expect.any(String) });
+      const about = { submission: record.id, commandId: record.commandId, party: record.party };
+      expect(lines).toContainEqual(expect.objectContaining({ level: 'info', msg: 'accepted', ...about }));
+      expect(lines).toContainEqual(
+        expect.objectContaining({ level: 'info', msg: 'committed', ...about, updateId: record.updateId }),
+      );
+      expect(lines).toContainEqual(
+        expect.objectContaining({
+          msg: 'request',
+          method: 'POST',
+          path: '/wallet/v1/submissions',
+          status: 200, // --wait: answered once committed
+          requestId: expect.any(String),
+          subject: 'quill-submit',
+        }),
+      );
+      for (const secret of secrets) expect(logs).not.toContain(secret);
     },
   );
 });
