@@ -48,7 +48,8 @@ export function recentLedgerEnd(ledger: LedgerPort, maxAgeMs = 500): () => Promi
 }
 
 export type StepResult =
-  | { kind: 'done'; record?: SubmissionRecord }
+  /** `alreadyFinal`: the record was final before this step (a job run again after a crash or stall). */
+  | { kind: 'done'; record?: SubmissionRecord; alreadyFinal?: boolean }
   /** Try again after `delayMs` (retryable or ambiguous). */
   | { kind: 'retry'; delayMs: number; reason: string }
   /** Nothing more to try: wait until the transaction can no longer commit, then settle. */
@@ -78,7 +79,7 @@ export async function executeStep(deps: ExecutorDeps, id: string, signal?: Abort
   if (!cur) return { kind: 'done' };
   let rec = cur.record;
   if (rec.status === 'committed' || rec.status === 'rejected' || rec.status === 'expired') {
-    return { kind: 'done', record: rec };
+    return { kind: 'done', record: rec, alreadyFinal: true };
   }
   const everSubmitted = rec.attempts.length > 0;
   // An attempt whose answer never came may still commit until the deadline (with V2 nothing else bounds

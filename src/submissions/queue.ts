@@ -92,20 +92,26 @@ export interface WorkerOptions {
 
 /** What an operator follows a submission by: every step's outcome, with ids, codes and no payloads. */
 function logStep(log: Log, id: string, step: StepResult): void {
-  const r = step.kind === 'done' ? step.record : undefined;
   if (step.kind === 'retry') {
     log('warn', 'attempt failed, retrying', { submission: id, reason: step.reason, delayMs: step.delayMs });
-  } else if (step.kind === 'wait-until') {
+    return;
+  }
+  if (step.kind === 'wait-until') {
     const nextLookAt = new Date(step.at).toISOString();
     log('warn', 'outcome unknown, searching the ledger', { submission: id, nextLookAt });
-  } else if (!r) {
-    log('warn', 'no record for this job', { submission: id });
-  } else {
-    const about = { submission: r.id, commandId: r.commandId, party: r.party, attempts: r.attempts.length };
-    if (r.status === 'committed') {
-      log('info', 'committed', { ...about, updateId: r.updateId, completionOffset: r.completionOffset });
-    } else log('warn', r.status, { ...about, code: r.error?.code, error: r.error?.message });
+    return;
   }
+  const r = step.record;
+  if (!r) {
+    log('warn', 'no record for this job', { submission: id });
+    return;
+  }
+  const about = { submission: r.id, commandId: r.commandId, party: r.party, attempts: r.attempts.length };
+  // A job run again over a final record must not read as a second commit.
+  if (step.alreadyFinal) log('debug', `already ${r.status}`, about);
+  else if (r.status === 'committed') {
+    log('info', 'committed', { ...about, updateId: r.updateId, completionOffset: r.completionOffset });
+  } else log('warn', r.status, { ...about, code: r.error?.code, error: r.error?.message });
 }
 
 /** Starts a worker whose jobs run `executeStep` until the record is final. */

@@ -254,7 +254,7 @@ describe('executeStep', () => {
     expect(await run()).toMatchObject({ status: 'expired', error: { code: 'MAX_RECORD_TIME_PASSED' } });
     expect(ledger.submissionIds).toHaveLength(0);
     const again = await executeStep({ store, ledger, config }, rec.id);
-    expect(again.kind).toBe('done');
+    expect(again).toMatchObject({ kind: 'done', alreadyFinal: true, record: { status: 'expired' } });
     expect(ledger.submissionIds).toHaveLength(0);
   });
 
