@@ -1,0 +1,43 @@
+/**
+ * `QuillError`: the base of every boundary's error (ledger, transaction, signing, parties, store, API, CLI,
+ * config). It carries a stable `code` that callers match on (never the message text), a one-line `message`
+ * that holds no secret, and an optional `cause`. `walk` follows the cause chain, as viem's `BaseError` does,
+ * so a boundary can ask "is a Redis failure somewhere under this?" without knowing who wrapped whom.
+ *
+ * This file is a leaf: it imports nothing of ours, and every folder may import it.
+ */
+export class QuillError<Code extends string = string> extends Error {
+  override readonly name: string = 'QuillError';
+  readonly code: Code;
+
+  constructor(code: Code, message: string, options?: { cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+  }
+
+  /**
+   * The first error in the chain (this one, then each `cause`) for which `match` is true; without `match`,
+   * the deepest error of the chain. Stops at cycles.
+   */
+  walk(match?: (err: unknown) => boolean): unknown {
+    return walkCauses(this, match);
+  }
+}
+
+/** `QuillError.walk` for any thrown value. */
+export function walkCauses(err: unknown, match?: (err: unknown) => boolean): unknown {
+  const seen = new Set<unknown>();
+  let current: unknown = err;
+  let last: unknown = err;
+  while (current !== undefined && current !== null && !seen.has(current)) {
+    if (match?.(current)) return current;
+    seen.add(current);
+    last = current;
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return match ? undefined : last;
+}
+
+export function isQuillError(err: unknown): err is QuillError {
+  return err instanceof QuillError;
+}
