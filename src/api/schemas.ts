@@ -1,48 +1,20 @@
 // Wire shapes of the wallet API (zod, the source of both validation and the OpenAPI document).
 import { z } from '@hono/zod-openapi';
+import { DeduplicationPeriod, MinLedgerTime, TransactionFormat } from '../ledger/index.ts';
 import { HashingSchemeVersion, SubmissionRecord, SubmissionStatus } from '../submissions/index.ts';
 
-const Duration = z.object({
-  seconds: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
-  nanos: z.number().int().min(0).max(999_999_999),
+// Fields passed through to the ledger's execute request are the ledger contract's own schemas: anything the
+// ledger would refuse is refused here, at accept, with the path of the bad field (never retried for a day).
+export const DeduplicationPeriodBody = DeduplicationPeriod.openapi('DeduplicationPeriod', {
+  description:
+    'A lower bound: Quill always covers every earlier attempt of the command. DeduplicationOffset is refused ' +
+    '(an offset cannot cover attempts not made yet).',
+  example: { DeduplicationDuration: { value: { seconds: 600, nanos: 0 } } },
 });
 
-export const DeduplicationPeriodBody = z
-  .union([
-    z.object({ DeduplicationDuration: z.object({ value: Duration }).strict() }).strict(),
-    z.object({ Empty: z.object({}).strict() }).strict(),
-  ])
-  .openapi('DeduplicationPeriod', {
-    description: 'A lower bound: Quill always covers every earlier attempt of the command',
-    example: { DeduplicationDuration: { value: { seconds: 600, nanos: 0 } } },
-  });
+export const MinLedgerTimeBody = MinLedgerTime.openapi('MinLedgerTime');
 
-export const MinLedgerTimeBody = z
-  .object({
-    time: z.union([
-      z.object({ MinLedgerTimeAbs: z.object({ value: z.iso.datetime({ offset: true }) }).strict() }).strict(),
-      z.object({ MinLedgerTimeRel: z.object({ value: Duration }).strict() }).strict(),
-      z.object({ Empty: z.object({}).strict() }).strict(),
-    ]),
-  })
-  .strict()
-  .openapi('MinLedgerTime');
-
-export const TransactionFormatBody = z
-  .object({
-    eventFormat: z.object({
-      filtersByParty: z.record(z.string(), z.unknown()).optional(),
-      filtersForAnyParty: z.unknown().optional(),
-      verbose: z.boolean().optional(),
-    }),
-    transactionShape: z.enum([
-      'TRANSACTION_SHAPE_UNSPECIFIED',
-      'TRANSACTION_SHAPE_ACS_DELTA',
-      'TRANSACTION_SHAPE_LEDGER_EFFECTS',
-    ]),
-  })
-  .strict()
-  .openapi('TransactionFormat');
+export const TransactionFormatBody = TransactionFormat.openapi('TransactionFormat');
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 

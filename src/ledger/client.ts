@@ -1,97 +1,93 @@
 /**
- * `LedgerClient`: one typed method per JSON Ledger API v2 endpoint Quill uses. Each request body is parsed
- * with its schema (normalising numeric strings and proto defaults) and checked against INTERFACE.md's rules
- * before sending; each response is validated. Every failure is a `LedgerError`.
+ * `LedgerClient`: one method per declared endpoint (`endpoints/`), each a single call of `send`, which parses
+ * the request with the declaration's schemas (normalising numeric strings and proto defaults), applies its
+ * INTERFACE.md rule, fills the path, and validates the response. Every failure is a `LedgerError`.
  */
 import type { z } from 'zod';
-import { LedgerAdminClient } from './client-admin.ts';
-import type { LedgerClientOptions } from './client-base.ts';
-import type { CallOptions } from './http.ts';
-import { iterateUpdates, type UpdateRange, vettedPackagesPages } from './paging.ts';
+import { type Endpoint, fillPath, type Params } from './endpoint.ts';
+import { endpoints as E, type EndpointName } from './endpoints/index.ts';
+import { invalidArgument } from './errors.ts';
 import {
-  checkGetUpdatesRequest,
-  checkTransactionByIdRequest,
-  checkTransactionByOffsetRequest,
-  checkUpdateByOffset,
-} from './rules.ts';
-import * as S from './schemas/index.ts';
+  type CallOptions,
+  formatIssues,
+  type HttpClientOptions,
+  HttpTransport,
+  type StreamOptions,
+} from './http.ts';
+import { iterateUpdates, type UpdateRange, vettedPackagesPages } from './paging.ts';
+import { describeViolation } from './rules.ts';
+import type * as S from './schemas/index.ts';
 
-export type { CallOptions, LedgerClientOptions };
+export type LedgerClientOptions = HttpClientOptions;
+export type { CallOptions, StreamOptions };
 
-/** Query parameters of the list endpoints (`/v2/updates`, `/v2/updates/flats`). */
-export interface StreamOptions extends CallOptions {
-  /** Maximum number of elements; keep it ≤ 200 (the participant answers 413 above its list limit). */
-  limit?: number;
-  /** For open-ended ranges: complete when no element arrives for this long. */
-  streamIdleTimeoutMs?: number;
+type Body<N extends EndpointName> = z.input<(typeof E)[N]['body']>;
+type Query<N extends EndpointName> = z.input<(typeof E)[N]['query']>;
+type Reply<N extends EndpointName> = Promise<z.output<(typeof E)[N]['response']>>;
+
+interface Input {
+  body?: unknown;
+  query?: unknown;
+  params?: Record<string, string>;
 }
 
-type In<T extends z.ZodType> = z.input<T>;
+export class LedgerClient {
+  private readonly http: HttpTransport;
 
-export class LedgerClient extends LedgerAdminClient {
-  // --- package vetting -----------------------------------------------------------------------------
+  constructor(opts: LedgerClientOptions) {
+    this.http = new HttpTransport(opts);
+  }
 
-  async listVettedPackages(
-    body: In<typeof S.ListVettedPackagesRequest> = {},
-    opts?: CallOptions,
-  ): Promise<S.ListVettedPackagesResponse> {
-    const what = 'POST /v2/package-vetting/list';
-    const req = this.body(S.ListVettedPackagesRequest, body, what);
-    if (req.pageSize != null && req.pageSize < 0) this.check('pageSize must not be negative', what);
-    return this.call(
-      { method: 'POST', path: '/v2/package-vetting/list', body: req, response: S.ListVettedPackagesResponse },
+  /** Sends a request to a declared endpoint; requests that break its schema or rule are never sent. */
+  async send<P extends string, B extends z.ZodType, Q extends z.ZodType, R extends z.ZodType>(
+    ep: Endpoint<P, B, Q, R>,
+    input: { body?: z.input<B>; query?: z.input<Q>; params?: Params<P> },
+    opts: CallOptions = {},
+  ): Promise<z.output<R>> {
+    const what = `${ep.method} ${ep.path}`;
+    const { body, query, params } = input as Input;
+    const req = parse(ep.body, body, what);
+    const q = parse(ep.query, query ?? {}, what) as Record<string, string | number | boolean | null>;
+    const path = fillPath(ep.path, params ?? {});
+    if (path.empty) throw invalidArgument(`${what}: ${path.empty} must not be empty`);
+    const violation = ep.rule?.(req, (params ?? {}) as Params<P>);
+    if (violation) throw invalidArgument(`${what}: ${describeViolation(violation)}`);
+    const wireQuery = Object.fromEntries(
+      Object.entries(q).filter((e): e is [string, string | number | boolean] => e[1] != null),
+    );
+    return this.http.call(
+      { method: ep.method, path: path.path, query: wireQuery, body: req, response: ep.response },
       opts,
     );
   }
 
+  // --- package vetting ---------------------------------------------------------------------------
+
+  listVettedPackages(body: Body<'listVettedPackages'> = {}, opts?: CallOptions): Reply<'listVettedPackages'> {
+    return this.send(E.listVettedPackages, { body }, opts);
+  }
+
   /** Every page of the vetted-package listing, following `nextPageToken` until it is empty. */
   vettedPackagesPages(
-    body: Omit<In<typeof S.ListVettedPackagesRequest>, 'pageToken'> = {},
+    body: Omit<Body<'listVettedPackages'>, 'pageToken'> = {},
     opts?: CallOptions,
   ): AsyncGenerator<S.ListVettedPackagesResponse> {
     return vettedPackagesPages(this, body, opts);
   }
 
-  // --- updates -------------------------------------------------------------------------------------
+  // --- updates and completions -------------------------------------------------------------------
 
   /** `POST /v2/updates/flats` (deprecated upstream, removed in 3.6; same shape as `updates`). */
-  async updatesFlats(
-    body: In<typeof S.GetUpdatesRequest>,
-    opts: StreamOptions = {},
-  ): Promise<S.JsGetUpdatesResponse[]> {
-    return this.updatesAt('/v2/updates/flats', body, opts);
+  updatesFlats(body: Body<'updatesFlats'>, opts: StreamOptions = {}): Reply<'updatesFlats'> {
+    return this.stream(E.updatesFlats, body, opts);
   }
 
-  /** `POST /v2/updates`. */
-  async updates(
-    body: In<typeof S.GetUpdatesRequest>,
-    opts: StreamOptions = {},
-  ): Promise<S.JsGetUpdatesResponse[]> {
-    return this.updatesAt('/v2/updates', body, opts);
+  updates(body: Body<'updates'>, opts: StreamOptions = {}): Reply<'updates'> {
+    return this.stream(E.updates, body, opts);
   }
 
-  private updatesAt(
-    path: '/v2/updates' | '/v2/updates/flats',
-    body: In<typeof S.GetUpdatesRequest>,
-    opts: StreamOptions,
-  ): Promise<S.JsGetUpdatesResponse[]> {
-    const what = `POST ${path}`;
-    const req = this.body(S.GetUpdatesRequest, body, what);
-    this.check(checkGetUpdatesRequest(req), what);
-    const { limit, streamIdleTimeoutMs, ...callOpts } = opts;
-    if (limit !== undefined && !(Number.isSafeInteger(limit) && limit > 0)) {
-      this.check('limit must be a positive integer', what);
-    }
-    return this.call(
-      {
-        method: 'POST',
-        path,
-        query: { limit, stream_idle_timeout_ms: streamIdleTimeoutMs },
-        body: req,
-        response: S.JsGetUpdatesResponseList,
-      },
-      callOpts,
-    );
+  completions(body: Body<'completions'>, opts: StreamOptions = {}): Reply<'completions'> {
+    return this.stream(E.completions, body, opts);
   }
 
   /**
@@ -102,152 +98,168 @@ export class LedgerClient extends LedgerAdminClient {
     return iterateUpdates(this, range, opts);
   }
 
-  async transactionByOffset(
-    body: In<typeof S.GetTransactionByOffsetRequest>,
-    opts?: CallOptions,
-  ): Promise<S.JsGetTransactionResponse> {
-    const what = 'POST /v2/updates/transaction-by-offset';
-    const req = this.body(S.GetTransactionByOffsetRequest, body, what);
-    this.check(checkTransactionByOffsetRequest(req), what);
-    return this.call(
-      {
-        method: 'POST',
-        path: '/v2/updates/transaction-by-offset',
-        body: req,
-        response: S.JsGetTransactionResponse,
-      },
-      opts,
-    );
+  transactionByOffset(body: Body<'transactionByOffset'>, opts?: CallOptions): Reply<'transactionByOffset'> {
+    return this.send(E.transactionByOffset, { body }, opts);
   }
 
-  async transactionById(
-    body: In<typeof S.GetTransactionByIdRequest>,
-    opts?: CallOptions,
-  ): Promise<S.JsGetTransactionResponse> {
-    const what = 'POST /v2/updates/transaction-by-id';
-    const req = this.body(S.GetTransactionByIdRequest, body, what);
-    this.check(checkTransactionByIdRequest(req), what);
-    return this.call(
-      {
-        method: 'POST',
-        path: '/v2/updates/transaction-by-id',
-        body: req,
-        response: S.JsGetTransactionResponse,
-      },
-      opts,
-    );
+  transactionById(body: Body<'transactionById'>, opts?: CallOptions): Reply<'transactionById'> {
+    return this.send(E.transactionById, { body }, opts);
   }
 
-  async updateByOffset(
-    body: In<typeof S.GetUpdateByOffsetRequest>,
-    opts?: CallOptions,
-  ): Promise<S.JsGetUpdateResponse> {
-    const what = 'POST /v2/updates/update-by-offset';
-    const req = this.body(S.GetUpdateByOffsetRequest, body, what);
-    this.check(checkUpdateByOffset(req.offset), what);
-    return this.call(
-      { method: 'POST', path: '/v2/updates/update-by-offset', body: req, response: S.JsGetUpdateResponse },
-      opts,
-    );
+  updateByOffset(body: Body<'updateByOffset'>, opts?: CallOptions): Reply<'updateByOffset'> {
+    return this.send(E.updateByOffset, { body }, opts);
   }
 
-  async updateById(
-    body: In<typeof S.GetUpdateByIdRequest>,
-    opts?: CallOptions,
-  ): Promise<S.JsGetUpdateResponse> {
-    const what = 'POST /v2/updates/update-by-id';
-    const req = this.body(S.GetUpdateByIdRequest, body, what);
-    if (!req.updateId) this.check('updateId must not be empty', what);
-    return this.call(
-      { method: 'POST', path: '/v2/updates/update-by-id', body: req, response: S.JsGetUpdateResponse },
-      opts,
-    );
+  updateById(body: Body<'updateById'>, opts?: CallOptions): Reply<'updateById'> {
+    return this.send(E.updateById, { body }, opts);
   }
 
-  async eventsByContractId(
-    body: In<typeof S.GetEventsByContractIdRequest>,
-    opts?: CallOptions,
-  ): Promise<S.JsGetEventsByContractIdResponse> {
-    const what = 'POST /v2/events/events-by-contract-id';
-    const req = this.body(S.GetEventsByContractIdRequest, body, what);
-    return this.call(
-      {
-        method: 'POST',
-        path: '/v2/events/events-by-contract-id',
-        body: req,
-        response: S.JsGetEventsByContractIdResponse,
-      },
-      opts,
-    );
+  eventsByContractId(body: Body<'eventsByContractId'>, opts?: CallOptions): Reply<'eventsByContractId'> {
+    return this.send(E.eventsByContractId, { body }, opts);
   }
 
-  // --- interactive submission ----------------------------------------------------------------------
+  // --- interactive submission --------------------------------------------------------------------
 
-  async prepare(
-    body: In<typeof S.JsPrepareSubmissionRequest>,
-    opts?: CallOptions,
-  ): Promise<S.JsPrepareSubmissionResponse> {
-    const what = 'POST /v2/interactive-submission/prepare';
-    const req = this.body(S.JsPrepareSubmissionRequest, body, what);
-    return this.call(
-      {
-        method: 'POST',
-        path: '/v2/interactive-submission/prepare',
-        body: req,
-        response: S.JsPrepareSubmissionResponse,
-      },
-      opts,
-    );
+  prepare(body: Body<'prepare'>, opts?: CallOptions): Reply<'prepare'> {
+    return this.send(E.prepare, { body }, opts);
   }
 
-  async execute(
-    body: In<typeof S.JsExecuteSubmissionRequest>,
-    opts?: CallOptions,
-  ): Promise<S.ExecuteSubmissionResponse> {
-    const what = 'POST /v2/interactive-submission/execute';
-    const req = this.body(S.JsExecuteSubmissionRequest, body, what);
-    return this.call(
-      {
-        method: 'POST',
-        path: '/v2/interactive-submission/execute',
-        body: req,
-        response: S.ExecuteSubmissionResponse,
-      },
-      opts,
-    );
+  execute(body: Body<'execute'>, opts?: CallOptions): Reply<'execute'> {
+    return this.send(E.execute, { body }, opts);
   }
 
-  async executeAndWait(
-    body: In<typeof S.JsExecuteSubmissionAndWaitRequest>,
-    opts?: CallOptions,
-  ): Promise<S.ExecuteSubmissionAndWaitResponse> {
-    const what = 'POST /v2/interactive-submission/executeAndWait';
-    const req = this.body(S.JsExecuteSubmissionAndWaitRequest, body, what);
-    return this.call(
-      {
-        method: 'POST',
-        path: '/v2/interactive-submission/executeAndWait',
-        body: req,
-        response: S.ExecuteSubmissionAndWaitResponse,
-      },
-      opts,
-    );
+  executeAndWait(body: Body<'executeAndWait'>, opts?: CallOptions): Reply<'executeAndWait'> {
+    return this.send(E.executeAndWait, { body }, opts);
   }
 
-  async executeAndWaitForTransaction(
-    body: In<typeof S.JsExecuteSubmissionAndWaitForTransactionRequest>,
+  executeAndWaitForTransaction(
+    body: Body<'executeAndWaitForTransaction'>,
     opts?: CallOptions,
-  ): Promise<S.JsExecuteSubmissionAndWaitForTransactionResponse> {
-    const what = 'POST /v2/interactive-submission/executeAndWaitForTransaction';
-    const req = this.body(S.JsExecuteSubmissionAndWaitForTransactionRequest, body, what);
-    return this.call(
-      {
-        method: 'POST',
-        path: '/v2/interactive-submission/executeAndWaitForTransaction',
-        body: req,
-        response: S.JsExecuteSubmissionAndWaitForTransactionResponse,
-      },
-      opts,
-    );
+  ): Reply<'executeAndWaitForTransaction'> {
+    return this.send(E.executeAndWaitForTransaction, { body }, opts);
   }
+
+  // --- version and state -------------------------------------------------------------------------
+
+  version(opts?: CallOptions): Reply<'version'> {
+    return this.send(E.version, {}, opts);
+  }
+
+  ledgerEnd(opts?: CallOptions): Reply<'ledgerEnd'> {
+    return this.send(E.ledgerEnd, {}, opts);
+  }
+
+  /** The ledger end as a number (0 on an empty ledger). */
+  async ledgerEndOffset(opts?: CallOptions): Promise<number> {
+    return (await this.ledgerEnd(opts)).offset ?? 0;
+  }
+
+  latestPrunedOffsets(opts?: CallOptions): Reply<'latestPrunedOffsets'> {
+    return this.send(E.latestPrunedOffsets, {}, opts);
+  }
+
+  connectedSynchronizers(
+    query: Query<'connectedSynchronizers'> = {},
+    opts?: CallOptions,
+  ): Reply<'connectedSynchronizers'> {
+    return this.send(E.connectedSynchronizers, { query }, opts);
+  }
+
+  // --- parties -----------------------------------------------------------------------------------
+
+  generateExternalPartyTopology(
+    body: Body<'generateExternalPartyTopology'>,
+    opts?: CallOptions,
+  ): Reply<'generateExternalPartyTopology'> {
+    return this.send(E.generateExternalPartyTopology, { body }, opts);
+  }
+
+  allocateExternalParty(
+    body: Body<'allocateExternalParty'>,
+    opts?: CallOptions,
+  ): Reply<'allocateExternalParty'> {
+    return this.send(E.allocateExternalParty, { body }, opts);
+  }
+
+  allocateParty(body: Body<'allocateParty'> = {}, opts?: CallOptions): Reply<'allocateParty'> {
+    return this.send(E.allocateParty, { body }, opts);
+  }
+
+  /** Query names as on the wire: `pageSize`, `pageToken`, `filter-party`, `identity-provider-id`. */
+  listParties(query: Query<'listParties'> = {}, opts?: CallOptions): Reply<'listParties'> {
+    return this.send(E.listParties, { query }, opts);
+  }
+
+  getParty(party: string, opts?: CallOptions): Reply<'getParty'> {
+    return this.send(E.getParty, { params: { party } }, opts);
+  }
+
+  participantId(opts?: CallOptions): Reply<'participantId'> {
+    return this.send(E.participantId, {}, opts);
+  }
+
+  // --- users -------------------------------------------------------------------------------------
+
+  authenticatedUser(opts?: CallOptions): Reply<'authenticatedUser'> {
+    return this.send(E.authenticatedUser, {}, opts);
+  }
+
+  createUser(body: Body<'createUser'>, opts?: CallOptions): Reply<'createUser'> {
+    return this.send(E.createUser, { body }, opts);
+  }
+
+  listUsers(query: Query<'listUsers'> = {}, opts?: CallOptions): Reply<'listUsers'> {
+    return this.send(E.listUsers, { query }, opts);
+  }
+
+  getUser(userId: string, opts?: CallOptions): Reply<'getUser'> {
+    return this.send(E.getUser, { params: { 'user-id': userId } }, opts);
+  }
+
+  deleteUser(userId: string, opts?: CallOptions): Reply<'deleteUser'> {
+    return this.send(E.deleteUser, { params: { 'user-id': userId } }, opts);
+  }
+
+  /** `updateMask.paths` are proto snake_case paths (`primary_party`, …). */
+  updateUser(userId: string, body: Body<'updateUser'>, opts?: CallOptions): Reply<'updateUser'> {
+    return this.send(E.updateUser, { body, params: { 'user-id': userId } }, opts);
+  }
+
+  listUserRights(userId: string, opts?: CallOptions): Reply<'listUserRights'> {
+    return this.send(E.listUserRights, { params: { 'user-id': userId } }, opts);
+  }
+
+  grantUserRights(
+    userId: string,
+    body: Omit<Body<'grantUserRights'>, 'userId'>,
+    opts?: CallOptions,
+  ): Reply<'grantUserRights'> {
+    return this.send(E.grantUserRights, { body: { ...body, userId }, params: { 'user-id': userId } }, opts);
+  }
+
+  revokeUserRights(
+    userId: string,
+    body: Omit<Body<'revokeUserRights'>, 'userId'>,
+    opts?: CallOptions,
+  ): Reply<'revokeUserRights'> {
+    return this.send(E.revokeUserRights, { body: { ...body, userId }, params: { 'user-id': userId } }, opts);
+  }
+
+  private async stream<P extends string, B extends z.ZodType, R extends z.ZodType>(
+    ep: Endpoint<P, B, typeof S.StreamQuery, R>,
+    body: z.input<B>,
+    { limit, streamIdleTimeoutMs, ...opts }: StreamOptions,
+  ): Promise<z.output<R>> {
+    if (limit !== undefined && !(Number.isSafeInteger(limit) && limit > 0)) {
+      throw invalidArgument(`${ep.method} ${ep.path}: limit must be a positive integer`);
+    }
+    return this.send(ep, { body, query: { limit, stream_idle_timeout_ms: streamIdleTimeoutMs } }, opts);
+  }
+}
+
+/** A request part parsed with its schema; a failure is a client-side INVALID_ARGUMENT. */
+function parse<T extends z.ZodType>(schema: T, value: unknown, what: string): z.output<T> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw invalidArgument(`${what}: ${formatIssues(parsed.error)}`);
+  return parsed.data;
 }

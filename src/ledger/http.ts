@@ -30,6 +30,14 @@ export interface CallOptions {
   traceparent?: string;
 }
 
+/** Query parameters of the list endpoints (`/v2/updates`, `/v2/updates/flats`, completions). */
+export interface StreamOptions extends CallOptions {
+  /** Maximum number of elements; keep it ≤ 200 (the participant answers 413 above its list limit). */
+  limit?: number;
+  /** For open-ended ranges: complete when no element arrives for this long. */
+  streamIdleTimeoutMs?: number;
+}
+
 export interface HttpClientOptions {
   baseUrl: string;
   token?: TokenOption;

@@ -1,6 +1,6 @@
 export { type CallOptions, LedgerClient, type LedgerClientOptions, type StreamOptions } from './client.ts';
-export { LedgerAdminClient } from './client-admin.ts';
-export { LedgerClientBase } from './client-base.ts';
+export { type Endpoint, endpoint, type Method, type Params, pathParams } from './endpoint.ts';
+export { type EndpointName, endpoints } from './endpoints/index.ts';
 export {
   cancelledError,
   fromCantonError,

@@ -10,8 +10,8 @@
  * the boundary asks for as many more elements as were already seen there, so it always makes progress.
  */
 import type { z } from 'zod';
-import type { CallOptions, StreamOptions } from './client.ts';
 import { invalidArgument, LedgerError } from './errors.ts';
+import type { CallOptions, StreamOptions } from './http.ts';
 import {
   type GetUpdatesRequest,
   type JsGetUpdatesResponse,

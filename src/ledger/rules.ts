@@ -1,15 +1,40 @@
 /**
- * INTERFACE.md's request rules, checked before sending (the client) and usable by a server (the sandbox)
- * to answer like the participant. Each check returns a one-line reason, or undefined when the request is fine.
- * The participant reports these as INVALID_ARGUMENT (category 8, HTTP 400); the client throws
- * `invalidArgument(reason)` (status undefined, `context.source = client`).
+ * INTERFACE.md's request rules beyond the schemas, one function per rule, referenced by the endpoint
+ * declarations: the client refuses a violating request before sending it, and the sandbox answers it with the
+ * participant's error for that violation (`code` names it; the sandbox owns the participant's wording).
  */
+
+import type { UpdateFormat } from './schemas/formats.ts';
+import type { ListVettedPackagesRequest } from './schemas/packages.ts';
 import type {
   GetTransactionByIdRequest,
   GetTransactionByOffsetRequest,
+  GetUpdateByIdRequest,
+  GetUpdateByOffsetRequest,
   GetUpdatesRequest,
 } from './schemas/updates.ts';
 import type { UpdateUserRequest } from './schemas/users.ts';
+
+export type Violation =
+  | { code: 'INVALID_ARGUMENT'; reason: string }
+  | { code: 'MISSING_FIELD'; field: string }
+  | { code: 'NEGATIVE_OFFSET' | 'NON_POSITIVE_OFFSET'; field: string; offset: number }
+  | { code: 'OFFSET_OUT_OF_RANGE' | 'PROTO_DESERIALIZATION_FAILURE'; reason: string }
+  | { code: 'INVALID_USER_UPDATE_REQUEST'; userId: string; reason: string };
+
+/** One line for a client-side refusal. */
+export function describeViolation(v: Violation): string {
+  switch (v.code) {
+    case 'MISSING_FIELD':
+      return `${v.field} is required`;
+    case 'NEGATIVE_OFFSET':
+      return `${v.field} must not be negative (${v.offset})`;
+    case 'NON_POSITIVE_OFFSET':
+      return `${v.field} must be positive (${v.offset})`;
+    default:
+      return v.reason;
+  }
+}
 
 /** Every update-mask path that names a field (or subfield) of the User proto message. */
 export const USER_UPDATE_PATHS: ReadonlySet<string> = new Set([
@@ -23,67 +48,120 @@ export const USER_UPDATE_PATHS: ReadonlySet<string> = new Set([
   'primary_party_authentication',
 ]);
 
-function offsetProblem(name: string, value: number | undefined | null, positive = false): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (!Number.isSafeInteger(value)) return `${name} must be an integer`;
-  if (positive && value <= 0) return `${name} must be positive`;
-  if (value < 0) return `${name} must not be negative`;
+const invalid = (reason: string): Violation => ({ code: 'INVALID_ARGUMENT', reason });
+
+const BOTH_UPDATES =
+  'Please use either backwards compatible arguments (filter and verbose) or update_format, but not both.';
+
+function negative(field: string, offset: number | null | undefined): Violation | undefined {
+  return offset != null && offset < 0 ? { code: 'NEGATIVE_OFFSET', field, offset } : undefined;
+}
+
+function positive(field: string, offset: number): Violation | undefined {
+  return offset <= 0 ? { code: 'NON_POSITIVE_OFFSET', field, offset } : undefined;
+}
+
+export function checkListVettedPackagesRequest(req: ListVettedPackagesRequest): Violation | undefined {
+  if (req.pageSize != null && req.pageSize < 0)
+    return { code: 'PROTO_DESERIALIZATION_FAILURE', reason: 'Page size must not be negative' };
   return undefined;
 }
 
-export function checkGetUpdatesRequest(req: GetUpdatesRequest): string | undefined {
-  const problem =
-    offsetProblem('beginExclusive', req.beginExclusive) ?? offsetProblem('endInclusive', req.endInclusive);
-  if (problem) return problem;
-  if (req.descendingOrder && (req.endInclusive === undefined || req.endInclusive === null)) {
-    return 'descendingOrder requires endInclusive';
-  }
-  if (req.endInclusive !== undefined && req.endInclusive !== null && req.endInclusive < req.beginExclusive) {
-    return 'endInclusive must not be before beginExclusive';
-  }
+export function checkUpdateFormat(u: UpdateFormat): Violation | undefined {
+  if (u.includeTransactions || u.includeReassignments || u.includeTopologyEvents) return undefined;
+  return invalid(
+    'The update format must specify at least one of include_transactions, include_reassignments or include_topology_events',
+  );
+}
+
+export function checkGetUpdatesRequest(req: GetUpdatesRequest): Violation | undefined {
+  const begin = negative('begin_exclusive', req.beginExclusive);
+  if (begin) return begin;
+  const end = negative('end_inclusive', req.endInclusive);
+  if (end) return end;
   // `verbose` is a proto3 bool: false is indistinguishable from unset, so only `true` counts as legacy use
   // (the official SDK sends `verbose: false` next to `updateFormat`).
-  const legacy = req.filter != null || req.verbose === true;
-  if (legacy && req.updateFormat != null) {
-    return 'the legacy filter/verbose fields must not be set together with updateFormat';
+  if (req.updateFormat && req.filter)
+    return invalid(`Both update_format and filter are set. ${BOTH_UPDATES}`);
+  if (req.updateFormat && req.verbose === true)
+    return invalid(`Both update_format and verbose are set. ${BOTH_UPDATES}`);
+  if (!req.updateFormat && !req.filter) {
+    return invalid(
+      'Either filter/verbose or update_format is required. Please use either backwards compatible arguments (filter and verbose) or update_format.',
+    );
+  }
+  if (req.updateFormat) {
+    const format = checkUpdateFormat(req.updateFormat);
+    if (format) return format;
+  }
+  if (req.descendingOrder && req.endInclusive == null)
+    return invalid('descending_order requires end_inclusive to be set');
+  if (req.endInclusive != null && req.endInclusive < req.beginExclusive) {
+    return {
+      code: 'OFFSET_OUT_OF_RANGE',
+      reason: `Begin offset ${req.beginExclusive} is after end offset ${req.endInclusive}`,
+    };
   }
   return undefined;
 }
 
+/** Exactly one of `transactionFormat` and (legacy, non-empty) `requestingParties`. */
 function checkTransactionLookup(
   req: GetTransactionByOffsetRequest | GetTransactionByIdRequest,
-): string | undefined {
-  const legacy = req.requestingParties != null;
-  if (legacy && req.transactionFormat != null) {
-    return 'requestingParties (legacy) must not be set together with transactionFormat';
+): Violation | undefined {
+  const legacy = (req.requestingParties ?? []).length > 0;
+  if (legacy && req.transactionFormat) {
+    return invalid(
+      'Both transaction_format and requesting_parties are set. Please use either backwards compatible arguments (requesting_parties) or transaction_format but not both.',
+    );
   }
-  if (!legacy && req.transactionFormat == null)
-    return 'either transactionFormat or requestingParties is required';
-  if (legacy && req.requestingParties?.length === 0) return 'requestingParties must not be empty';
+  if (!legacy && !req.transactionFormat) {
+    return invalid(
+      'Either transaction_format or requesting_parties is required. Please use either backwards compatible arguments (requesting_parties) or transaction_format.',
+    );
+  }
   return undefined;
 }
 
-export function checkTransactionByOffsetRequest(req: GetTransactionByOffsetRequest): string | undefined {
-  return offsetProblem('offset', req.offset, true) ?? checkTransactionLookup(req);
+export function checkTransactionByOffsetRequest(req: GetTransactionByOffsetRequest): Violation | undefined {
+  return checkTransactionLookup(req) ?? positive('offset', req.offset);
 }
 
-export function checkTransactionByIdRequest(req: GetTransactionByIdRequest): string | undefined {
-  if (!req.updateId) return 'updateId must not be empty';
+export function checkTransactionByIdRequest(req: GetTransactionByIdRequest): Violation | undefined {
+  if (!req.updateId) return { code: 'MISSING_FIELD', field: 'update_id' };
   return checkTransactionLookup(req);
 }
 
-export function checkUpdateByOffset(offset: number): string | undefined {
-  return offsetProblem('offset', offset, true);
+export function checkUpdateByOffsetRequest(req: GetUpdateByOffsetRequest): Violation | undefined {
+  return checkUpdateFormat(req.updateFormat) ?? positive('offset', req.offset);
 }
 
-/** `userId` is the `{user-id}` path segment. */
-export function checkUpdateUserRequest(userId: string, req: UpdateUserRequest): string | undefined {
-  if (!userId) return 'user id must not be empty';
-  if (req.user.id !== userId) return 'the user id in the path does not match user.id in the body';
+export function checkUpdateByIdRequest(req: GetUpdateByIdRequest): Violation | undefined {
+  if (!req.updateId) return { code: 'MISSING_FIELD', field: 'update_id' };
+  return checkUpdateFormat(req.updateFormat);
+}
+
+/** Grant and revoke name the user in the path; a user id in the body must be the same one. */
+export function checkUserRightsRequest(userId: string, req: { userId: string }): Violation | undefined {
+  if (req.userId !== '' && req.userId !== userId) return invalid(`${userId} does not match userId in body`);
+  return undefined;
+}
+
+/**
+ * `userId` is the `{user-id}` path segment. Paths may end in `!replace` / `!merge` (how annotations are
+ * applied); each field may be named once.
+ */
+export function checkUpdateUserRequest(userId: string, req: UpdateUserRequest): Violation | undefined {
+  if (req.user.id !== userId) return invalid(`${userId} does not match user in body`);
+  const refuse = (reason: string): Violation => ({ code: 'INVALID_USER_UPDATE_REQUEST', userId, reason });
   const paths = req.updateMask.paths ?? [];
-  if (paths.length === 0) return 'updateMask must contain at least one path';
-  const invalid = paths.find((p) => !USER_UPDATE_PATHS.has(p));
-  if (invalid !== undefined)
-    return `updateMask path ${JSON.stringify(invalid.slice(0, 80))} is not a User field`;
+  if (paths.length === 0) return refuse('The update mask contains no entries');
+  const seen = new Set<string>();
+  for (const raw of paths) {
+    const path = raw.replace(/!(replace|merge)$/, '');
+    if (!USER_UPDATE_PATHS.has(path)) return refuse(`The update path: '${raw}' points to an unknown field.`);
+    if (seen.has(path)) return refuse(`The update path: '${raw}' is duplicated.`);
+    seen.add(path);
+  }
   return undefined;
 }

@@ -4,6 +4,7 @@
  * filled as the real JSON API does. Body-decode failures are `400 text/plain` (tapir), built elsewhere.
  */
 import { randomBytes } from 'node:crypto';
+import type { JsCantonError, Violation } from '../ledger/index.ts';
 
 interface Category {
   grpc: number;
@@ -29,18 +30,8 @@ const CATEGORIES: Record<number, Category> = {
   14: { grpc: 12, status: 501 },
 };
 
-export interface JsCantonErrorBody {
-  code: string;
-  cause: string;
-  correlationId: string | null;
-  traceId: string | null;
-  context: Record<string, string>;
-  resources: [string, string][];
-  errorCategory: number;
-  grpcCodeValue: number;
-  retryInfo: string | null;
-  definiteAnswer: boolean | null;
-}
+/** The body is the ledger contract's `JsCantonError`, declared once in `src/ledger`. */
+export type JsCantonErrorBody = JsCantonError;
 
 export class SandboxError extends Error {
   override readonly name = 'SandboxError';
@@ -287,3 +278,23 @@ export const err = {
       `Deserialization of protobuf message failed: Invalid page token for ListVettedPackagesRequest: ${why}`,
     ),
 };
+
+/** The participant's error for a violated request rule (`src/ledger/rules.ts` decides, this says it). */
+export function violationError(v: Violation): SandboxError {
+  switch (v.code) {
+    case 'INVALID_ARGUMENT':
+      return err.invalidArgument(v.reason);
+    case 'MISSING_FIELD':
+      return err.missingField(v.field);
+    case 'NEGATIVE_OFFSET':
+      return err.negativeOffset(v.field, v.offset);
+    case 'NON_POSITIVE_OFFSET':
+      return err.nonPositiveOffset(v.field, v.offset);
+    case 'OFFSET_OUT_OF_RANGE':
+      return err.offsetOutOfRange(v.reason);
+    case 'PROTO_DESERIALIZATION_FAILURE':
+      return new SandboxError(v.code, 8, `Deserialization of protobuf message failed: ${v.reason}`);
+    case 'INVALID_USER_UPDATE_REQUEST':
+      return err.invalidUserUpdateRequest(v.userId, v.reason);
+  }
+}

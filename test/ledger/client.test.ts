@@ -156,33 +156,33 @@ describe('client-side checks (INVALID_ARGUMENT, nothing sent)', () => {
     [
       'descendingOrder without endInclusive',
       () => client().updatesFlats({ beginExclusive: 0, descendingOrder: true, updateFormat: format }),
-      /descendingOrder requires endInclusive/,
+      /descending_order requires end_inclusive/,
     ],
     [
       'legacy filter with updateFormat',
       () => client().updatesFlats({ beginExclusive: 0, endInclusive: 5, filter: {}, updateFormat: format }),
-      /legacy/,
+      /backwards compatible arguments/,
     ],
     [
       'legacy verbose with updateFormat',
       () => client().updates({ beginExclusive: 0, endInclusive: 5, verbose: true, updateFormat: format }),
-      /legacy/,
+      /backwards compatible arguments/,
     ],
     [
       'legacy verbose=true with updateFormat (flats)',
       () =>
         client().updatesFlats({ beginExclusive: 0, endInclusive: 5, verbose: true, updateFormat: format }),
-      /legacy/,
+      /backwards compatible arguments/,
     ],
     [
       'negative beginExclusive',
       () => client().updatesFlats({ beginExclusive: -1, updateFormat: format }),
-      /beginExclusive must not be negative/,
+      /begin_exclusive must not be negative/,
     ],
     [
       'end before begin',
       () => client().updatesFlats({ beginExclusive: 9, endInclusive: 3, updateFormat: format }),
-      /endInclusive/,
+      /is after end offset/,
     ],
     [
       'zero limit',
@@ -197,9 +197,9 @@ describe('client-side checks (INVALID_ARGUMENT, nothing sent)', () => {
           requestingParties: ['alice::1220aa'],
           transactionFormat: format.includeTransactions,
         }),
-      /requestingParties/,
+      /requesting_parties/,
     ],
-    ['lookup without a format', () => client().transactionById({ updateId: 'u' }), /transactionFormat/],
+    ['lookup without a format', () => client().transactionById({ updateId: 'u' }), /transaction_format/],
     [
       'non-positive offset',
       () => client().transactionByOffset({ offset: 0, requestingParties: ['alice::1220aa'] }),
@@ -213,12 +213,12 @@ describe('client-side checks (INVALID_ARGUMENT, nothing sent)', () => {
     [
       'empty update mask',
       () => client().updateUser('u1', { user: { id: 'u1' }, updateMask: { paths: [] } }),
-      /at least one path/,
+      /The update mask contains no entries/,
     ],
     [
       'camelCase mask path',
       () => client().updateUser('u1', { user: { id: 'u1' }, updateMask: { paths: ['primaryParty'] } }),
-      /not a User field/,
+      /points to an unknown field/,
     ],
     [
       'path and body disagree',
@@ -249,7 +249,11 @@ describe('client-side checks (INVALID_ARGUMENT, nothing sent)', () => {
         }),
       /hashingSchemeVersion/,
     ],
-    ['negative vetting page size', () => client().listVettedPackages({ pageSize: -1 }), /pageSize/],
+    [
+      'negative vetting page size',
+      () => client().listVettedPackages({ pageSize: -1 }),
+      /Page size must not be negative/,
+    ],
   ];
   for (const [name, call, reason] of cases) {
     it(name, async () => {

@@ -89,12 +89,19 @@ function expected(begin: number, end: number, descending: boolean): Update[] {
   return descending ? items.reverse() : items;
 }
 
+/** Every update request needs a format (the participant refuses one with neither format nor filter). */
+const FORMAT = {
+  includeTransactions: { eventFormat: {}, transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA' as const },
+};
+
 describe('iterateUpdates', () => {
   it('pages ascending with limit and beginExclusive, re-asking only for the boundary offset', async () => {
     ledger = makeLedger(23);
     server.requests.length = 0;
     const client = new LedgerClient({ baseUrl: server.url });
-    const got = await collect(client.iterateUpdates({ beginExclusive: 2, endInclusive: 20, pageSize: 5 }));
+    const got = await collect(
+      client.iterateUpdates({ updateFormat: FORMAT, beginExclusive: 2, endInclusive: 20, pageSize: 5 }),
+    );
     expect(got).toEqual(expected(2, 20, false));
     const flats = server.requests.filter((r) => r.path === '/v2/updates/flats');
     // Each later page asks again for the last offset seen (one element) plus a full page of new ones.
@@ -107,7 +114,13 @@ describe('iterateUpdates', () => {
     server.requests.length = 0;
     const client = new LedgerClient({ baseUrl: server.url });
     const got = await collect(
-      client.iterateUpdates({ beginExclusive: 0, endInclusive: 12, descendingOrder: true, pageSize: 4 }),
+      client.iterateUpdates({
+        updateFormat: FORMAT,
+        beginExclusive: 0,
+        endInclusive: 12,
+        descendingOrder: true,
+        pageSize: 4,
+      }),
     );
     expect(got.map(updateOffset)).toEqual([12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1]);
     const bodies = server.requests.map((r) => r.body as { endInclusive: number; descendingOrder: boolean });
@@ -120,7 +133,12 @@ describe('iterateUpdates', () => {
     server.requests.length = 0;
     const client = new LedgerClient({ baseUrl: server.url });
     let n = 0;
-    for await (const _ of client.iterateUpdates({ beginExclusive: 0, endInclusive: 1000, pageSize: 10 })) {
+    for await (const _ of client.iterateUpdates({
+      updateFormat: FORMAT,
+      beginExclusive: 0,
+      endInclusive: 1000,
+      pageSize: 10,
+    })) {
       if (++n === 25) break;
     }
     expect(server.requests.length).toBe(3);
@@ -130,7 +148,9 @@ describe('iterateUpdates', () => {
     ledger = makeLedger(7);
     server.requests.length = 0;
     const client = new LedgerClient({ baseUrl: server.url });
-    const got = await collect(client.iterateUpdates({ beginExclusive: 0, pageSize: 3, endpoint: 'updates' }));
+    const got = await collect(
+      client.iterateUpdates({ updateFormat: FORMAT, beginExclusive: 0, pageSize: 3, endpoint: 'updates' }),
+    );
     expect(got.map(updateOffset)).toEqual([1, 2, 3, 4, 5, 6, 7]);
     expect(server.requests[0]!.path).toBe('/v2/state/ledger-end');
     expect(server.requests.slice(1).every((r) => r.path === '/v2/updates')).toBe(true);
@@ -139,12 +159,14 @@ describe('iterateUpdates', () => {
   it('refuses bad ranges before sending', async () => {
     const client = new LedgerClient({ baseUrl: server.url });
     server.requests.length = 0;
-    await expect(collect(client.iterateUpdates({ beginExclusive: 0, pageSize: 201 }))).rejects.toThrow(
-      /pageSize/,
-    );
-    await expect(collect(client.iterateUpdates({ beginExclusive: -1 }))).rejects.toThrow(/beginExclusive/);
     await expect(
-      collect(client.iterateUpdates({ beginExclusive: 0, descendingOrder: true })),
+      collect(client.iterateUpdates({ updateFormat: FORMAT, beginExclusive: 0, pageSize: 201 })),
+    ).rejects.toThrow(/pageSize/);
+    await expect(
+      collect(client.iterateUpdates({ updateFormat: FORMAT, beginExclusive: -1 })),
+    ).rejects.toThrow(/beginExclusive/);
+    await expect(
+      collect(client.iterateUpdates({ updateFormat: FORMAT, beginExclusive: 0, descendingOrder: true })),
     ).rejects.toThrow(/endInclusive/);
     expect(server.requests).toHaveLength(0);
   });
@@ -164,6 +186,7 @@ describe('iterateUpdates', () => {
           const [begin, end] = a <= b ? [a, b] : [b, a];
           const got = await collect(
             client.iterateUpdates({
+              updateFormat: FORMAT,
               beginExclusive: begin,
               endInclusive: end,
               descendingOrder: descending,

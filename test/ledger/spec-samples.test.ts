@@ -99,7 +99,10 @@ describe('spec-generated responses parse with our schemas', () => {
     expect(unknown.sort()).toEqual(
       [
         'Base64',
+        'CompletionStreamResponseList',
+        'ConnectedSynchronizersQuery',
         'DeleteUserResponse',
+        'ListUsersQuery',
         'Int32',
         'Int32Input',
         'Int64',

@@ -1,7 +1,9 @@
 // Pure pieces of the sandbox: decimals, fingerprints, vetting pagination, user updates, the update log.
+
 import { generateKeyPairSync } from 'node:crypto';
 import { fc, test as fcTest } from '@fast-check/vitest';
 import { describe, expect, test } from 'vitest';
+import { checkUpdateUserRequest } from '../../src/ledger/index.ts';
 import { formatAmount, parseAmount } from '../../src/sandbox/decimal.ts';
 import { SandboxError } from '../../src/sandbox/errors.ts';
 import { fingerprintOf, parsePublicKey } from '../../src/sandbox/keys.ts';
@@ -118,7 +120,16 @@ describe('user updates', () => {
     expect(() => users.update({ id: 'u', metadata: { resourceVersion: '0' } }, ['primary_party'])).toThrow(
       /CONCURRENT/,
     );
-    expect(() => users.update({ id: 'u' }, ['id', 'id'])).toThrow(/duplicated/);
+    // The mask itself is the endpoint rule's to check (src/ledger/rules.ts), before the store sees it.
+    expect(
+      checkUpdateUserRequest('u', {
+        user: { id: 'u' },
+        updateMask: { paths: ['id', 'id'], unknownFields: { fields: {} } },
+      }),
+    ).toMatchObject({
+      code: 'INVALID_USER_UPDATE_REQUEST',
+      reason: expect.stringMatching(/duplicated/),
+    });
     // Paths naming immutable fields are accepted and change nothing.
     expect(users.update({ id: 'u' }, ['id', 'metadata.resource_version']).resourceVersion).toBe(2);
   });

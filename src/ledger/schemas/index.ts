@@ -1,4 +1,5 @@
 export * from './common.ts';
+export * from './completions.ts';
 export * from './enums.ts';
 export * from './errors.ts';
 export * from './events.ts';

@@ -22,6 +22,14 @@ export const ConnectedSynchronizer = z.object({
 export type ConnectedSynchronizer = z.infer<typeof ConnectedSynchronizer>;
 
 /** `GET /v2/state/connected-synchronizers`. */
+/** Query of `GET /v2/state/connected-synchronizers` (our name; the spec lists the parameters inline). */
+export const ConnectedSynchronizersQuery = z.object({
+  party: opt(z.string()),
+  participantId: opt(z.string()),
+  identityProviderId: opt(z.string()),
+});
+export type ConnectedSynchronizersQuery = z.infer<typeof ConnectedSynchronizersQuery>;
+
 export const GetConnectedSynchronizersResponse = z.object({
   connectedSynchronizers: opt(z.array(ConnectedSynchronizer)),
 });

@@ -5,7 +5,7 @@
  * the client sends `{"fields":{}}` anyway so its requests also satisfy the spec.
  */
 import { z } from 'zod';
-import { ObjectMeta, opt, UnknownFieldSet, variant } from './common.ts';
+import { Int32Input, ObjectMeta, opt, UnknownFieldSet, variant } from './common.ts';
 
 export const User = z.object({
   /** Identifies the user; not modifiable. */
@@ -19,7 +19,11 @@ export const User = z.object({
 });
 export type User = z.infer<typeof User>;
 
-export const FieldMask = z.object({ paths: opt(z.array(z.string())), unknownFields: opt(UnknownFieldSet) });
+/** `unknownFields` defaults to `{"fields":{}}`: the spec requires it, the participant's decoder defaults it. */
+export const FieldMask = z.object({
+  paths: opt(z.array(z.string())),
+  unknownFields: UnknownFieldSet.nullish().transform((v) => v ?? { fields: {} }),
+});
 export type FieldMask = z.infer<typeof FieldMask>;
 
 /** Body of `PATCH /v2/users/{user-id}`; `user.id` must equal the path segment. */
@@ -75,6 +79,10 @@ export type GetUserResponse = z.infer<typeof GetUserResponse>;
 export const ListUsersResponse = z.object({ users: opt(z.array(User)), nextPageToken: opt(z.string()) });
 export type ListUsersResponse = z.infer<typeof ListUsersResponse>;
 /** `DELETE /v2/users/{user-id}` answers `{}`. */
+/** Query of `GET /v2/users` (our name; the spec lists the parameters inline). */
+export const ListUsersQuery = z.object({ pageSize: opt(Int32Input), pageToken: opt(z.string()) });
+export type ListUsersQuery = z.infer<typeof ListUsersQuery>;
+
 export const DeleteUserResponse = z.object({});
 export type DeleteUserResponse = z.infer<typeof DeleteUserResponse>;
 

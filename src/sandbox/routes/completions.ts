@@ -3,19 +3,12 @@
  * committed transactions, failed ones from rejections recorded by the asynchronous `execute`. Visible are
  * completions of the request's user (default: the token's) with an actAs party among `parties`.
  */
-import { z } from 'zod';
-import { Int64Input, StreamQuery } from '../../ledger/index.ts';
+import { endpoints as E } from '../../ledger/index.ts';
 import { isAdmin, requireReadAs } from '../auth.ts';
-import { BodyDecodeError, err } from '../errors.ts';
+import { err } from '../errors.ts';
 import type { UpdateRecord } from '../state/index.ts';
-import { type App, caller, readJson, type Services } from './http.ts';
+import { type App, caller, type Services, serve } from './http.ts';
 import { streamUpdates } from './stream.ts';
-
-const CompletionStreamRequest = z.object({
-  userId: z.string().nullish(),
-  parties: z.array(z.string()).nullish(),
-  beginExclusive: Int64Input.nullish(),
-});
 
 function completion(rec: UpdateRecord, userId: string, parties: Set<string>) {
   if (rec.kind === 'topology' || rec.userId !== userId || !rec.actAs.some((p) => parties.has(p)))
@@ -42,14 +35,7 @@ function completion(rec: UpdateRecord, userId: string, parties: Set<string>) {
 
 export function completionRoutes(app: App, services: Services): void {
   const { state } = services;
-  app.post('/v2/commands/completions', async (c) => {
-    const q = StreamQuery.safeParse({
-      limit: c.req.query('limit'),
-      stream_idle_timeout_ms: c.req.query('stream_idle_timeout_ms'),
-    });
-    if (!q.success)
-      throw new BodyDecodeError('Invalid value for: query parameter limit or stream_idle_timeout_ms');
-    const body = await readJson(c, CompletionStreamRequest);
+  serve(app, E.completions, async (c, { body, query }) => {
     const who = caller(c);
     const parties = body.parties ?? [];
     if (parties.length === 0) throw err.missingField('parties');
@@ -72,8 +58,8 @@ export function completionRoutes(app: App, services: Services): void {
       begin,
       end: undefined,
       descending: false,
-      limit: q.data.limit ?? undefined,
-      idleMs: q.data.stream_idle_timeout_ms ?? services.options.listWaitMs,
+      limit: query.limit ?? undefined,
+      idleMs: query.stream_idle_timeout_ms ?? services.options.listWaitMs,
     });
     return c.json(out.map((completionResponse) => ({ completionResponse })));
   });

@@ -2,8 +2,10 @@
 import type { HttpBindings } from '@hono/node-server';
 import type { Context, Hono } from 'hono';
 import type { z } from 'zod';
+import type { Endpoint, Params } from '../../ledger/index.ts';
+import { pathParams } from '../../ledger/index.ts';
 import type { Authenticator, Caller } from '../auth.ts';
-import { BodyDecodeError, err, SandboxError } from '../errors.ts';
+import { BodyDecodeError, err, SandboxError, violationError } from '../errors.ts';
 import type { Faults } from '../faults.ts';
 import type { SandboxState } from '../state/index.ts';
 
@@ -26,6 +28,61 @@ export interface Services {
 export type Env = { Bindings: HttpBindings; Variables: { caller: Caller } };
 export type Ctx = Context<Env>;
 export type App = Hono<Env>;
+
+/** A declared endpoint's request as the handler receives it: decoded, authorized and checked. */
+export interface Request<P extends string, B extends z.ZodType, Q extends z.ZodType> {
+  body: z.output<B>;
+  query: z.output<Q>;
+  params: Params<P>;
+}
+
+export interface ServeOptions<P extends string, B extends z.ZodType, Q extends z.ZodType> {
+  /**
+   * Runs between decoding and the endpoint's rule, as the participant's authorization interceptor runs before
+   * its request validation. Throws to refuse.
+   */
+  authorize?: (c: Ctx, req: Request<P, B, Q>) => void;
+}
+
+/**
+ * Serves a declared ledger endpoint: its method and path, its body and query decoded with its schemas (the
+ * participant's decoder answers 400 text on failure), `authorize`, then its rule (the participant's error for
+ * each violation), then `handle`.
+ */
+export function serve<P extends string, B extends z.ZodType, Q extends z.ZodType, R extends z.ZodType>(
+  app: App,
+  ep: Endpoint<P, B, Q, R>,
+  handle: (c: Ctx, req: Request<P, B, Q>) => Response | Promise<Response>,
+  options: ServeOptions<P, B, Q> = {},
+): void {
+  const names = pathParams(ep.path);
+  const route = ep.path.replace(/\{([^}]+)\}/g, (_m, name: string) => `:${routeParam(name)}`);
+  const method = ep.method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete';
+  app[method](route, async (c) => {
+    const params = Object.fromEntries(names.map((n) => [n, param(c, routeParam(n))])) as Params<P>;
+    const query = decodeQuery(c, ep.query);
+    const body = (
+      ep.method === 'GET' || ep.method === 'DELETE' ? undefined : await readJson(c, ep.body)
+    ) as z.output<B>;
+    const req = { body, query, params };
+    options.authorize?.(c, req);
+    const violation = ep.rule?.(body, params);
+    if (violation) throw violationError(violation);
+    return handle(c, req);
+  });
+}
+
+/** Hono path parameters are identifiers: `user-id` is routed as `user_id`. */
+function routeParam(name: string): string {
+  return name.replace(/-/g, '_');
+}
+
+function decodeQuery<Q extends z.ZodType>(c: Ctx, schema: Q): z.output<Q> {
+  const parsed = schema.safeParse(c.req.query());
+  if (parsed.success) return parsed.data;
+  const names = [...new Set(parsed.error.issues.map((i) => String(i.path[0] ?? '')))].join(' or ');
+  throw new BodyDecodeError(`Invalid value for: query parameter ${names}`);
+}
 
 /** Reads a JSON body (no Content-Type needed, as the SDK sends it) and decodes it with `schema`. */
 export async function readJson<T extends z.ZodType>(c: Ctx, schema: T): Promise<z.output<T>> {

@@ -1,10 +1,9 @@
 /** `POST /v2/package-vetting/list`. */
-import { ListVettedPackagesRequest } from '../../ledger/index.ts';
-import { type App, readJson, type Services } from './http.ts';
+import { endpoints as E } from '../../ledger/index.ts';
+import { type App, type Services, serve } from './http.ts';
 
 export function packageRoutes(app: App, { state }: Services): void {
-  app.post('/v2/package-vetting/list', async (c) => {
-    const body = await readJson(c, ListVettedPackagesRequest);
+  serve(app, E.listVettedPackages, (c, { body }) => {
     const filter = {
       packageIds: body.packageMetadataFilter?.packageIds,
       packageNamePrefixes: body.packageMetadataFilter?.packageNamePrefixes,

@@ -3,17 +3,13 @@
  * topology transactions and their multi-hash; allocate checks the key's signature over it, ledger-json-api.md
  * §4.3). The topology transactions are the sandbox's own self-describing encoding: clients only hash them.
  */
-import {
-  AllocateExternalPartyRequest,
-  AllocatePartyRequest,
-  GenerateExternalPartyTopologyRequest,
-} from '../../ledger/index.ts';
+import { endpoints as E } from '../../ledger/index.ts';
 import { topologyMultiHash, topologyTransactionHash } from '../../transaction/index.ts';
 import { isAdmin, requireIdpAdmin } from '../auth.ts';
 import { err, SandboxError } from '../errors.ts';
 import { checkSignature, parsePublicKey } from '../keys.ts';
 import type { PartyRecord, TopologyEventRecord } from '../state/index.ts';
-import { type App, type Ctx, caller, param, readJson, type Services } from './http.ts';
+import { type App, type Ctx, caller, type Services, serve } from './http.ts';
 
 const MARKER = 'quill-sandbox-topology/v1';
 const HINT = /^[A-Za-z0-9_-][A-Za-z0-9_ -]{0,184}$/;
@@ -60,23 +56,22 @@ function requireListParties(c: Ctx): void {
 }
 
 export function partyRoutes(app: App, { state }: Services): void {
-  app.get('/v2/parties', (c) => {
+  serve(app, E.listParties, (c, { query }) => {
     requireListParties(c);
-    const filter = c.req.query('filter-party');
+    const filter = query['filter-party'];
     const list = [...state.parties.values()].filter((p) => !filter || p.partyId.includes(filter));
     return c.json({ partyDetails: list.map(partyJson), nextPageToken: '' });
   });
 
-  app.get('/v2/parties/participant-id', (c) => c.json({ participantId: state.participantId }));
+  serve(app, E.participantId, (c) => c.json({ participantId: state.participantId }));
 
-  app.get('/v2/parties/:party', (c) => {
+  serve(app, E.getParty, (c, { params }) => {
     requireListParties(c);
-    const p = state.parties.get(param(c, 'party'));
+    const p = state.parties.get(params.party);
     return c.json({ partyDetails: p ? [partyJson(p)] : [] });
   });
 
-  app.post('/v2/parties', async (c) => {
-    const body = await readJson(c, AllocatePartyRequest);
+  serve(app, E.allocateParty, (c, { body }) => {
     requireIdpAdmin(caller(c), body.identityProviderId ?? '');
     const hint = body.partyIdHint || `party-${Math.random().toString(16).slice(2, 10)}`;
     if (!HINT.test(hint))
@@ -86,8 +81,7 @@ export function partyRoutes(app: App, { state }: Services): void {
     return c.json({ partyDetails: partyJson(party) });
   });
 
-  app.post('/v2/parties/external/generate-topology', async (c) => {
-    const body = await readJson(c, GenerateExternalPartyTopologyRequest);
+  serve(app, E.generateExternalPartyTopology, (c, { body }) => {
     requireIdpAdmin(caller(c), '');
     if (!state.synchronizers.some((s) => s.id === body.synchronizer)) {
       throw err.invalidField('synchronizer', `unknown synchronizer ${body.synchronizer}`);
@@ -145,8 +139,7 @@ export function partyRoutes(app: App, { state }: Services): void {
     });
   });
 
-  app.post('/v2/parties/external/allocate', async (c) => {
-    const body = await readJson(c, AllocateExternalPartyRequest);
+  serve(app, E.allocateExternalParty, (c, { body }) => {
     requireIdpAdmin(caller(c), body.identityProviderId ?? '');
     if (body.onboardingTransactions.length === 0) throw err.missingField('onboarding_transactions');
     const raw = body.onboardingTransactions.map((t) => new Uint8Array(Buffer.from(t.transaction, 'base64')));

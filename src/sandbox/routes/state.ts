@@ -1,8 +1,9 @@
 /** Version, ledger end, pruning offsets, connected synchronizers, health. */
-import type { App, Services } from './http.ts';
+import { endpoints as E } from '../../ledger/index.ts';
+import { type App, type Services, serve } from './http.ts';
 
 export function stateRoutes(app: App, { state }: Services): void {
-  app.get('/v2/version', (c) =>
+  serve(app, E.version, (c) =>
     c.json({
       version: '3.5.10',
       features: {
@@ -14,14 +15,14 @@ export function stateRoutes(app: App, { state }: Services): void {
       },
     }),
   );
-  app.get('/v2/state/ledger-end', (c) => c.json({ offset: state.log.end }));
-  app.get('/v2/state/latest-pruned-offsets', (c) =>
+  serve(app, E.ledgerEnd, (c) => c.json({ offset: state.log.end }));
+  serve(app, E.latestPrunedOffsets, (c) =>
     c.json({
       participantPrunedUpToInclusive: state.log.prunedUpTo,
       allDivulgedContractsPrunedUpToInclusive: state.log.prunedUpTo,
     }),
   );
-  app.get('/v2/state/connected-synchronizers', (c) =>
+  serve(app, E.connectedSynchronizers, (c) =>
     c.json({
       connectedSynchronizers: state.synchronizers.map((s) => ({
         synchronizerAlias: s.alias,

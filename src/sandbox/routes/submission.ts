@@ -3,12 +3,7 @@
  * flight, applies injected latency/pause, commits atomically, and can then be told to hide the outcome
  * (504 REQUEST_TIME_OUT, 503 text or a dropped socket: the ambiguous case the wallet must reconcile).
  */
-import {
-  JsExecuteSubmissionAndWaitForTransactionRequest,
-  JsExecuteSubmissionRequest,
-  JsPrepareSubmissionRequest,
-  wildcardEventFormat,
-} from '../../ledger/index.ts';
+import { endpoints as E, type JsExecuteSubmissionRequest, wildcardEventFormat } from '../../ledger/index.ts';
 import { effectiveUserId, requireExecuteAs, requireReadAs } from '../auth.ts';
 import { err, SandboxError } from '../errors.ts';
 import { checkDeduplication, commitExecution, planExecution } from '../execute.ts';
@@ -16,13 +11,11 @@ import { UNAVAILABLE_TEXT } from '../faults.ts';
 import { prepare } from '../prepare.ts';
 import { renderTransaction, transactionFormatOf } from '../render.ts';
 import type { TransactionUpdate } from '../state/index.ts';
-import { type App, type Ctx, caller, readJson, type Services } from './http.ts';
+import { type App, type Ctx, caller, type Services, serve } from './http.ts';
 
-export const EXECUTE_PATHS = new Set([
-  '/v2/interactive-submission/execute',
-  '/v2/interactive-submission/executeAndWait',
-  '/v2/interactive-submission/executeAndWaitForTransaction',
-]);
+export const EXECUTE_PATHS: ReadonlySet<string> = new Set(
+  [E.execute, E.executeAndWait, E.executeAndWaitForTransaction].map((e) => e.path),
+);
 
 /** Errors the participant answers synchronously even for the asynchronous `execute`. */
 const SYNCHRONOUS = new Set([
@@ -39,8 +32,7 @@ function sleep(ms: number): Promise<void> {
 export function submissionRoutes(app: App, services: Services): void {
   const { state, faults } = services;
 
-  app.post('/v2/interactive-submission/prepare', async (c) => {
-    const body = await readJson(c, JsPrepareSubmissionRequest);
+  serve(app, E.prepare, (c, { body }) => {
     const who = caller(c);
     effectiveUserId(who, body.userId);
     requireReadAs(who, [...body.actAs, ...(body.readAs ?? [])]);
@@ -102,21 +94,18 @@ export function submissionRoutes(app: App, services: Services): void {
     }
   }
 
-  app.post('/v2/interactive-submission/execute', async (c) => {
-    const body = await readJson(c, JsExecuteSubmissionRequest);
+  serve(app, E.execute, async (c, { body }) => {
     const out = await tagged(body.submissionId, () => execute(c, body, true));
     return out instanceof Response ? out : c.json({});
   });
 
-  app.post('/v2/interactive-submission/executeAndWait', async (c) => {
-    const body = await readJson(c, JsExecuteSubmissionRequest);
+  serve(app, E.executeAndWait, async (c, { body }) => {
     const out = await tagged(body.submissionId, () => execute(c, body));
     if (out === undefined) throw err.internal();
     return out instanceof Response ? out : c.json({ updateId: out.updateId, completionOffset: out.offset });
   });
 
-  app.post('/v2/interactive-submission/executeAndWaitForTransaction', async (c) => {
-    const body = await readJson(c, JsExecuteSubmissionAndWaitForTransactionRequest);
+  serve(app, E.executeAndWaitForTransaction, async (c, { body }) => {
     const out = await tagged(body.submissionId, () => execute(c, body));
     if (out === undefined) throw err.internal();
     if (out instanceof Response) return out;

@@ -1,0 +1,22 @@
+/** `POST /v2/interactive-submission/execute`: Submits a signed prepared transaction and returns once it is accepted for processing. */
+import { endpoint } from '../endpoint.ts';
+import { ExecuteSubmissionResponse, JsExecuteSubmissionRequest } from '../schemas/index.ts';
+
+export const execute = endpoint({
+  method: 'POST',
+  path: '/v2/interactive-submission/execute',
+  body: JsExecuteSubmissionRequest,
+  response: ExecuteSubmissionResponse,
+  errors: [
+    'INVALID_ARGUMENT',
+    'INVALID_FIELD',
+    'INVALID_DEDUPLICATION_PERIOD',
+    'FAILED_TO_EXECUTE_TRANSACTION',
+    'DUPLICATE_COMMAND',
+    'SUBMISSION_ALREADY_IN_FLIGHT',
+    'REQUEST_TIME_OUT',
+    'NOT_SEQUENCED_TIMEOUT',
+    'CONTRACT_NOT_FOUND',
+    'LOCAL_VERDICT_INACTIVE_CONTRACTS',
+  ],
+});

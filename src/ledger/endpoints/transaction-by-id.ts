@@ -1,0 +1,13 @@
+/** `POST /v2/updates/transaction-by-id`: The transaction with an update id, as the requesting parties see it. */
+import { endpoint } from '../endpoint.ts';
+import { checkTransactionByIdRequest } from '../rules.ts';
+import { GetTransactionByIdRequest, JsGetTransactionResponse } from '../schemas/index.ts';
+
+export const transactionById = endpoint({
+  method: 'POST',
+  path: '/v2/updates/transaction-by-id',
+  body: GetTransactionByIdRequest,
+  response: JsGetTransactionResponse,
+  rule: checkTransactionByIdRequest,
+  errors: ['INVALID_ARGUMENT', 'MISSING_FIELD', 'UPDATE_NOT_FOUND'],
+});

@@ -1,0 +1,21 @@
+/** `POST /v2/updates`: Updates as a bounded JSON list (`limit`, `stream_idle_timeout_ms` for open-ended ranges). */
+import { endpoint } from '../endpoint.ts';
+import { checkGetUpdatesRequest } from '../rules.ts';
+import { GetUpdatesRequest, JsGetUpdatesResponseList, StreamQuery } from '../schemas/index.ts';
+
+export const updates = endpoint({
+  method: 'POST',
+  path: '/v2/updates',
+  body: GetUpdatesRequest,
+  query: StreamQuery,
+  response: JsGetUpdatesResponseList,
+  rule: checkGetUpdatesRequest,
+  errors: [
+    'INVALID_ARGUMENT',
+    'NEGATIVE_OFFSET',
+    'OFFSET_OUT_OF_RANGE',
+    'OFFSET_AFTER_LEDGER_END',
+    'PARTICIPANT_PRUNED_DATA_ACCESSED',
+    'JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED',
+  ],
+});
