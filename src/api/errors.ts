@@ -2,6 +2,7 @@
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { QuillError } from '../errors.ts';
 
 export const ErrorBody = z
   .object({
@@ -14,14 +15,15 @@ export const ErrorBody = z
 export type ErrorBody = z.infer<typeof ErrorBody>;
 
 /** An error the API answers with its own status and code. */
-export class ApiError extends Error {
+export class ApiError extends QuillError {
   override readonly name = 'ApiError';
   constructor(
     readonly status: ContentfulStatusCode,
-    readonly code: string,
+    code: string,
     message: string,
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(code, message, options);
   }
 }
 
