@@ -3,13 +3,11 @@ import { randomUUID } from 'node:crypto';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { HTTPException } from 'hono/http-exception';
 import { type Log, noLog } from '../log.ts';
-import { StoreError, SubmissionRefused } from '../submissions/index.ts';
-import { AuthError } from './auth.ts';
+import { SubmissionRefused } from '../submissions/index.ts';
 import type { AppDeps, AppEnv } from './context.ts';
 import { docsRoutes } from './docs.ts';
-import { ApiError, errorJson } from './errors.ts';
+import { describeCause, errorJson, toHttpError } from './errors.ts';
 import { probeRoutes } from './probes.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { submissionRoutes } from './routes/submissions.ts';
@@ -58,48 +56,19 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   });
 
   app.onError((err, c) => {
-    if (err instanceof ApiError) return errorJson(c, err.status, err.code, err.message);
-    if (err instanceof SubmissionRefused) {
-      deps.metrics.refused.inc({ code: err.code });
-      return errorJson(c, err.status, err.code, err.message);
+    if (err instanceof SubmissionRefused) deps.metrics.refused.inc({ code: err.code });
+    const { status, body, logCause } = toHttpError(err);
+    if (logCause) {
+      // The caller learns nothing about it; the operator gets the whole error, with the request id.
+      deps.log?.('error', status === 500 ? 'unexpected error' : 'dependency unavailable', {
+        requestId: c.get('requestId'),
+        method: c.req.method,
+        path: c.req.path,
+        code: body.error.code,
+        error: describeCause(err),
+      });
     }
-    if (err instanceof AuthError) return errorJson(c, 401, 'UNAUTHENTICATED', err.message);
-    if (err instanceof HTTPException) {
-      const status = err.status >= 400 && err.status < 500 ? err.status : 400;
-      const malformed = /json/i.test(err.message);
-      return errorJson(
-        c,
-        status as 400,
-        malformed ? 'INVALID_JSON' : 'INVALID_REQUEST',
-        malformed ? 'the body is not valid JSON' : err.message || 'invalid request',
-      );
-    }
-    if (err instanceof StoreError && /cursor/.test(err.message)) {
-      return errorJson(c, 400, 'INVALID_CURSOR', 'cursor is not one this API returned');
-    }
-    const e = err as { code?: unknown; status?: unknown; message?: unknown };
-    if (typeof e.code === 'string' && typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
-      // A ledger refusal (e.g. while onboarding a party): pass its code on, as a policy failure.
-      return errorJson(
-        c,
-        e.status === 409 ? 409 : 422,
-        e.code,
-        String(e.message ?? e.code).split('\n')[0] ?? '',
-      );
-    }
-    if (
-      /ECONNREFUSED|Connection is closed|ETIMEDOUT|ECONNRESET|MaxRetriesPerRequest/.test(String(e.message))
-    ) {
-      return errorJson(c, 503, 'UNAVAILABLE', 'a dependency is unavailable, try again');
-    }
-    // The caller learns nothing about it; the operator gets the whole error, with the request id.
-    deps.log?.('error', 'unexpected error', {
-      requestId: c.get('requestId'),
-      method: c.req.method,
-      path: c.req.path,
-      error: err instanceof Error ? (err.stack ?? err.message) : String(err),
-    });
-    return errorJson(c, 500, 'INTERNAL', 'internal error');
+    return c.json(body, status);
   });
   app.notFound((c) => errorJson(c, 404, 'NOT_FOUND', `no route ${c.req.method} ${c.req.path}`));
 

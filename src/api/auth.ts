@@ -1,6 +1,7 @@
 // Bearer JWTs verified with jose: HS256 shared secret or a JWKS URL (pinned algorithms), roles and party scope.
 import { webcrypto } from 'node:crypto';
 import { createRemoteJWKSet, type JWTPayload, type JWTVerifyGetKey, jwtVerify, SignJWT } from 'jose';
+import { QuillError } from '../errors.ts';
 import type { Principal } from '../submissions/index.ts';
 
 export type Role = Principal['role'];
@@ -21,8 +22,21 @@ export interface AuthSettings {
   audience?: string;
 }
 
-export class AuthError extends Error {
+export type AuthErrorCode =
+  /** No usable token: missing, invalid, expired, or without a quill role (401). */
+  | 'UNAUTHENTICATED'
+  /** A valid token that may not do this (403). */
+  | 'FORBIDDEN'
+  /** Neither a secret nor a JWKS URL: a start-up problem, never a request's. */
+  | 'CONFIG'
+  /** A bad ttl for a token to issue. */
+  | 'BAD_INPUT';
+
+export class AuthError extends QuillError<AuthErrorCode> {
   override readonly name = 'AuthError';
+  constructor(code: AuthErrorCode, message: string, options?: { cause?: unknown }) {
+    super(code, message, options);
+  }
 }
 
 export type Verifier = (token: string) => Promise<Principal>;
@@ -37,7 +51,8 @@ function roleOf(payload: JWTPayload): Role {
     for (const m of payload.scope.matchAll(SCOPE_ROLE)) claimed.push(m[1] as string);
   }
   const roles = claimed.filter((r): r is Role => (ROLES as readonly string[]).includes(r));
-  if (roles.length === 0) throw new AuthError('the token carries no quill role (read, submit or admin)');
+  if (roles.length === 0)
+    throw new AuthError('UNAUTHENTICATED', 'the token carries no quill role (read, submit or admin)');
   return roles.reduce((a, b) => (LEVEL[b] > LEVEL[a] ? b : a));
 }
 
@@ -55,7 +70,7 @@ export function createVerifier(s: AuthSettings): Verifier {
     );
   } else if (s.jwksUrl) {
     key = createRemoteJWKSet(new URL(s.jwksUrl), { cooldownDuration: 30_000, cacheMaxAge: 600_000 });
-  } else throw new AuthError('no AUTH_JWT_SECRET or AUTH_JWKS_URL');
+  } else throw new AuthError('CONFIG', 'no AUTH_JWT_SECRET or AUTH_JWKS_URL');
   const algorithms = s.jwtSecret ? ['HS256'] : s.algorithms;
   return async (token: string) => {
     let payload: JWTPayload;
@@ -68,16 +83,18 @@ export function createVerifier(s: AuthSettings): Verifier {
     } catch (err) {
       const code = (err as { code?: string }).code;
       throw new AuthError(
+        'UNAUTHENTICATED',
         code === 'ERR_JWT_EXPIRED'
           ? 'the token has expired'
           : code === 'ERR_JWKS_NO_MATCHING_KEY'
             ? 'no key of the JWKS matches the token'
             : 'the token is invalid',
+        { cause: err },
       );
     }
     const role = roleOf(payload);
     if (payload.party !== undefined && typeof payload.party !== 'string') {
-      throw new AuthError('the party claim must be a string');
+      throw new AuthError('UNAUTHENTICATED', 'the party claim must be a string');
     }
     return {
       subject: typeof payload.sub === 'string' && payload.sub ? payload.sub : 'unnamed',
@@ -102,9 +119,12 @@ const TTL = /^(\d+)(s|m|h|d)$/;
 export function parseTtl(text: string): number {
   const m = TTL.exec(text.trim());
   if (!m)
-    throw new AuthError(`invalid ttl ${JSON.stringify(text)}: use a number with s, m, h or d (e.g. 1h)`);
+    throw new AuthError(
+      'BAD_INPUT',
+      `invalid ttl ${JSON.stringify(text)}: use a number with s, m, h or d (e.g. 1h)`,
+    );
   const n = Number(m[1]) * { s: 1, m: 60, h: 3600, d: 86_400 }[m[2] as 's' | 'm' | 'h' | 'd'];
-  if (n <= 0 || n > 366 * 86_400) throw new AuthError('ttl must be between 1s and 366d');
+  if (n <= 0 || n > 366 * 86_400) throw new AuthError('BAD_INPUT', 'ttl must be between 1s and 366d');
   return n;
 }
 

@@ -1,7 +1,16 @@
-// The API's one error shape: every 4xx/5xx body is { error: { code, message } }.
+// The API's one error shape: every 4xx/5xx body is { error: { code, message } }, and the one table from a
+// thrown value to that body and its HTTP status (`toHttpError`), used by onError and by the batch route.
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { QuillError, walkCauses } from '../errors.ts';
+import { LedgerError } from '../ledger/index.ts';
+import { PartyError } from '../parties/index.ts';
+import { KeyStoreError } from '../signing/index.ts';
+import { StoreError, SubmissionRefused } from '../submissions/index.ts';
+import { TransactionError } from '../transaction/index.ts';
+import { AuthError } from './auth.ts';
 
 export const ErrorBody = z
   .object({
@@ -14,15 +23,112 @@ export const ErrorBody = z
 export type ErrorBody = z.infer<typeof ErrorBody>;
 
 /** An error the API answers with its own status and code. */
-export class ApiError extends Error {
+export class ApiError extends QuillError {
   override readonly name = 'ApiError';
   constructor(
     readonly status: ContentfulStatusCode,
-    readonly code: string,
+    code: string,
     message: string,
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(code, message, options);
   }
+}
+
+export interface HttpError {
+  status: ContentfulStatusCode;
+  body: ErrorBody;
+  /** Not an answer the API chose (a 5xx): the caller logs the cause, with the request id. */
+  logCause: boolean;
+}
+
+const answer = (status: ContentfulStatusCode, code: string, message: string): HttpError => ({
+  status,
+  body: { error: { code, message } },
+  logCause: status >= 500,
+});
+
+/** A Redis failure anywhere under `err`, whoever wrapped it. */
+function storeUnavailable(err: unknown): boolean {
+  return walkCauses(err, (e) => e instanceof StoreError && e.code === 'UNAVAILABLE') !== undefined;
+}
+
+const PARTY_STATUS = {
+  BAD_INPUT: 400,
+  KEY_DISABLED: 422,
+  MISMATCH: 422,
+  NO_SYNCHRONIZER: 422,
+  CONFLICT: 409,
+} as const;
+
+/**
+ * The one table from a thrown value to the API's answer. Messages are the errors' own one-line messages
+ * (they hold no secret); anything not in the table is a bare 500 whose cause only the log sees.
+ */
+export function toHttpError(err: unknown): HttpError {
+  if (err instanceof ApiError || err instanceof SubmissionRefused)
+    return answer(err.status, err.code, err.message);
+  if (storeUnavailable(err)) return answer(503, 'UNAVAILABLE', 'a dependency is unavailable, try again');
+  if (err instanceof AuthError) {
+    if (err.code === 'UNAUTHENTICATED') return answer(401, 'UNAUTHENTICATED', err.message);
+    if (err.code === 'FORBIDDEN') return answer(403, 'FORBIDDEN', err.message);
+  }
+  if (err instanceof KeyStoreError) {
+    if (err.code === 'BAD_INPUT') return answer(400, 'INVALID_REQUEST', err.message);
+    if (err.code === 'NOT_FOUND') return answer(404, 'NOT_FOUND', err.message);
+    if (err.code === 'DISABLED') return answer(422, 'KEY_DISABLED', err.message);
+    return answer(503, 'KEYSTORE_UNAVAILABLE', `the key store cannot be used: ${err.code}`);
+  }
+  if (err instanceof PartyError) {
+    if (err.code === 'CORRUPT')
+      return answer(503, 'PARTY_REGISTRY_UNAVAILABLE', 'the party registry is damaged');
+    return answer(PARTY_STATUS[err.code], err.code, err.message);
+  }
+  if (err instanceof TransactionError) {
+    return answer(400, 'INVALID_PREPARED_TRANSACTION', `preparedTransaction: ${err.message}`);
+  }
+  if (err instanceof LedgerError) {
+    // A ledger refusal (e.g. while onboarding a party): its code passed on, as a policy failure.
+    if (err.status !== undefined && err.status >= 400 && err.status < 500) {
+      return answer(err.status === 409 ? 409 : 422, err.code, firstLine(err.message));
+    }
+    if (err.status === undefined && err.context.source === 'client') {
+      return answer(422, err.code, firstLine(err.message));
+    }
+    if (err.retryable || err.code === 'TRANSPORT_FAILURE') {
+      return answer(503, 'UNAVAILABLE', 'a dependency is unavailable, try again');
+    }
+  }
+  if (err instanceof StoreError && err.code === 'INVALID_CURSOR') {
+    return answer(400, 'INVALID_CURSOR', 'cursor is not one this API returned');
+  }
+  if (err instanceof HTTPException && err.status >= 400 && err.status < 500) {
+    // Hono throws a 400 only when a JSON body does not parse (no route takes a form).
+    return err.status === 400
+      ? answer(400, 'INVALID_JSON', 'the body is not valid JSON')
+      : answer(err.status as ContentfulStatusCode, 'INVALID_REQUEST', err.message || 'invalid request');
+  }
+  return answer(500, 'INTERNAL', 'internal error');
+}
+
+function firstLine(text: string): string {
+  return text.split('\n')[0] ?? '';
+}
+
+/**
+ * What the log gets about a failure: the stack, then each cause (with its code) — for the operator only,
+ * never in a response.
+ */
+export function describeCause(err: unknown): string {
+  const lines: string[] = [];
+  let current: unknown = err;
+  for (let depth = 0; depth < 8 && current !== undefined && current !== null; depth++) {
+    const code = current instanceof QuillError ? ` [${current.code}]` : '';
+    const text = current instanceof Error ? (current.stack ?? current.message) : String(current);
+    lines.push(depth === 0 ? `${text}${code}` : `caused by${code}: ${text}`);
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return lines.join('\n');
 }
 
 export function errorJson(c: Context, status: ContentfulStatusCode, code: string, message: string) {

@@ -12,6 +12,6 @@ export {
   type Verifier,
 } from './auth.ts';
 export type { AppDeps, KeyAdmin, PartyAdmin } from './context.ts';
-export { ApiError, ErrorBody } from './errors.ts';
+export { ApiError, describeCause, ErrorBody, type HttpError, toHttpError } from './errors.ts';
 export { type ProbeDeps, probeRoutes } from './probes.ts';
 export type { KeyView, PartyView } from './schemas.ts';

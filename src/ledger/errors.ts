@@ -12,6 +12,7 @@
  *   read. Connection refused / DNS failures happened before sending: `outcomeUnknown = false`.
  * - Client-side checks: `code = INVALID_ARGUMENT`, `status` undefined, category 8, `context.source = client`.
  */
+import { QuillError } from '../errors.ts';
 import type { JsCantonError } from './schemas/errors.ts';
 
 export interface LedgerErrorInit {
@@ -28,12 +29,10 @@ export interface LedgerErrorInit {
   cause?: unknown;
 }
 
-export class LedgerError extends Error {
+export class LedgerError extends QuillError {
   override readonly name = 'LedgerError';
   /** HTTP status; undefined for transport failures and client-side checks. */
   readonly status?: number;
-  /** JsCantonError code, or TRANSPORT_FAILURE / TIMEOUT / CANCELLED / HTTP_<status> / INVALID_RESPONSE / … */
-  readonly code: string;
   /** Canton error category (1–14); -1 when unknown. */
   readonly errorCategory: number;
   readonly retryable: boolean;
@@ -45,9 +44,9 @@ export class LedgerError extends Error {
   readonly body?: JsCantonError;
 
   constructor(init: LedgerErrorInit) {
-    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
+    // code: the JsCantonError code, or TRANSPORT_FAILURE / TIMEOUT / CANCELLED / HTTP_<status> / INVALID_RESPONSE / …
+    super(init.code, init.message, init.cause === undefined ? undefined : { cause: init.cause });
     if (init.status !== undefined) this.status = init.status;
-    this.code = init.code;
     this.errorCategory = init.errorCategory ?? -1;
     this.retryable = init.retryable ?? false;
     if (init.definiteAnswer !== undefined) this.definiteAnswer = init.definiteAnswer;

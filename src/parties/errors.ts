@@ -1,4 +1,5 @@
 // Errors of party onboarding and the party registry. Messages name parties and keys, never secrets.
+import { QuillError } from '../errors.ts';
 
 export type PartyErrorCode =
   /** Bad caller input: hint, fingerprint, synchronizer id. */
@@ -14,12 +15,9 @@ export type PartyErrorCode =
   /** A registry file is unreadable or malformed. */
   | 'CORRUPT';
 
-export class PartyError extends Error {
+export class PartyError extends QuillError<PartyErrorCode> {
   override readonly name = 'PartyError';
-  constructor(
-    readonly code: PartyErrorCode,
-    message: string,
-  ) {
-    super(message);
+  constructor(code: PartyErrorCode, message: string, options?: { cause?: unknown }) {
+    super(code, message, options);
   }
 }

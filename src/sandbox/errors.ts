@@ -4,6 +4,7 @@
  * filled as the real JSON API does. Body-decode failures are `400 text/plain` (tapir), built elsewhere.
  */
 import { randomBytes } from 'node:crypto';
+import { QuillError } from '../errors.ts';
 import type { JsCantonError, Violation } from '../ledger/index.ts';
 
 interface Category {
@@ -33,12 +34,12 @@ const CATEGORIES: Record<number, Category> = {
 /** The body is the ledger contract's `JsCantonError`, declared once in `src/ledger`. */
 export type JsCantonErrorBody = JsCantonError;
 
-export class SandboxError extends Error {
+export class SandboxError extends QuillError {
   override readonly name = 'SandboxError';
   /** The submission id for errors of a submission (the participant reports it as `correlationId`). */
   correlationId?: string;
   constructor(
-    readonly code: string,
+    code: string,
     readonly category: number,
     readonly cause_: string,
     readonly context: Record<string, string> = {},
@@ -47,7 +48,7 @@ export class SandboxError extends Error {
     /** Only where the JSON layer answers with its own status (413 for oversized lists). */
     readonly statusOverride?: number,
   ) {
-    super(`${code}(${category}): ${cause_}`);
+    super(code, `${code}(${category}): ${cause_}`);
   }
 
   /** gRPC status code of the category (for completions). */

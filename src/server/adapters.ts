@@ -1,7 +1,7 @@
 // Adapters from the project's modules (transaction, signing, parties) to the pipeline's ports.
-import { ApiError, type KeyAdmin, type PartyAdmin } from '../api/index.ts';
+import type { KeyAdmin, PartyAdmin } from '../api/index.ts';
 import type { LedgerClient } from '../ledger/index.ts';
-import { onboardExternalParty, PartyError, type PartyRegistry } from '../parties/index.ts';
+import { onboardExternalParty, type PartyRegistry } from '../parties/index.ts';
 import { type KeyStore, KeyStoreError, type Signer } from '../signing/index.ts';
 import {
   type AcceptPorts,
@@ -9,7 +9,11 @@ import {
   type InspectedTransaction,
   SubmissionRefused,
 } from '../submissions/index.ts';
-import { decodePreparedTransactionBase64, hashPreparedTransaction } from '../transaction/index.ts';
+import {
+  decodePreparedTransactionBase64,
+  hashPreparedTransaction,
+  TransactionError,
+} from '../transaction/index.ts';
 
 /** Which key controls a party (src/parties PartyRegistry satisfies it through `partyLookup`). */
 export interface PartyLookup {
@@ -21,9 +25,7 @@ export function inspectPrepared(b64: string, scheme: HashingSchemeVersion): Insp
   const tx = decodePreparedTransactionBase64(b64);
   const meta = tx.metadata;
   if (!meta?.submitterInfo) {
-    throw Object.assign(new Error('the prepared transaction has no submitter metadata'), {
-      code: 'NO_METADATA',
-    });
+    throw new TransactionError('MISSING_METADATA', 'the prepared transaction has no submitter metadata');
   }
   const hash = hashPreparedTransaction(tx, scheme);
   return {
@@ -58,29 +60,6 @@ export function acceptPorts(opts: { keys: KeyStore; signer: Signer; parties: Par
   };
 }
 
-/** Key-store and party errors as API errors: the caller's fault is a 4xx, a broken store a 503. */
-function apiError(err: unknown): never {
-  if (err instanceof KeyStoreError) {
-    if (err.code === 'BAD_INPUT') throw new ApiError(400, 'INVALID_REQUEST', err.message);
-    if (err.code === 'NOT_FOUND') throw new ApiError(404, 'NOT_FOUND', err.message);
-    if (err.code === 'DISABLED') throw new ApiError(422, 'KEY_DISABLED', err.message);
-    throw new ApiError(503, 'KEYSTORE_UNAVAILABLE', `the key store cannot be used: ${err.code}`);
-  }
-  if (err instanceof PartyError) {
-    const status = {
-      BAD_INPUT: 400,
-      KEY_DISABLED: 422,
-      MISMATCH: 422,
-      NO_SYNCHRONIZER: 422,
-      CONFLICT: 409,
-    } as const;
-    if (err.code === 'CORRUPT')
-      throw new ApiError(503, 'PARTY_REGISTRY_UNAVAILABLE', 'the party registry is damaged');
-    throw new ApiError(status[err.code], err.code, err.message);
-  }
-  throw err;
-}
-
 /** Party lookup for the accept path and onboarding for the API, over the registry and the ledger. */
 export function partyServices(opts: {
   registry: PartyRegistry;
@@ -92,22 +71,19 @@ export function partyServices(opts: {
 }): PartyLookup & PartyAdmin {
   return {
     keyOf: async (party) => (await opts.registry.get(party))?.keyFingerprint,
+    // Key-store, party and ledger errors reach the API as they are: src/api/errors.ts maps them.
     onboard: async (input) => {
-      try {
-        const p = await onboardExternalParty({
-          ledger: opts.ledger,
-          signer: opts.signer,
-          keys: opts.keys,
-          registry: opts.registry,
-          keyFingerprint: input.keyFingerprint,
-          partyHint: input.partyHint,
-          ...(input.synchronizerId ? { synchronizerId: input.synchronizerId } : {}),
-          ...(opts.userId ? { userId: opts.userId } : {}),
-        });
-        return { partyId: p.partyId, keyFingerprint: p.keyFingerprint, synchronizerId: p.synchronizerId };
-      } catch (err) {
-        return apiError(err);
-      }
+      const p = await onboardExternalParty({
+        ledger: opts.ledger,
+        signer: opts.signer,
+        keys: opts.keys,
+        registry: opts.registry,
+        keyFingerprint: input.keyFingerprint,
+        partyHint: input.partyHint,
+        ...(input.synchronizerId ? { synchronizerId: input.synchronizerId } : {}),
+        ...(opts.userId ? { userId: opts.userId } : {}),
+      });
+      return { partyId: p.partyId, keyFingerprint: p.keyFingerprint, synchronizerId: p.synchronizerId };
     },
     list: async () =>
       (await opts.registry.list()).map((p) => ({
@@ -120,7 +96,7 @@ export function partyServices(opts: {
 
 export function keyAdmin(keys: KeyStore): KeyAdmin {
   return {
-    generate: (algorithm, label) => keys.generate(algorithm, label ?? null).catch(apiError),
+    generate: (algorithm, label) => keys.generate(algorithm, label ?? null),
     list: () => keys.list(),
     get: async (fp) => {
       try {
@@ -130,6 +106,6 @@ export function keyAdmin(keys: KeyStore): KeyAdmin {
         throw err;
       }
     },
-    disable: (fp) => keys.disable(fp).catch(apiError),
+    disable: (fp) => keys.disable(fp),
   };
 }

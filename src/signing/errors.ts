@@ -1,4 +1,5 @@
 // One error type for the key store and signer. Messages name files and fingerprints, never secrets.
+import { QuillError } from '../errors.ts';
 
 export type KeyStoreErrorCode =
   /** Bad caller input (unknown algorithm, malformed fingerprint, bad label, bad message length). */
@@ -17,14 +18,15 @@ export type KeyStoreErrorCode =
   /** A signature failed its own verification (never handed out). */
   | 'SIGNING_FAILED';
 
-export class KeyStoreError extends Error {
+export class KeyStoreError extends QuillError<KeyStoreErrorCode> {
   override readonly name = 'KeyStoreError';
   constructor(
-    readonly code: KeyStoreErrorCode,
+    code: KeyStoreErrorCode,
     message: string,
     /** The key file concerned, when there is one. */
     readonly file?: string,
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(code, message, options);
   }
 }

@@ -1,17 +1,6 @@
 // Classifies every answer of executeAndWaitForTransaction (reference/ledger-json-api.md §5, §1.7).
+import { LedgerError } from '../ledger/index.ts';
 import type { ErrorInfo } from './record.ts';
-
-/** The parts of `LedgerError` (src/ledger) the classifier reads; duck-typed so any thrown value is safe. */
-export interface LedgerErrorLike {
-  status?: number;
-  code: string;
-  errorCategory: number;
-  retryable: boolean;
-  definiteAnswer?: boolean;
-  outcomeUnknown: boolean;
-  context: Record<string, string>;
-  message: string;
-}
 
 export type Classification =
   /** An earlier attempt of this command committed (or is committing): find it, never submit it again. */
@@ -22,14 +11,6 @@ export type Classification =
   | { kind: 'retryable'; error: ErrorInfo }
   /** May or may not have been applied: retry within the dedup window and reconcile. */
   | { kind: 'ambiguous'; error: ErrorInfo };
-
-export function isLedgerErrorLike(err: unknown): err is LedgerErrorLike {
-  if (typeof err !== 'object' || err === null) return false;
-  const e = err as Partial<LedgerErrorLike>;
-  return (
-    typeof e.code === 'string' && typeof e.retryable === 'boolean' && typeof e.outcomeUnknown === 'boolean'
-  );
-}
 
 function oneLine(text: string, max = 500): string {
   const t = text.replace(/\s+/g, ' ').trim();
@@ -43,23 +24,28 @@ const RETRY_LATER_CODES = new Set(['SUBMISSION_ALREADY_IN_FLIGHT']);
  */
 const NEVER_HEALS = new Set(['LOCAL_VERDICT_INACTIVE_CONTRACTS', 'CONTRACT_NOT_FOUND']);
 
+/** The ledger client refused the request before sending it (its own schema or INTERFACE.md checks). */
+function refusedByClient(err: LedgerError): boolean {
+  return err.status === undefined && err.context.source === 'client' && err.code === 'INVALID_ARGUMENT';
+}
+
 export function classifyError(err: unknown): Classification {
-  if (!isLedgerErrorLike(err)) {
+  // Anything else may have been thrown after the request left: assume it could have been applied.
+  if (!(err instanceof LedgerError)) {
     const message = err instanceof Error ? err.message : 'unexpected failure';
     return { kind: 'ambiguous', error: { code: 'UNEXPECTED_ERROR', message: oneLine(String(message)) } };
   }
-  const error: ErrorInfo = {
-    code: err.code,
-    message: oneLine(typeof err.message === 'string' ? err.message : err.code),
-  };
+  const error: ErrorInfo = { code: err.code, message: oneLine(err.message || err.code) };
   if (err.code === 'DUPLICATE_COMMAND') {
-    const ctx = typeof err.context === 'object' && err.context !== null ? err.context : {};
+    const ctx = err.context;
     const raw = ctx.completion_offset ?? ctx.completionOffset;
     const n = typeof raw === 'string' && /^\d+$/.test(raw) ? Number(raw) : undefined;
     return n !== undefined && Number.isSafeInteger(n) && n > 0
       ? { kind: 'duplicate', error, completionOffset: n }
       : { kind: 'duplicate', error };
   }
+  // Nothing was sent, and the same bytes would be refused again: final, not "unknown".
+  if (refusedByClient(err)) return { kind: 'rejected', error };
   // Already in flight: an earlier attempt may still land; same handling as an unknown outcome.
   if (RETRY_LATER_CODES.has(err.code)) return { kind: 'ambiguous', error };
   if (err.outcomeUnknown || err.errorCategory === 3) return { kind: 'ambiguous', error };
@@ -67,6 +53,8 @@ export function classifyError(err: unknown): Classification {
   if (err.retryable) return { kind: 'retryable', error };
   // Our own credentials or a throttle: not the transaction's fault, it has not been applied.
   if (err.status === 401 || err.status === 403 || err.status === 429) return { kind: 'retryable', error };
+  // The ledger says for sure that it did not apply it, and trying again would not change that.
+  if (err.definiteAnswer === true) return { kind: 'rejected', error };
   if (err.status !== undefined && err.status >= 500 && err.errorCategory === -1) {
     return { kind: 'ambiguous', error };
   }

@@ -1,15 +1,16 @@
 // The one error type of the accept path: a clear refusal with an HTTP status and a stable code.
+import { QuillError } from '../errors.ts';
 
 export type RefusalStatus = 400 | 403 | 404 | 409 | 413 | 422 | 503;
 
 /** A request Quill refuses; nothing was signed for it. `message` is one line and holds no secret. */
-export class SubmissionRefused extends Error {
+export class SubmissionRefused extends QuillError {
   override readonly name = 'SubmissionRefused';
   constructor(
     readonly status: RefusalStatus,
-    readonly code: string,
+    code: string,
     message: string,
   ) {
-    super(message);
+    super(code, message);
   }
 }

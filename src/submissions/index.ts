@@ -15,7 +15,6 @@ export {
   type Classification,
   classifyError,
   deduplicationSeconds,
-  type LedgerErrorLike,
 } from './classify.ts';
 export { SubmissionRefused } from './errors.ts';
 export {
@@ -43,6 +42,7 @@ export {
   newSubmissionId,
   type StoredSubmission,
   StoreError,
+  type StoreErrorCode,
   SubmissionStore,
   type VersionedRecord,
 } from './store.ts';

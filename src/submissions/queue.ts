@@ -4,7 +4,7 @@ import { Redis, type RedisOptions } from 'ioredis';
 import { type Log, noLog } from '../log.ts';
 import { type ExecutorDeps, executeStep, recentLedgerEnd, type StepResult } from './executor.ts';
 import type { SubmissionRecord } from './record.ts';
-import type { SubmissionStore } from './store.ts';
+import { StoreError, type SubmissionStore } from './store.ts';
 
 export interface JobData {
   id: string;
@@ -40,7 +40,12 @@ export function createQueue(connection: Redis, name: string, prefix: string): Qu
 }
 
 export async function enqueue(queue: Queue<JobData>, record: SubmissionRecord): Promise<void> {
-  await queue.add('submit', { id: record.id }, { jobId: jobIdFor(record) });
+  try {
+    await queue.add('submit', { id: record.id }, { jobId: jobIdFor(record) });
+  } catch (err) {
+    // The queue lives in Redis: to callers this is the same failure as the store's.
+    throw new StoreError('UNAVAILABLE', 'could not enqueue the submission', { cause: err });
+  }
 }
 
 /**

@@ -2,6 +2,7 @@
 // cursor-paged listings, idempotency keys and the append-only signature audit log.
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { QuillError } from '../errors.ts';
 import {
   isTerminal,
   STATUS_RANK,
@@ -43,8 +44,28 @@ export interface ListQuery {
   limit: number;
 }
 
-export class StoreError extends Error {
+export type StoreErrorCode =
+  /** Redis refused or failed a command, or the connection is down: try again later. */
+  | 'UNAVAILABLE'
+  /** Too many concurrent writers on one record. */
+  | 'CONFLICT'
+  | 'NOT_FOUND'
+  /** An index points at a record that is not there, or a stored value cannot be read. */
+  | 'CORRUPT'
+  /** A list cursor this store did not hand out. */
+  | 'INVALID_CURSOR';
+
+export class StoreError extends QuillError<StoreErrorCode> {
   override readonly name = 'StoreError';
+  constructor(code: StoreErrorCode, message: string, options?: { cause?: unknown }) {
+    super(code, message, options);
+  }
+}
+
+/** Wraps whatever a Redis command threw (connection closed, retries spent, an error reply). */
+function redisFailed(err: unknown): never {
+  if (err instanceof StoreError) throw err;
+  throw new StoreError('UNAVAILABLE', 'Redis is unavailable', { cause: err });
 }
 
 export function newSubmissionId(): string {
@@ -106,22 +127,24 @@ export class SubmissionStore {
         this.prefix,
         ...(audit ? Object.entries(audit).flat() : []),
       ],
-    )) as [number, string];
+    ).catch(redisFailed)) as [number, string];
     if (res[0] === 1) return { created: true, record, version: 1 };
     const existing = await this.head(res[1]);
-    if (!existing) throw new StoreError(`command index points at a missing record ${res[1]}`);
+    if (!existing) throw new StoreError('CORRUPT', `command index points at a missing record ${res[1]}`);
     return { created: false, ...existing };
   }
 
   /** The record and its version, without the payload (which only the executor needs). */
   private async head(id: string): Promise<VersionedRecord | undefined> {
-    const [v, rec] = await this.redis.hmget(this.recordKey(id), 'v', 'record');
+    const [v, rec] = await this.redis.hmget(this.recordKey(id), 'v', 'record').catch(redisFailed);
     if (!v || !rec) return undefined;
     return { version: Number(v), record: JSON.parse(rec) as SubmissionRecord };
   }
 
   async get(id: string): Promise<StoredSubmission | undefined> {
-    const [v, rec, payload] = await this.redis.hmget(this.recordKey(id), 'v', 'record', 'payload');
+    const [v, rec, payload] = await this.redis
+      .hmget(this.recordKey(id), 'v', 'record', 'payload')
+      .catch(redisFailed);
     if (!v || !rec || !payload) return undefined;
     return {
       version: Number(v),
@@ -131,17 +154,17 @@ export class SubmissionStore {
   }
 
   async getRecord(id: string): Promise<SubmissionRecord | undefined> {
-    const rec = await this.redis.hget(this.recordKey(id), 'record');
+    const rec = await this.redis.hget(this.recordKey(id), 'record').catch(redisFailed);
     return rec ? (JSON.parse(rec) as SubmissionRecord) : undefined;
   }
 
   async byCommandId(commandId: string): Promise<SubmissionRecord | undefined> {
-    const id = await this.redis.get(this.k('idx', 'cmd', commandId));
+    const id = await this.redis.get(this.k('idx', 'cmd', commandId)).catch(redisFailed);
     return id ? this.getRecord(id) : undefined;
   }
 
   async byUpdateId(updateId: string): Promise<SubmissionRecord | undefined> {
-    const id = await this.redis.get(this.k('idx', 'update', updateId));
+    const id = await this.redis.get(this.k('idx', 'update', updateId)).catch(redisFailed);
     return id ? this.getRecord(id) : undefined;
   }
 
@@ -150,7 +173,7 @@ export class SubmissionStore {
   }
 
   async idempotency(scope: string, key: string): Promise<IdempotencyEntry | undefined> {
-    const raw = await this.redis.get(this.idemKey(scope, key));
+    const raw = await this.redis.get(this.idemKey(scope, key)).catch(redisFailed);
     return raw ? (JSON.parse(raw) as IdempotencyEntry) : undefined;
   }
 
@@ -180,7 +203,7 @@ export class SubmissionStore {
     for (let i = 0; i < 100; i++) {
       const cur = known ?? (await this.head(id));
       known = undefined;
-      if (!cur) throw new StoreError(`no submission ${id}`);
+      if (!cur) throw new StoreError('NOT_FOUND', `no submission ${id}`);
       if (isTerminal(cur.record.status)) return cur;
       const next = change(structuredClone(cur.record));
       if (!next) return cur;
@@ -199,13 +222,13 @@ export class SubmissionStore {
           next.party,
           next.updateId && next.updateId !== cur.record.updateId ? next.updateId : '',
         ],
-      )) as [number, string | number];
+      ).catch(redisFailed)) as [number, string | number];
       if (res[0] === 1) return { record: next, version: Number(res[1]) };
-      if (res[0] === -2) throw new StoreError(`no submission ${id}`);
+      if (res[0] === -2) throw new StoreError('NOT_FOUND', `no submission ${id}`);
       // -1: refused (terminal or backwards) — re-read and let the loop return the current record.
       // 0: version conflict — retry with the fresh record.
     }
-    throw new StoreError(`submission ${id}: too many concurrent updates`);
+    throw new StoreError('CONFLICT', `submission ${id}: too many concurrent updates`);
   }
 
   /** Newest first; the cursor is opaque (the sequence number of the last item returned). */
@@ -219,15 +242,9 @@ export class SubmissionStore {
             ? this.k('idx', 'status', q.status)
             : this.k('idx', 'all');
     const max = q.cursor ? `(${decodeCursor(q.cursor)}` : '+inf';
-    const rows = await this.redis.zrevrangebyscore(
-      key,
-      max,
-      '-inf',
-      'WITHSCORES',
-      'LIMIT',
-      '0',
-      String(q.limit + 1),
-    );
+    const rows = await this.redis
+      .zrevrangebyscore(key, max, '-inf', 'WITHSCORES', 'LIMIT', '0', String(q.limit + 1))
+      .catch(redisFailed);
     const ids: string[] = [];
     const scores: string[] = [];
     for (let i = 0; i < rows.length; i += 2) {
@@ -239,7 +256,8 @@ export class SubmissionStore {
     if (page.length > 0) {
       const pipe = this.redis.pipeline();
       for (const id of page) pipe.hget(this.recordKey(id), 'record');
-      for (const [, raw] of (await pipe.exec()) ?? []) {
+      for (const [e, raw] of (await pipe.exec().catch(redisFailed)) ?? []) {
+        if (e) redisFailed(e);
         if (typeof raw === 'string') items.push(JSON.parse(raw) as SubmissionRecord);
       }
     }
@@ -249,7 +267,7 @@ export class SubmissionStore {
 
   /** Ids of records in the given status (oldest first), for recovery of work lost between steps. */
   async idsInStatus(status: SubmissionStatus, limit = 1000): Promise<string[]> {
-    return this.redis.zrange(this.k('idx', 'status', status), '0', String(limit - 1));
+    return this.redis.zrange(this.k('idx', 'status', status), '0', String(limit - 1)).catch(redisFailed);
   }
 
   async countByStatus(): Promise<Record<SubmissionStatus, number>> {
@@ -263,7 +281,8 @@ export class SubmissionStore {
     ];
     const pipe = this.redis.pipeline();
     for (const s of statuses) pipe.zcard(this.k('idx', 'status', s));
-    const res = (await pipe.exec()) ?? [];
+    const res = (await pipe.exec().catch(redisFailed)) ?? [];
+    for (const [e] of res) if (e) redisFailed(e);
     return Object.fromEntries(statuses.map((s, i) => [s, Number(res[i]?.[1] ?? 0)])) as Record<
       SubmissionStatus,
       number
@@ -275,20 +294,20 @@ export class SubmissionStore {
    * for them (key status itself lives in the key store, which worker-only processes do not open).
    */
   async markKeyDisabled(fingerprint: string): Promise<void> {
-    await this.redis.sadd(this.k('keys', 'disabled'), fingerprint);
+    await this.redis.sadd(this.k('keys', 'disabled'), fingerprint).catch(redisFailed);
   }
 
   async isKeyDisabled(fingerprint: string): Promise<boolean> {
-    return (await this.redis.sismember(this.k('keys', 'disabled'), fingerprint)) === 1;
+    return (await this.redis.sismember(this.k('keys', 'disabled'), fingerprint).catch(redisFailed)) === 1;
   }
 
   /** Appends one line to the signature audit log (a Redis stream nobody trims or edits). */
   async audit(entry: AuditEntry): Promise<void> {
-    await this.redis.xadd(this.k('audit'), '*', ...Object.entries(entry).flat());
+    await this.redis.xadd(this.k('audit'), '*', ...Object.entries(entry).flat()).catch(redisFailed);
   }
 
   async auditLog(count = 10_000): Promise<AuditEntry[]> {
-    const rows = await this.redis.xrange(this.k('audit'), '-', '+', 'COUNT', count);
+    const rows = await this.redis.xrange(this.k('audit'), '-', '+', 'COUNT', count).catch(redisFailed);
     return rows.map(([, fields]) => {
       const o: Record<string, string> = {};
       for (let i = 0; i < fields.length; i += 2) o[fields[i] as string] = fields[i + 1] as string;
@@ -304,6 +323,7 @@ function encodeCursor(seq: string): string {
 function decodeCursor(cursor: string): number {
   const text = Buffer.from(cursor, 'base64url').toString();
   const n = Number(text.slice(1));
-  if (!text.startsWith('s') || !Number.isSafeInteger(n) || n < 0) throw new StoreError('invalid cursor');
+  if (!text.startsWith('s') || !Number.isSafeInteger(n) || n < 0)
+    throw new StoreError('INVALID_CURSOR', 'invalid cursor');
   return n;
 }

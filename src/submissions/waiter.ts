@@ -2,7 +2,7 @@
 // (a message published while the subscriber reconnects is simply missed).
 import type { Redis } from 'ioredis';
 import { isTerminal, type SubmissionRecord } from './record.ts';
-import type { SubmissionStore } from './store.ts';
+import { StoreError, type SubmissionStore } from './store.ts';
 
 export class OutcomeWaiter {
   private readonly waiting = new Map<string, Set<() => void>>();
@@ -16,11 +16,16 @@ export class OutcomeWaiter {
 
   private start(): Promise<void> {
     this.started ??= (async () => {
-      this.subscriber.on('message', (_channel: string, id: string) => {
-        for (const wake of this.waiting.get(id) ?? []) wake();
-      });
+      if (this.subscriber.listenerCount('message') === 0) {
+        this.subscriber.on('message', (_channel: string, id: string) => {
+          for (const wake of this.waiting.get(id) ?? []) wake();
+        });
+      }
       await this.subscriber.subscribe(this.store.doneChannel);
-    })();
+    })().catch((err) => {
+      this.started = undefined; // the next wait tries again
+      throw new StoreError('UNAVAILABLE', 'cannot subscribe to outcomes', { cause: err });
+    });
     return this.started;
   }
 

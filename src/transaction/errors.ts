@@ -1,4 +1,5 @@
 // The one error type of this folder: a stable code plus a one-line message (never a stack or a secret).
+import { QuillError } from '../errors.ts';
 
 export type TransactionErrorCode =
   | 'BAD_BASE64'
@@ -26,14 +27,12 @@ export type TransactionErrorCode =
   | 'UNKNOWN_HASHING_SCHEME'
   | 'INVALID_INPUT';
 
-export class TransactionError extends Error {
+export class TransactionError extends QuillError<TransactionErrorCode> {
   override readonly name = 'TransactionError';
-  readonly code: TransactionErrorCode;
 
   constructor(code: TransactionErrorCode, message: string) {
     // One line, bounded: messages may quote untrusted input.
-    super(oneLine(message));
-    this.code = code;
+    super(code, oneLine(message));
   }
 }
 

@@ -1,16 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { invalidArgument, LedgerError, type LedgerErrorInit } from '../../src/ledger/index.ts';
 import { backoffDelay, classifyError, deduplicationSeconds } from '../../src/submissions/index.ts';
 
-function ledgerError(over: Record<string, unknown>) {
-  return Object.assign(new Error('cause'), {
-    code: 'X',
-    errorCategory: -1,
-    retryable: false,
-    outcomeUnknown: false,
-    context: {},
-    ...over,
-  });
+function ledgerError(over: Partial<LedgerErrorInit>) {
+  return new LedgerError({ code: 'X', message: 'cause', ...over });
 }
 
 describe('classifyError', () => {
@@ -73,6 +67,46 @@ describe('classifyError', () => {
     expect(c).toEqual({
       kind: 'rejected',
       error: { code: 'FAILED_TO_EXECUTE_TRANSACTION', message: 'cause' },
+    });
+  });
+  it('treats a request the ledger client refused before sending as rejected, never ambiguous', () => {
+    const c = classifyError(invalidArgument('executeAndWaitForTransaction: transactionFormat: bad'));
+    expect(c).toEqual({
+      kind: 'rejected',
+      error: { code: 'INVALID_ARGUMENT', message: 'executeAndWaitForTransaction: transactionFormat: bad' },
+    });
+  });
+  it('treats a definite answer that is not retryable as rejected', () => {
+    expect(
+      classifyError(ledgerError({ code: 'SOMETHING_FINAL', status: 500, definiteAnswer: true })).kind,
+    ).toBe('rejected');
+    expect(classifyError(ledgerError({ code: 'SOMETHING_FINAL', definiteAnswer: true })).kind).toBe(
+      'rejected',
+    );
+    // Without a definite answer, the same shapes stay ambiguous.
+    expect(classifyError(ledgerError({ code: 'SOMETHING', status: 500 })).kind).toBe('ambiguous');
+    expect(classifyError(ledgerError({ code: 'SOMETHING' })).kind).toBe('ambiguous');
+    // A definite answer that is retryable is still retried; an unknown outcome still wins.
+    expect(
+      classifyError(ledgerError({ code: 'ABORTED', status: 409, retryable: true, definiteAnswer: true }))
+        .kind,
+    ).toBe('retryable');
+    expect(classifyError(ledgerError({ code: 'T', outcomeUnknown: true, definiteAnswer: true })).kind).toBe(
+      'ambiguous',
+    );
+  });
+  it('reads only LedgerError: a look-alike is an unexpected error, ambiguous', () => {
+    const lookAlike = Object.assign(new Error('looks like one'), {
+      code: 'FAILED_TO_EXECUTE_TRANSACTION',
+      status: 400,
+      errorCategory: 8,
+      retryable: false,
+      outcomeUnknown: false,
+      context: {},
+    });
+    expect(classifyError(lookAlike)).toEqual({
+      kind: 'ambiguous',
+      error: { code: 'UNEXPECTED_ERROR', message: 'looks like one' },
     });
   });
   it('never throws on any thrown value', () => {

@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { LedgerError, type LedgerErrorInit } from '../../src/ledger/index.ts';
 import {
   type ExecutorConfig,
   executeStep,
@@ -28,15 +29,8 @@ class ScriptedLedger implements LedgerPort {
     private readonly hashOf: (body: Record<string, unknown>) => string,
     private readonly commandOf: (body: Record<string, unknown>) => string,
   ) {}
-  private err(code: string, over: Record<string, unknown>) {
-    return Object.assign(new Error(code), {
-      code,
-      errorCategory: -1,
-      retryable: false,
-      outcomeUnknown: false,
-      context: {},
-      ...over,
-    });
+  private err(code: string, over: Partial<LedgerErrorInit>) {
+    return new LedgerError({ code, message: code, ...over });
   }
   async execute(body: Record<string, unknown>): Promise<TransactionLike> {
     this.submissionIds.push(String(body.submissionId));

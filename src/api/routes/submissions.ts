@@ -7,7 +7,7 @@ import {
   SubmissionRefused,
 } from '../../submissions/index.ts';
 import { type AppDeps, type AppEnv, need, visible } from '../context.ts';
-import { ApiError, errorResponses } from '../errors.ts';
+import { ApiError, describeCause, errorResponses, toHttpError } from '../errors.ts';
 import {
   BatchBody,
   BatchItem,
@@ -128,15 +128,17 @@ export function submissionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void 
           const { record: rec } = await acceptSubmission(deps.accept, req, who, idempotencyKey);
           return { index, status: isTerminal(rec.status) ? 200 : 202, submission: rec };
         } catch (err) {
-          if (err instanceof SubmissionRefused) {
-            deps.metrics.refused.inc({ code: err.code });
-            return { index, status: err.status, error: { code: err.code, message: err.message } };
+          if (err instanceof SubmissionRefused) deps.metrics.refused.inc({ code: err.code });
+          const { status, body, logCause } = toHttpError(err);
+          if (logCause) {
+            deps.log?.('error', 'batch item failed', {
+              requestId: c.get('requestId'),
+              index,
+              code: body.error.code,
+              error: describeCause(err),
+            });
           }
-          return {
-            index,
-            status: 503,
-            error: { code: 'UNAVAILABLE', message: 'could not store the submission' },
-          };
+          return { index, status, error: body.error };
         }
       }),
     );
