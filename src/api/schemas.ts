@@ -1,20 +1,28 @@
 // Wire shapes of the wallet API (zod, the source of both validation and the OpenAPI document).
 import { z } from '@hono/zod-openapi';
-import { DeduplicationPeriod, MinLedgerTime, TransactionFormat } from '../ledger/index.ts';
+import {
+  DeduplicationPeriod,
+  FINGERPRINT_PATTERN,
+  MinLedgerTime,
+  TransactionFormat,
+} from '../ledger/index.ts';
+import { KEY_ALGORITHMS } from '../signing/index.ts';
 import { HashingSchemeVersion, SubmissionRecord, SubmissionStatus } from '../submissions/index.ts';
 
 // Fields passed through to the ledger's execute request are the ledger contract's own schemas: anything the
 // ledger would refuse is refused here, at accept, with the path of the bad field (never retried for a day).
-export const DeduplicationPeriodBody = DeduplicationPeriod.openapi('DeduplicationPeriod', {
+// `.meta` rather than `.openapi`: these schemas may be built before @hono/zod-openapi extends zod.
+export const DeduplicationPeriodBody = DeduplicationPeriod.meta({
+  id: 'DeduplicationPeriod',
   description:
     'A lower bound: Quill always covers every earlier attempt of the command. DeduplicationOffset is refused ' +
     '(an offset cannot cover attempts not made yet).',
   example: { DeduplicationDuration: { value: { seconds: 600, nanos: 0 } } },
 });
 
-export const MinLedgerTimeBody = MinLedgerTime.openapi('MinLedgerTime');
+export const MinLedgerTimeBody = MinLedgerTime.meta({ id: 'MinLedgerTime' });
 
-export const TransactionFormatBody = TransactionFormat.openapi('TransactionFormat');
+export const TransactionFormatBody = TransactionFormat.meta({ id: 'TransactionFormat' });
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
@@ -90,7 +98,7 @@ export const IdempotencyHeader = z.object({
   'idempotency-key': z.string().min(1).max(200).optional(),
 });
 
-export const KeyAlgorithmBody = z.enum(['ed25519', 'p256', 'p384', 'secp256k1']);
+export const KeyAlgorithmBody = z.enum(KEY_ALGORITHMS);
 
 export const KeyView = z
   .object({
@@ -119,7 +127,7 @@ export const NewPartyBody = z
   .object({
     keyFingerprint: z
       .string()
-      .regex(/^1220[0-9a-f]{64}$/, { error: 'must be a key fingerprint (1220 + 64 hex)' }),
+      .regex(FINGERPRINT_PATTERN, { error: 'must be a key fingerprint (1220 + 64 hex)' }),
     partyHint: z.string().min(1).max(185),
     synchronizerId: z.string().min(1).max(512).optional(),
   })

@@ -3,9 +3,10 @@
  * has no package types, so JSON → Value for unknown templates infers the type from the JSON shape (party
  * ids become Party, everything else string-like becomes Text); Value → JSON is exact.
  */
+import { FINGERPRINT_PATTERN } from '../ledger/index.ts';
 import { type Identifier, renderValue, type Value } from '../transaction/index.ts';
 
-const PARTY_LIKE = /^[A-Za-z0-9_-][A-Za-z0-9:_ -]*::1220[0-9a-f]{64}$/;
+const PARTY_LIKE = new RegExp(`^[A-Za-z0-9_-][A-Za-z0-9:_ -]*::${FINGERPRINT_PATTERN.source.slice(1)}`);
 const CID_LIKE = /^00[0-9a-f]{64,}$/;
 
 export function isPartyLike(s: string): boolean {

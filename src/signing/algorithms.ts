@@ -10,9 +10,9 @@ import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { bytesToNumberBE, bytesToNumberLE } from '@noble/curves/utils.js';
 import { sha256, sha384, sha512 } from '@noble/hashes/sha2.js';
 import { pkcs8FromSecret, rawFromSpki, spkiFromRaw } from './der.ts';
+import { isKeyAlgorithm, KEY_ALGORITHMS, type KeyAlgorithm } from './key-algorithm.ts';
 
-export const KEY_ALGORITHMS = ['ed25519', 'p256', 'p384', 'secp256k1'] as const;
-export type KeyAlgorithm = (typeof KEY_ALGORITHMS)[number];
+export { isKeyAlgorithm, KEY_ALGORITHMS, type KeyAlgorithm };
 
 export type KeySpec =
   | 'SIGNING_KEY_SPEC_EC_CURVE25519'
@@ -72,10 +72,6 @@ export const ALGORITHMS: Readonly<Record<KeyAlgorithm, AlgorithmSpec>> = {
 };
 
 const ECDSA_CURVES = { p256, p384, secp256k1 } as const;
-
-export function isKeyAlgorithm(value: unknown): value is KeyAlgorithm {
-  return typeof value === 'string' && (KEY_ALGORITHMS as readonly string[]).includes(value);
-}
 
 /** A fresh secret from the CSPRNG (uniform in [1, n-1] for EC curves). */
 export function randomSecret(algorithm: KeyAlgorithm): Uint8Array {

@@ -1,5 +1,5 @@
 // Minimal DER building for the fixed key structures we need (SPKI, PKCS#8): every length here is < 128.
-import type { KeyAlgorithm } from './algorithms.ts';
+import type { KeyAlgorithm } from './key-algorithm.ts';
 
 const OID_ED25519 = '06032b6570';
 const OID_EC_PUBLIC_KEY = '06072a8648ce3d0201';

@@ -1,12 +1,13 @@
 // Key fingerprints exactly as the participant computes them (ledger-json-api.md §4.2):
 // "1220" + hex(sha256(0x0000000C || keyBytes)), keyBytes = raw 32-byte key for Ed25519, DER SPKI for EC keys.
 import { sha256 } from '@noble/hashes/sha2.js';
+import { FINGERPRINT_PATTERN } from '../ledger/index.ts';
 import { type KeyAlgorithm, rawPublicKeyFromSpki } from './algorithms.ts';
 
 /** HashPurpose.PublicKeyFingerprint = 12, as a 4-byte big-endian prefix. */
 const PURPOSE_PUBLIC_KEY_FINGERPRINT = Uint8Array.of(0, 0, 0, 12);
 
-export const FINGERPRINT_PATTERN = /^1220[0-9a-f]{64}$/;
+export { FINGERPRINT_PATTERN };
 
 export function isFingerprint(value: unknown): value is string {
   return typeof value === 'string' && FINGERPRINT_PATTERN.test(value);

@@ -72,7 +72,7 @@ interface Unlocked {
   key: UnlockedKey;
 }
 
-const KEY_FILE_NAME = /^(1220[0-9a-f]{64})\.json$/;
+const KEY_FILE_NAME = new RegExp(`^(${FINGERPRINT_PATTERN.source.slice(1, -1)})\\.json$`);
 
 function viewOf(f: KeyFile): KeyView {
   return {

@@ -1,5 +1,6 @@
 // The submission record: the body of every submission endpoint and the unit of the store's state machine.
 import { z } from '@hono/zod-openapi';
+import { HASHING_SCHEME_VERSIONS } from '../transaction/index.ts';
 
 export const SUBMISSION_STATUSES = [
   'accepted',
@@ -57,7 +58,7 @@ export const Attempt = z
   .openapi('SubmissionAttempt');
 export type Attempt = z.infer<typeof Attempt>;
 
-export const HashingSchemeVersion = z.enum(['HASHING_SCHEME_VERSION_V2', 'HASHING_SCHEME_VERSION_V3']);
+export const HashingSchemeVersion = z.enum(HASHING_SCHEME_VERSIONS);
 export type HashingSchemeVersion = z.infer<typeof HashingSchemeVersion>;
 
 export const SubmissionRecord = z

@@ -39,9 +39,8 @@ export {
 } from './gen/com/daml/ledger/api/v2/value.ts';
 export type { Empty } from './gen/google/protobuf/empty.ts';
 
+import { HASHING_SCHEME_VERSIONS } from '../ledger/schemas/enums.ts';
+
 /** Wire enum names of the hashing schemes Quill can compute. */
-export type HashingSchemeVersion = 'HASHING_SCHEME_VERSION_V2' | 'HASHING_SCHEME_VERSION_V3';
-export const HASHING_SCHEME_VERSIONS: readonly HashingSchemeVersion[] = [
-  'HASHING_SCHEME_VERSION_V2',
-  'HASHING_SCHEME_VERSION_V3',
-];
+export type HashingSchemeVersion = (typeof HASHING_SCHEME_VERSIONS)[number];
+export { HASHING_SCHEME_VERSIONS };

@@ -1,5 +1,6 @@
 // Key and party administration (admin role): /wallet/v1/keys and /wallet/v1/parties.
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { isFingerprint } from '../../signing/index.ts';
 import { type AppDeps, type AppEnv, need } from '../context.ts';
 import { ApiError, errorResponses } from '../errors.ts';
 import { FingerprintParam, KeyView, NewKeyBody, NewPartyBody, PartyView } from '../schemas.ts';
@@ -72,8 +73,6 @@ const listParties = createRoute({
   },
 });
 
-const FP = /^1220[0-9a-f]{64}$/;
-
 export function adminRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
   const keys = () => {
     if (!deps.keys)
@@ -86,7 +85,7 @@ export function adminRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
     return deps.parties;
   };
   const fingerprint = (fp: string) => {
-    if (!FP.test(fp))
+    if (!isFingerprint(fp))
       throw new ApiError(400, 'INVALID_FINGERPRINT', 'a fingerprint is 1220 followed by 64 hex digits');
     return fp;
   };

@@ -46,6 +46,9 @@ export const Base64 = z
   .string()
   .regex(/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/, 'expected standard base64');
 
+/** A public key fingerprint as the participant writes it: `1220` (sha256 multihash) + 64 hex digits. */
+export const FINGERPRINT_PATTERN = /^1220[0-9a-f]{64}$/;
+
 /** Optional field of a response (or lenient request): missing or `null`. */
 export function opt<T extends z.ZodType>(schema: T) {
   return schema.nullish();

@@ -8,10 +8,12 @@ function protoEnum<const T extends readonly [string, ...string[]]>(values: T) {
   return z.enum([...values, 'UNRECOGNIZED'] as unknown as readonly [...T, 'UNRECOGNIZED']);
 }
 
+/** The hashing schemes a prepared transaction can name and Quill can compute (the one list of them). */
+export const HASHING_SCHEME_VERSIONS = ['HASHING_SCHEME_VERSION_V2', 'HASHING_SCHEME_VERSION_V3'] as const;
+
 export const HashingSchemeVersion = protoEnum([
   'HASHING_SCHEME_VERSION_UNSPECIFIED',
-  'HASHING_SCHEME_VERSION_V2',
-  'HASHING_SCHEME_VERSION_V3',
+  ...HASHING_SCHEME_VERSIONS,
 ] as const);
 export type HashingSchemeVersion = z.infer<typeof HashingSchemeVersion>;
 
