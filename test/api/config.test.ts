@@ -8,7 +8,7 @@ function problems(env: Record<string, string>): string[] {
   try {
     loadConfig(env);
   } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
+    if (err instanceof ConfigError) return [...err.problems];
     throw err;
   }
   return [];
