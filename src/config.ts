@@ -140,22 +140,21 @@ const ledger = section(
     const sources = [e.LEDGER_TOKEN, e.LEDGER_TOKEN_FILE, e.LEDGER_OAUTH_TOKEN_URL].filter((x) => x);
     if (sources.length > 1)
       problem('LEDGER_TOKEN, LEDGER_TOKEN_FILE and LEDGER_OAUTH_TOKEN_URL: set at most one');
+    if (e.LEDGER_OAUTH_TOKEN_URL && !(e.LEDGER_OAUTH_CLIENT_ID && e.LEDGER_OAUTH_CLIENT_SECRET)) {
+      problem('LEDGER_OAUTH_TOKEN_URL needs LEDGER_OAUTH_CLIENT_ID and LEDGER_OAUTH_CLIENT_SECRET');
+    }
     let ledgerToken: LedgerToken | undefined;
     if (e.LEDGER_TOKEN) ledgerToken = { static: e.LEDGER_TOKEN };
     else if (e.LEDGER_TOKEN_FILE) ledgerToken = { file: e.LEDGER_TOKEN_FILE };
-    else if (e.LEDGER_OAUTH_TOKEN_URL) {
-      if (!e.LEDGER_OAUTH_CLIENT_ID || !e.LEDGER_OAUTH_CLIENT_SECRET) {
-        problem('LEDGER_OAUTH_TOKEN_URL needs LEDGER_OAUTH_CLIENT_ID and LEDGER_OAUTH_CLIENT_SECRET');
-      } else {
-        ledgerToken = {
-          oauth: {
-            tokenUrl: e.LEDGER_OAUTH_TOKEN_URL,
-            clientId: e.LEDGER_OAUTH_CLIENT_ID,
-            clientSecret: e.LEDGER_OAUTH_CLIENT_SECRET,
-            ...defined({ audience: e.LEDGER_OAUTH_AUDIENCE, scope: e.LEDGER_OAUTH_SCOPE }),
-          },
-        };
-      }
+    else if (e.LEDGER_OAUTH_TOKEN_URL && e.LEDGER_OAUTH_CLIENT_ID && e.LEDGER_OAUTH_CLIENT_SECRET) {
+      ledgerToken = {
+        oauth: {
+          tokenUrl: e.LEDGER_OAUTH_TOKEN_URL,
+          clientId: e.LEDGER_OAUTH_CLIENT_ID,
+          clientSecret: e.LEDGER_OAUTH_CLIENT_SECRET,
+          ...defined({ audience: e.LEDGER_OAUTH_AUDIENCE, scope: e.LEDGER_OAUTH_SCOPE }),
+        },
+      };
     }
     return {
       ...defined({
