@@ -190,13 +190,13 @@ async function main(): Promise<void> {
   // Quill: API accept (timed per request) → queue → worker → ledger, until every record is committed.
   const secret = 'bench-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
   const config = loadConfig({
+    PORT: '0', // any free port
     HOST: '127.0.0.1',
     REDIS_URL: redisUrl,
     REDIS_PREFIX: `bench-${Date.now()}`,
     AUTH_JWT_SECRET: secret,
     WORKER_CONCURRENCY: String(CONCURRENCY),
   });
-  config.port = 0;
   let child: ChildProcess | undefined;
   if (SPLIT) {
     child = spawn(process.execPath, ['bin/quill.js', 'serve', '--role', 'worker'], {

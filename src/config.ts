@@ -1,13 +1,26 @@
-// Environment → typed configuration, validated once at start with one clear message per bad value.
+// Environment → typed configuration, validated at start with one clear message per bad value. Each section
+// is one zod schema over its variables whose transform output is that section's part of `Config`; a command
+// loads only the sections it uses, so an unrelated variable never stops it.
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { QuillError } from './errors.ts';
 
-/** A bad environment: every problem on its own line, secrets never echoed. */
-export class ConfigError extends Error {
+/** A bad environment: `problems` has one line per bad value (never the secret itself). */
+export class ConfigError extends QuillError<'CONFIG'> {
   override readonly name = 'ConfigError';
-  constructor(readonly problems: string[]) {
-    super(problems.join('; '));
+  readonly problems: readonly string[];
+  constructor(problems: string[]) {
+    super('CONFIG', `bad configuration: ${problems.join('; ')}`);
+    this.problems = problems;
   }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** Whether a variable counts as set: an empty value is the same as an unset one. */
+export function envHas(env: Env, name: string): boolean {
+  const v = env[name];
+  return v !== undefined && v !== '';
 }
 
 const port = (fallback: number, min = 1) =>
@@ -52,241 +65,349 @@ const list = z
       .map((x) => x.trim())
       .filter((x) => x.length > 0),
   );
+const noTrailingSlash = (s: string) => s.replace(/\/+$/, '');
 
-const EnvSchema = z.object({
-  PORT: port(8080, 0), // 0 = any free port
-  HOST: z.string().trim().min(1).default('0.0.0.0'),
-  REDIS_URL: url(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
-  REDIS_PREFIX: z
-    .string()
-    .regex(/^[A-Za-z0-9_.-]{1,40}$/, { error: 'must be 1-40 letters, digits, _ . or -' })
-    .default('quill'),
-  LEDGER_URL: url(['http:', 'https:']).optional(),
-  LEDGER_TOKEN: optionalText,
-  LEDGER_TOKEN_FILE: optionalText,
-  LEDGER_OAUTH_TOKEN_URL: url(['http:', 'https:']).optional(),
-  LEDGER_OAUTH_CLIENT_ID: optionalText,
-  LEDGER_OAUTH_CLIENT_SECRET: optionalText,
-  LEDGER_OAUTH_AUDIENCE: optionalText,
-  LEDGER_OAUTH_SCOPE: optionalText,
-  LEDGER_USER_ID: optionalText,
-  LEDGER_TIMEOUT_MS: intIn(100, 600_000, 30_000),
-  SCAN_URL: url(['http:', 'https:']).optional(),
-  KEYS_DIR: z.string().trim().min(1).default('keys'),
-  KEYSTORE_PASSPHRASE: z.string().optional(),
-  KEYSTORE_PASSPHRASE_FILE: optionalText,
-  AUTH_JWT_SECRET: z
-    .string()
-    .min(32, { error: 'must be at least 32 characters (HS256 needs a strong secret)' })
-    .optional(),
-  AUTH_JWKS_URL: url(['http:', 'https:']).optional(),
-  AUTH_JWT_ALGORITHMS: list,
-  AUTH_ISSUER: optionalText,
-  AUTH_AUDIENCE: optionalText,
-  SANDBOX_PORT: port(7575),
-  SANDBOX_SCAN_PORT: port(7576),
-  SANDBOX_AUTH_SECRET: z.string().min(32, { error: 'must be at least 32 characters' }).optional(),
-  QUEUE_NAME: z
-    .string()
-    .regex(/^[A-Za-z0-9_.-]{1,60}$/, { error: 'must be 1-60 letters, digits, _ . or -' })
-    .default('submissions'),
-  WORKER_CONCURRENCY: intIn(1, 1000, 64),
-  RATE_LIMIT_MAX: intIn(1, 1_000_000, 2000),
-  RATE_LIMIT_DURATION_MS: intIn(1, 3_600_000, 1000),
-  SUBMIT_MAX_ATTEMPTS: intIn(1, 1000, 12),
-  WORKER_LOCK_DURATION_MS: intIn(0, 3_600_000, 0),
-  WORKER_STALLED_INTERVAL_MS: intIn(0, 3_600_000, 0),
-  SWEEP_INTERVAL_MS: intIn(100, 3_600_000, 10_000),
-  RETRY_BASE_DELAY_MS: intIn(1, 600_000, 200),
-  RETRY_MAX_DELAY_MS: intIn(1, 3_600_000, 30_000),
-  DEDUP_MARGIN_SECONDS: intIn(1, 86_400, 120),
-  DEDUP_MAX_SECONDS: intIn(60, 30 * 86_400, 7 * 86_400 - 3600),
-  PREPARATION_TIME_TOLERANCE_SECONDS: intIn(1, 30 * 86_400, 86_400),
-  SETTLE_GRACE_SECONDS: intIn(0, 86_400, 60),
-  BATCH_MAX: intIn(1, 10_000, 100),
-  WAIT_MAX_SECONDS: intIn(0, 3600, 60),
-  ALLOWED_SYNCHRONIZERS: list,
-  SHUTDOWN_TIMEOUT_MS: intIn(0, 600_000, 15_000),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-});
-
-export type Env = z.infer<typeof EnvSchema>;
-
-export interface LedgerTokenConfig {
-  static?: string;
-  file?: string;
-  oauth?: { tokenUrl: string; clientId: string; clientSecret: string; audience?: string; scope?: string };
+/** Drops undefined members, so optional fields are absent rather than `undefined` (exactOptionalPropertyTypes). */
+function defined<T extends Record<string, unknown>>(o: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as never;
 }
 
-export interface Config {
-  port: number;
-  host: string;
-  redisUrl: string;
-  redisPrefix: string;
-  ledgerUrl?: string;
-  ledgerToken: LedgerTokenConfig;
-  ledgerUserId?: string;
-  ledgerTimeoutMs: number;
-  scanUrl?: string;
-  keysDir: string;
-  /** Read lazily by whoever unlocks keys; undefined when neither variable is set. */
-  keystorePassphrase?: string;
-  auth: {
-    jwtSecret?: string;
-    jwksUrl?: string;
-    algorithms: string[];
-    issuer?: string;
-    audience?: string;
-  };
-  sandbox: { port: number; scanPort: number; authSecret?: string };
-  queue: {
-    name: string;
-    concurrency: number;
-    rateLimit: { max: number; durationMs: number };
-    maxAttempts: number;
-    /** 0 = derived from LEDGER_TIMEOUT_MS. */
-    lockDurationMs: number;
-    stalledIntervalMs: number;
-    sweepIntervalMs: number;
-    baseDelayMs: number;
-    maxDelayMs: number;
-  };
-  dedup: { marginSeconds: number; maxSeconds: number };
-  /**
-   * When a transaction can no longer commit: `preparationToleranceMs` after its preparation time (the
-   * synchronizer's preparationTimeRecordTimeTolerance), and how long past that (clock skew, ingestion lag)
-   * a submission with an unknown outcome is still watched before it is called expired.
-   */
-  commitWindow: { preparationToleranceMs: number; settleGraceMs: number };
-  batchMax: number;
-  waitMaxSeconds: number;
-  allowedSynchronizers: string[];
-  shutdownTimeoutMs: number;
-  logLevel: Env['LOG_LEVEL'];
+/** One section: a zod object over its variables; `build` maps them to the section's output, `problem` adds a line. */
+function section<S extends z.ZodRawShape, O>(
+  shape: S,
+  build: (e: z.output<z.ZodObject<S>>, problem: (line: string) => void) => O,
+) {
+  return z
+    .object(shape)
+    .transform((e, ctx) =>
+      build(e, (line) => ctx.issues.push({ code: 'custom', message: line, input: undefined, path: [] })),
+    );
 }
 
-function readSecretFile(path: string, name: string, problems: string[]): string | undefined {
+function readSecretFile(path: string, name: string, problem: (line: string) => void): string | undefined {
   try {
     const text = readFileSync(path, 'utf8').replace(/\r?\n$/, '');
-    if (text.length === 0) problems.push(`${name}: the file ${path} is empty`);
+    if (text.length === 0) problem(`${name}: the file ${path} is empty`);
     return text;
   } catch (err) {
-    problems.push(`${name}: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    problem(`${name}: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
     return undefined;
   }
 }
 
-/** Parses the environment; throws ConfigError listing every bad value (never the secret itself). */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const raw: Record<string, string | undefined> = {};
-  for (const key of Object.keys(EnvSchema.shape)) {
-    const v = env[key];
-    raw[key] = v === '' ? undefined : v;
-  }
-  const parsed = EnvSchema.safeParse(raw);
-  const problems: string[] = [];
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
-      problems.push(`${String(issue.path[0] ?? 'environment')}: ${issue.message}`);
+const server = section(
+  {
+    PORT: port(8080, 0), // 0 = any free port
+    HOST: z.string().trim().min(1).default('0.0.0.0'),
+    SHUTDOWN_TIMEOUT_MS: intIn(0, 600_000, 15_000),
+  },
+  (e) => ({ port: e.PORT, host: e.HOST, shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS }),
+);
+
+const redis = section(
+  {
+    REDIS_URL: url(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
+    REDIS_PREFIX: z
+      .string()
+      .regex(/^[A-Za-z0-9_.-]{1,40}$/, { error: 'must be 1-40 letters, digits, _ . or -' })
+      .default('quill'),
+  },
+  (e) => ({ redisUrl: e.REDIS_URL, redisPrefix: e.REDIS_PREFIX }),
+);
+
+/** Structurally the `LedgerTokenSettings` of src/ledger/token.ts (the ledger folder does not import config). */
+type LedgerToken =
+  | { static: string }
+  | { file: string }
+  | {
+      oauth: { tokenUrl: string; clientId: string; clientSecret: string; audience?: string; scope?: string };
+    };
+
+const ledger = section(
+  {
+    LEDGER_URL: url(['http:', 'https:']).optional(),
+    LEDGER_TOKEN: optionalText,
+    LEDGER_TOKEN_FILE: optionalText,
+    LEDGER_OAUTH_TOKEN_URL: url(['http:', 'https:']).optional(),
+    LEDGER_OAUTH_CLIENT_ID: optionalText,
+    LEDGER_OAUTH_CLIENT_SECRET: optionalText,
+    LEDGER_OAUTH_AUDIENCE: optionalText,
+    LEDGER_OAUTH_SCOPE: optionalText,
+    LEDGER_USER_ID: optionalText,
+    LEDGER_TIMEOUT_MS: intIn(100, 600_000, 30_000),
+  },
+  (e, problem) => {
+    const sources = [e.LEDGER_TOKEN, e.LEDGER_TOKEN_FILE, e.LEDGER_OAUTH_TOKEN_URL].filter((x) => x);
+    if (sources.length > 1)
+      problem('LEDGER_TOKEN, LEDGER_TOKEN_FILE and LEDGER_OAUTH_TOKEN_URL: set at most one');
+    if (e.LEDGER_OAUTH_TOKEN_URL && !(e.LEDGER_OAUTH_CLIENT_ID && e.LEDGER_OAUTH_CLIENT_SECRET)) {
+      problem('LEDGER_OAUTH_TOKEN_URL needs LEDGER_OAUTH_CLIENT_ID and LEDGER_OAUTH_CLIENT_SECRET');
     }
-    throw new ConfigError(problems);
-  }
-  const e = parsed.data;
-
-  let keystorePassphrase: string | undefined;
-  if (e.KEYSTORE_PASSPHRASE !== undefined && e.KEYSTORE_PASSPHRASE_FILE !== undefined) {
-    problems.push('KEYSTORE_PASSPHRASE and KEYSTORE_PASSPHRASE_FILE are both set: choose one');
-  } else if (e.KEYSTORE_PASSPHRASE_FILE !== undefined) {
-    keystorePassphrase = readSecretFile(e.KEYSTORE_PASSPHRASE_FILE, 'KEYSTORE_PASSPHRASE_FILE', problems);
-  } else {
-    keystorePassphrase = e.KEYSTORE_PASSPHRASE;
-  }
-
-  if (e.AUTH_JWT_SECRET !== undefined && e.AUTH_JWKS_URL !== undefined) {
-    problems.push('AUTH_JWT_SECRET and AUTH_JWKS_URL are both set: choose one');
-  }
-  const jwksAlgs = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
-  for (const alg of e.AUTH_JWT_ALGORITHMS) {
-    if (!jwksAlgs.includes(alg))
-      problems.push(`AUTH_JWT_ALGORITHMS: ${alg} is not one of ${jwksAlgs.join(', ')}`);
-  }
-
-  const ledgerToken: LedgerTokenConfig = {};
-  const tokenSources = [e.LEDGER_TOKEN, e.LEDGER_TOKEN_FILE, e.LEDGER_OAUTH_TOKEN_URL].filter(
-    (x) => x !== undefined,
-  );
-  if (tokenSources.length > 1) {
-    problems.push('LEDGER_TOKEN, LEDGER_TOKEN_FILE and LEDGER_OAUTH_TOKEN_URL: set at most one');
-  }
-  if (e.LEDGER_TOKEN) ledgerToken.static = e.LEDGER_TOKEN;
-  if (e.LEDGER_TOKEN_FILE) ledgerToken.file = e.LEDGER_TOKEN_FILE;
-  if (e.LEDGER_OAUTH_TOKEN_URL) {
-    if (!e.LEDGER_OAUTH_CLIENT_ID || !e.LEDGER_OAUTH_CLIENT_SECRET) {
-      problems.push('LEDGER_OAUTH_TOKEN_URL needs LEDGER_OAUTH_CLIENT_ID and LEDGER_OAUTH_CLIENT_SECRET');
-    } else {
-      ledgerToken.oauth = {
-        tokenUrl: e.LEDGER_OAUTH_TOKEN_URL,
-        clientId: e.LEDGER_OAUTH_CLIENT_ID,
-        clientSecret: e.LEDGER_OAUTH_CLIENT_SECRET,
-        ...(e.LEDGER_OAUTH_AUDIENCE ? { audience: e.LEDGER_OAUTH_AUDIENCE } : {}),
-        ...(e.LEDGER_OAUTH_SCOPE ? { scope: e.LEDGER_OAUTH_SCOPE } : {}),
+    let ledgerToken: LedgerToken | undefined;
+    if (e.LEDGER_TOKEN) ledgerToken = { static: e.LEDGER_TOKEN };
+    else if (e.LEDGER_TOKEN_FILE) ledgerToken = { file: e.LEDGER_TOKEN_FILE };
+    else if (e.LEDGER_OAUTH_TOKEN_URL && e.LEDGER_OAUTH_CLIENT_ID && e.LEDGER_OAUTH_CLIENT_SECRET) {
+      ledgerToken = {
+        oauth: {
+          tokenUrl: e.LEDGER_OAUTH_TOKEN_URL,
+          clientId: e.LEDGER_OAUTH_CLIENT_ID,
+          clientSecret: e.LEDGER_OAUTH_CLIENT_SECRET,
+          ...defined({ audience: e.LEDGER_OAUTH_AUDIENCE, scope: e.LEDGER_OAUTH_SCOPE }),
+        },
       };
     }
-  }
-  if (e.SANDBOX_PORT === e.SANDBOX_SCAN_PORT) problems.push('SANDBOX_PORT and SANDBOX_SCAN_PORT must differ');
-  if (e.RETRY_BASE_DELAY_MS > e.RETRY_MAX_DELAY_MS) {
-    problems.push('RETRY_BASE_DELAY_MS must not exceed RETRY_MAX_DELAY_MS');
+    return {
+      ...defined({
+        ledgerUrl: e.LEDGER_URL ? noTrailingSlash(e.LEDGER_URL) : undefined,
+        /** The wallet's own ledger token; absent = no bearer token. */
+        ledgerToken,
+        ledgerUserId: e.LEDGER_USER_ID,
+      }),
+      ledgerTimeoutMs: e.LEDGER_TIMEOUT_MS,
+    };
+  },
+);
+
+const scan = section({ SCAN_URL: url(['http:', 'https:']).optional() }, (e) =>
+  defined({ scanUrl: e.SCAN_URL ? noTrailingSlash(e.SCAN_URL) : undefined }),
+);
+
+const scryptN = z
+  .string()
+  .trim()
+  .refine(
+    (s) =>
+      /^\d+$/.test(s) && Number(s) >= 2 ** 10 && Number(s) <= 2 ** 20 && (Number(s) & (Number(s) - 1)) === 0,
+    {
+      error: 'must be a power of two between 2^10 and 2^20',
+    },
+  )
+  .transform(Number)
+  .optional();
+
+const keys = section(
+  {
+    KEYS_DIR: z.string().trim().min(1).default('keys'),
+    KEYSTORE_PASSPHRASE: z.string().optional(),
+    KEYSTORE_PASSPHRASE_FILE: optionalText,
+    KEYSTORE_SCRYPT_N: scryptN,
+  },
+  (e, problem) => {
+    let keystorePassphrase: string | undefined;
+    if (e.KEYSTORE_PASSPHRASE !== undefined && e.KEYSTORE_PASSPHRASE_FILE !== undefined) {
+      problem('KEYSTORE_PASSPHRASE and KEYSTORE_PASSPHRASE_FILE are both set: choose one');
+    } else if (e.KEYSTORE_PASSPHRASE_FILE !== undefined) {
+      keystorePassphrase = readSecretFile(e.KEYSTORE_PASSPHRASE_FILE, 'KEYSTORE_PASSPHRASE_FILE', problem);
+    } else {
+      keystorePassphrase = e.KEYSTORE_PASSPHRASE;
+    }
+    return {
+      keysDir: e.KEYS_DIR,
+      // Absent when neither variable is set: only commands that unlock keys need it (see requirePassphrase).
+      ...defined({ keystorePassphrase, keystoreScryptN: e.KEYSTORE_SCRYPT_N }),
+    };
+  },
+);
+
+const JWKS_ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+];
+
+const auth = section(
+  {
+    AUTH_JWT_SECRET: z
+      .string()
+      .min(32, { error: 'must be at least 32 characters (HS256 needs a strong secret)' })
+      .optional(),
+    AUTH_JWKS_URL: url(['http:', 'https:']).optional(),
+    AUTH_JWT_ALGORITHMS: list,
+    AUTH_ISSUER: optionalText,
+    AUTH_AUDIENCE: optionalText,
+  },
+  (e, problem) => {
+    if (e.AUTH_JWT_SECRET !== undefined && e.AUTH_JWKS_URL !== undefined) {
+      problem('AUTH_JWT_SECRET and AUTH_JWKS_URL are both set: choose one');
+    }
+    for (const alg of e.AUTH_JWT_ALGORITHMS) {
+      if (!JWKS_ALGORITHMS.includes(alg))
+        problem(`AUTH_JWT_ALGORITHMS: ${alg} is not one of ${JWKS_ALGORITHMS.join(', ')}`);
+    }
+    return {
+      auth: {
+        ...defined({
+          jwtSecret: e.AUTH_JWT_SECRET,
+          jwksUrl: e.AUTH_JWKS_URL,
+          issuer: e.AUTH_ISSUER,
+          audience: e.AUTH_AUDIENCE,
+        }),
+        algorithms: e.AUTH_JWT_SECRET
+          ? ['HS256']
+          : e.AUTH_JWT_ALGORITHMS.length
+            ? e.AUTH_JWT_ALGORITHMS
+            : ['RS256', 'ES256'],
+      },
+    };
+  },
+);
+
+const sandbox = section(
+  {
+    SANDBOX_PORT: port(7575),
+    SANDBOX_SCAN_PORT: port(7576),
+    SANDBOX_AUTH_SECRET: z.string().min(32, { error: 'must be at least 32 characters' }).optional(),
+  },
+  (e, problem) => {
+    if (e.SANDBOX_PORT === e.SANDBOX_SCAN_PORT) problem('SANDBOX_PORT and SANDBOX_SCAN_PORT must differ');
+    return {
+      sandbox: {
+        port: e.SANDBOX_PORT,
+        scanPort: e.SANDBOX_SCAN_PORT,
+        ...defined({ authSecret: e.SANDBOX_AUTH_SECRET }),
+      },
+    };
+  },
+);
+
+const pipeline = section(
+  {
+    QUEUE_NAME: z
+      .string()
+      .regex(/^[A-Za-z0-9_.-]{1,60}$/, { error: 'must be 1-60 letters, digits, _ . or -' })
+      .default('submissions'),
+    WORKER_CONCURRENCY: intIn(1, 1000, 64),
+    RATE_LIMIT_MAX: intIn(1, 1_000_000, 2000),
+    RATE_LIMIT_DURATION_MS: intIn(1, 3_600_000, 1000),
+    SUBMIT_MAX_ATTEMPTS: intIn(1, 1000, 12),
+    WORKER_LOCK_DURATION_MS: intIn(0, 3_600_000, 0),
+    WORKER_STALLED_INTERVAL_MS: intIn(0, 3_600_000, 0),
+    SWEEP_INTERVAL_MS: intIn(100, 3_600_000, 10_000),
+    RETRY_BASE_DELAY_MS: intIn(1, 600_000, 200),
+    RETRY_MAX_DELAY_MS: intIn(1, 3_600_000, 30_000),
+    DEDUP_MARGIN_SECONDS: intIn(1, 86_400, 120),
+    DEDUP_MAX_SECONDS: intIn(60, 30 * 86_400, 7 * 86_400 - 3600),
+    PREPARATION_TIME_TOLERANCE_SECONDS: intIn(1, 30 * 86_400, 86_400),
+    SETTLE_GRACE_SECONDS: intIn(0, 86_400, 60),
+    BATCH_MAX: intIn(1, 10_000, 100),
+    WAIT_MAX_SECONDS: intIn(0, 3600, 60),
+    ALLOWED_SYNCHRONIZERS: list,
+  },
+  (e, problem) => {
+    if (e.RETRY_BASE_DELAY_MS > e.RETRY_MAX_DELAY_MS) {
+      problem('RETRY_BASE_DELAY_MS must not exceed RETRY_MAX_DELAY_MS');
+    }
+    return {
+      queue: {
+        name: e.QUEUE_NAME,
+        concurrency: e.WORKER_CONCURRENCY,
+        rateLimit: { max: e.RATE_LIMIT_MAX, durationMs: e.RATE_LIMIT_DURATION_MS },
+        maxAttempts: e.SUBMIT_MAX_ATTEMPTS,
+        /** 0 = derived from LEDGER_TIMEOUT_MS. */
+        lockDurationMs: e.WORKER_LOCK_DURATION_MS,
+        stalledIntervalMs: e.WORKER_STALLED_INTERVAL_MS,
+        sweepIntervalMs: e.SWEEP_INTERVAL_MS,
+        baseDelayMs: e.RETRY_BASE_DELAY_MS,
+        maxDelayMs: e.RETRY_MAX_DELAY_MS,
+      },
+      dedup: { marginSeconds: e.DEDUP_MARGIN_SECONDS, maxSeconds: e.DEDUP_MAX_SECONDS },
+      /**
+       * When a transaction can no longer commit: `preparationToleranceMs` after its preparation time (the
+       * synchronizer's preparationTimeRecordTimeTolerance), and how long past that (clock skew, ingestion lag)
+       * a submission with an unknown outcome is still watched before it is called expired.
+       */
+      commitWindow: {
+        preparationToleranceMs: e.PREPARATION_TIME_TOLERANCE_SECONDS * 1000,
+        settleGraceMs: e.SETTLE_GRACE_SECONDS * 1000,
+      },
+      batchMax: e.BATCH_MAX,
+      waitMaxSeconds: e.WAIT_MAX_SECONDS,
+      allowedSynchronizers: e.ALLOWED_SYNCHRONIZERS,
+    };
+  },
+);
+
+const log = section(
+  { LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info') },
+  (e) => ({ logLevel: e.LOG_LEVEL }),
+);
+
+/** `quill submit`: where the wallet API is and the bearer token to call it with. */
+const client = section(
+  {
+    QUILL_URL: url(['http:', 'https:']).default('http://127.0.0.1:8080'),
+    QUILL_TOKEN: optionalText,
+  },
+  (e) => ({ walletUrl: noTrailingSlash(e.QUILL_URL), ...defined({ walletToken: e.QUILL_TOKEN }) }),
+);
+
+const SECTIONS = { server, redis, ledger, scan, keys, auth, sandbox, pipeline, log, client };
+export type SectionName = keyof typeof SECTIONS;
+/** What `quill serve` reads: every section but the API client's. */
+export const WALLET_SECTIONS = [
+  'server',
+  'redis',
+  'ledger',
+  'scan',
+  'keys',
+  'auth',
+  'sandbox',
+  'pipeline',
+  'log',
+] as const satisfies readonly SectionName[];
+
+// Arrays keep a mutable type: the API's settings types (not ours to change here) take `string[]`.
+export type DeepReadonly<T> = T extends (infer E)[]
+  ? DeepReadonly<E>[]
+  : T extends object
+    ? { readonly [K in keyof T]: DeepReadonly<T[K]> }
+    : T;
+type Intersect<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
+/** The configuration made of the sections `S`; nobody changes a loaded one. */
+export type ConfigOf<S extends SectionName> = DeepReadonly<Intersect<z.output<(typeof SECTIONS)[S]>>>;
+/** The wallet's whole configuration (`quill serve`). */
+export type Config = ConfigOf<(typeof WALLET_SECTIONS)[number]>;
+export type LogLevel = Config['logLevel'];
+
+/**
+ * Parses the sections a command uses (default: the wallet's); throws ConfigError listing every bad value in
+ * them (never the secret itself). Empty variables count as unset.
+ */
+export function loadConfig(env?: Env): Config;
+export function loadConfig<S extends SectionName>(env: Env, sections: readonly S[]): ConfigOf<S>;
+export function loadConfig(
+  env: Env = process.env,
+  sections: readonly SectionName[] = WALLET_SECTIONS,
+): unknown {
+  const problems: string[] = [];
+  const out: Record<string, unknown> = {};
+  for (const name of sections) {
+    const schema = SECTIONS[name];
+    const raw: Record<string, string | undefined> = {};
+    for (const key of Object.keys(schema.in.shape)) raw[key] = envHas(env, key) ? env[key] : undefined;
+    const parsed = schema.safeParse(raw);
+    if (parsed.success) Object.assign(out, parsed.data);
+    else {
+      for (const issue of parsed.error.issues) {
+        problems.push(issue.path.length > 0 ? `${String(issue.path[0])}: ${issue.message}` : issue.message);
+      }
+    }
   }
   if (problems.length > 0) throw new ConfigError(problems);
+  return out;
+}
 
-  return {
-    port: e.PORT,
-    host: e.HOST,
-    redisUrl: e.REDIS_URL,
-    redisPrefix: e.REDIS_PREFIX,
-    ...(e.LEDGER_URL ? { ledgerUrl: e.LEDGER_URL.replace(/\/+$/, '') } : {}),
-    ledgerToken,
-    ...(e.LEDGER_USER_ID ? { ledgerUserId: e.LEDGER_USER_ID } : {}),
-    ledgerTimeoutMs: e.LEDGER_TIMEOUT_MS,
-    ...(e.SCAN_URL ? { scanUrl: e.SCAN_URL.replace(/\/+$/, '') } : {}),
-    keysDir: e.KEYS_DIR,
-    ...(keystorePassphrase !== undefined ? { keystorePassphrase } : {}),
-    auth: {
-      ...(e.AUTH_JWT_SECRET ? { jwtSecret: e.AUTH_JWT_SECRET } : {}),
-      ...(e.AUTH_JWKS_URL ? { jwksUrl: e.AUTH_JWKS_URL } : {}),
-      algorithms: e.AUTH_JWT_SECRET
-        ? ['HS256']
-        : e.AUTH_JWT_ALGORITHMS.length
-          ? e.AUTH_JWT_ALGORITHMS
-          : ['RS256', 'ES256'],
-      ...(e.AUTH_ISSUER ? { issuer: e.AUTH_ISSUER } : {}),
-      ...(e.AUTH_AUDIENCE ? { audience: e.AUTH_AUDIENCE } : {}),
-    },
-    sandbox: {
-      port: e.SANDBOX_PORT,
-      scanPort: e.SANDBOX_SCAN_PORT,
-      ...(e.SANDBOX_AUTH_SECRET ? { authSecret: e.SANDBOX_AUTH_SECRET } : {}),
-    },
-    queue: {
-      name: e.QUEUE_NAME,
-      concurrency: e.WORKER_CONCURRENCY,
-      rateLimit: { max: e.RATE_LIMIT_MAX, durationMs: e.RATE_LIMIT_DURATION_MS },
-      maxAttempts: e.SUBMIT_MAX_ATTEMPTS,
-      lockDurationMs: e.WORKER_LOCK_DURATION_MS,
-      stalledIntervalMs: e.WORKER_STALLED_INTERVAL_MS,
-      sweepIntervalMs: e.SWEEP_INTERVAL_MS,
-      baseDelayMs: e.RETRY_BASE_DELAY_MS,
-      maxDelayMs: e.RETRY_MAX_DELAY_MS,
-    },
-    dedup: { marginSeconds: e.DEDUP_MARGIN_SECONDS, maxSeconds: e.DEDUP_MAX_SECONDS },
-    commitWindow: {
-      preparationToleranceMs: e.PREPARATION_TIME_TOLERANCE_SECONDS * 1000,
-      settleGraceMs: e.SETTLE_GRACE_SECONDS * 1000,
-    },
-    batchMax: e.BATCH_MAX,
-    waitMaxSeconds: e.WAIT_MAX_SECONDS,
-    allowedSynchronizers: e.ALLOWED_SYNCHRONIZERS,
-    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
-    logLevel: e.LOG_LEVEL,
-  };
+/** The key-store passphrase, for commands that unlock keys. */
+export function requirePassphrase(config: { readonly keystorePassphrase?: string }): string {
+  if (config.keystorePassphrase === undefined || config.keystorePassphrase === '') {
+    throw new ConfigError(['no key-store passphrase: set KEYSTORE_PASSPHRASE or KEYSTORE_PASSPHRASE_FILE']);
+  }
+  return config.keystorePassphrase;
 }

@@ -1,9 +1,11 @@
 /**
- * Bearer token source: a static token or an async provider. Provider tokens are cached and fetched again
+ * Bearer tokens for the ledger: `ledgerTokenOption` turns plain settings (static, file, OAuth client
+ * credentials) into a `TokenOption`; `TokenSource` serves it. A static token or an async provider. Provider tokens are cached and fetched again
  * `refreshBeforeMs` before the JWT's `exp` (decoded without verification: we only need the time); tokens
  * without `exp` are kept `fallbackTtlMs`. Concurrent callers share one provider call. The token never
  * appears in an error message.
  */
+import { readFile } from 'node:fs/promises';
 import { LedgerError, oneLine } from './errors.ts';
 
 export type TokenOption = string | (() => Promise<string>);
@@ -56,6 +58,7 @@ export class TokenSource {
     try {
       token = await provider();
     } catch (err) {
+      if (err instanceof LedgerError && err.code === 'AUTH_TOKEN_UNAVAILABLE') throw err;
       const detail = err instanceof Error ? oneLine(err.message, 200) : 'provider failed';
       throw new LedgerError({
         code: 'AUTH_TOKEN_UNAVAILABLE',
@@ -78,4 +81,93 @@ export class TokenSource {
     this.cached = { token, refreshAt };
     return token;
   }
+}
+
+/** OAuth 2 client-credentials grant (RFC 6749 §4.4) against `tokenUrl`. */
+export interface OAuthClientCredentials {
+  tokenUrl: string;
+  clientId: string;
+  clientSecret: string;
+  audience?: string;
+  scope?: string;
+}
+
+/** Where the ledger token comes from: fixed, re-read from a file at each fetch, or OAuth client credentials. */
+export type LedgerTokenSettings = { static: string } | { file: string } | { oauth: OAuthClientCredentials };
+
+function unavailable(message: string, cause?: unknown): LedgerError {
+  return new LedgerError({ code: 'AUTH_TOKEN_UNAVAILABLE', message, retryable: true, cause });
+}
+
+/**
+ * The `token` option of a `LedgerClient` for these settings (undefined: no bearer token). Providers throw
+ * `LedgerError` `AUTH_TOKEN_UNAVAILABLE`; messages name the file or URL, never a token or the client secret.
+ */
+export function ledgerTokenOption(
+  settings: Readonly<LedgerTokenSettings> | undefined,
+  opts: { now?: () => number; timeoutMs?: number } = {},
+): TokenOption | undefined {
+  if (settings === undefined) return undefined;
+  if ('static' in settings) return settings.static;
+  if ('file' in settings) {
+    const file = settings.file;
+    return async () => {
+      let text: string;
+      try {
+        text = await readFile(file, 'utf8');
+      } catch (err) {
+        throw unavailable(
+          `cannot read the ledger token file ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+          err,
+        );
+      }
+      const token = text.trim();
+      if (!token) throw unavailable(`the ledger token file ${file} is empty`);
+      return token;
+    };
+  }
+  return oauthProvider(settings.oauth, opts);
+}
+
+/** Client credentials: the token is kept until a minute before `expires_in` ends (at least 30 s). */
+function oauthProvider(
+  o: OAuthClientCredentials,
+  opts: { now?: () => number; timeoutMs?: number },
+): () => Promise<string> {
+  const now = opts.now ?? Date.now;
+  let cached: { token: string; until: number } | undefined;
+  return async () => {
+    if (cached && now() < cached.until) return cached.token;
+    const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: o.clientId });
+    form.set('client_secret', o.clientSecret);
+    if (o.audience) form.set('audience', o.audience);
+    if (o.scope) form.set('scope', o.scope);
+    let res: Response;
+    try {
+      res = await fetch(o.tokenUrl, {
+        method: 'POST',
+        body: form,
+        signal: AbortSignal.timeout(opts.timeoutMs ?? 30_000),
+      });
+    } catch (err) {
+      const detail = err instanceof Error ? oneLine(err.message, 200) : 'request failed';
+      throw unavailable(`token endpoint ${o.tokenUrl} unreachable: ${detail}`, err);
+    }
+    if (!res.ok) {
+      await res.body?.cancel();
+      throw unavailable(`token endpoint ${o.tokenUrl} answered ${res.status}`);
+    }
+    let json: { access_token?: unknown; expires_in?: unknown };
+    try {
+      json = (await res.json()) as typeof json;
+    } catch (err) {
+      throw unavailable(`token endpoint ${o.tokenUrl} answered with a body that is not JSON`, err);
+    }
+    if (typeof json?.access_token !== 'string' || json.access_token === '') {
+      throw unavailable(`token endpoint ${o.tokenUrl} gave no access_token`);
+    }
+    const expiresIn = typeof json.expires_in === 'number' ? json.expires_in : 300;
+    cached = { token: json.access_token, until: now() + Math.max(30, expiresIn - 60) * 1000 };
+    return cached.token;
+  };
 }

@@ -4,7 +4,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { issueToken, type PartyAdmin } from '../api/index.ts';
-import type { Config } from '../config.ts';
+import { type Config, envHas } from '../config.ts';
 import type { LedgerClient } from '../ledger/index.ts';
 import type { Log } from '../log.ts';
 import type { KeyStore } from '../signing/index.ts';
@@ -29,21 +29,33 @@ async function secretFile(path: string): Promise<string> {
   return s;
 }
 
-/** Creates .demo/ with an auth secret and a key-store passphrase (once) and points the config at them. */
-export async function demoSecrets(config: Config): Promise<DemoSecrets> {
+/**
+ * Creates .demo/ with an auth secret and a key-store passphrase (once) and returns the environment overrides
+ * that point the wallet at them; the config is loaded from the result, never changed afterwards.
+ */
+export async function demoEnv(
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<{ overrides: Record<string, string | undefined>; demo: DemoSecrets }> {
   const dir = resolve(DEMO_DIR);
   await mkdir(dir, { recursive: true, mode: 0o700 });
   await chmod(dir, 0o700);
-  const secret = config.auth.jwtSecret ?? (await secretFile(join(dir, 'auth-secret')));
-  config.auth = { ...config.auth, jwtSecret: secret, algorithms: ['HS256'] };
-  delete config.auth.jwksUrl;
-  config.keystorePassphrase ??= await secretFile(join(dir, 'keystore-passphrase'));
-  if (!process.env.KEYS_DIR) {
-    config.keysDir = join(dir, 'keys');
-    // The embedded ledger starts empty: parties registered by an earlier demo run no longer exist on it.
-    await rm(join(config.keysDir, 'parties'), { recursive: true, force: true });
+  const secret = envHas(env, 'AUTH_JWT_SECRET')
+    ? (env.AUTH_JWT_SECRET as string)
+    : await secretFile(join(dir, 'auth-secret'));
+  const overrides: Record<string, string | undefined> = {
+    AUTH_JWT_SECRET: secret,
+    AUTH_JWKS_URL: undefined,
+    AUTH_JWT_ALGORITHMS: undefined,
+  };
+  if (!envHas(env, 'KEYSTORE_PASSPHRASE') && !envHas(env, 'KEYSTORE_PASSPHRASE_FILE')) {
+    overrides.KEYSTORE_PASSPHRASE = await secretFile(join(dir, 'keystore-passphrase'));
   }
-  return { dir, secret };
+  if (!envHas(env, 'KEYS_DIR')) {
+    overrides.KEYS_DIR = join(dir, 'keys');
+    // The embedded ledger starts empty: parties registered by an earlier demo run no longer exist on it.
+    await rm(join(overrides.KEYS_DIR, 'parties'), { recursive: true, force: true });
+  }
+  return { overrides, demo: { dir, secret } };
 }
 
 export async function prepareDemo(o: {

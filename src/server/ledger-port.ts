@@ -1,7 +1,5 @@
 // The pipeline's ledger port over src/ledger's LedgerClient.
-import { readFile } from 'node:fs/promises';
-import type { Config } from '../config.ts';
-import { LedgerClient, LedgerError } from '../ledger/index.ts';
+import { type LedgerClient, LedgerError } from '../ledger/index.ts';
 import type { LedgerPort, TransactionLike } from '../submissions/index.ts';
 
 function transactionFormat(party: string) {
@@ -39,43 +37,4 @@ export function ledgerPort(client: LedgerClient): LedgerPort {
       }
     },
   };
-}
-
-/** The wallet's own ledger token: static, re-read from a file, or OAuth client credentials (cached). */
-export function ledgerTokenProvider(config: Config): string | (() => Promise<string>) | undefined {
-  const t = config.ledgerToken;
-  if (t.static) return t.static;
-  if (t.file) {
-    const file = t.file;
-    return async () => (await readFile(file, 'utf8')).trim();
-  }
-  if (t.oauth) {
-    const o = t.oauth;
-    let cached: { token: string; until: number } | undefined;
-    return async () => {
-      if (cached && Date.now() < cached.until) return cached.token;
-      const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: o.clientId });
-      form.set('client_secret', o.clientSecret);
-      if (o.audience) form.set('audience', o.audience);
-      if (o.scope) form.set('scope', o.scope);
-      const res = await fetch(o.tokenUrl, { method: 'POST', body: form });
-      if (!res.ok) throw new Error(`token endpoint answered ${res.status}`);
-      const json = (await res.json()) as { access_token?: string; expires_in?: number };
-      if (!json.access_token) throw new Error('token endpoint gave no access_token');
-      cached = {
-        token: json.access_token,
-        until: Date.now() + Math.max(30, (json.expires_in ?? 300) - 60) * 1000,
-      };
-      return cached.token;
-    };
-  }
-  return undefined;
-}
-
-export function ledgerClient(
-  baseUrl: string,
-  token: string | (() => Promise<string>) | undefined,
-  timeoutMs: number,
-) {
-  return new LedgerClient({ baseUrl, timeoutMs, ...(token ? { token } : {}) });
 }

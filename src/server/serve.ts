@@ -1,77 +1,40 @@
-// `quill serve`: API and/or worker, on a real participant (LEDGER_URL) or the embedded sandbox.
-import { Command, Option } from 'commander';
+// `quill serve`'s composition root: loads the wallet's configuration, builds the parts (embedded sandbox when
+// LEDGER_URL is unset, key store, signer, party services, ledger client) and starts the wallet.
 import { createVerifier, type Verifier } from '../api/index.ts';
 import { CommandFailure, UsageError } from '../cli/support.ts';
-import { type Config, ConfigError, loadConfig } from '../config.ts';
-import { jsonLog, type Log, noLog } from '../log.ts';
+import { loadConfig } from '../config.ts';
+import { ledgerTokenOption, type TokenOption } from '../ledger/token.ts';
+import { jsonLog, type Log } from '../log.ts';
 import { PartyRegistry } from '../parties/index.ts';
-import { KeyStore, LocalSigner } from '../signing/index.ts';
+import { type KeyStore, LocalSigner } from '../signing/index.ts';
 import { partyServices } from './adapters.ts';
-import { demoSecrets, prepareDemo } from './demo.ts';
-import { ledgerClient, ledgerPort, ledgerTokenProvider } from './ledger-port.ts';
+import { demoEnv, prepareDemo } from './demo.ts';
+import { ledgerPort } from './ledger-port.ts';
+import { ledgerClient, openKeyStore } from './parts.ts';
 import { type Role, startWallet } from './wallet.ts';
 
 export interface ServeOptions {
+  /** The environment the configuration is read from (the CLI passes process.env). */
+  env: Readonly<Record<string, string | undefined>>;
   role: Role;
   demo?: boolean;
   insecureNoAuth?: boolean;
 }
 
-/** Set by `serve` once LOG_LEVEL is read; the signal handlers use it too. */
-let log: Log = noLog;
-
-export function serveCommand(): Command {
-  return new Command('serve')
-    .description('run the wallet: API and worker (embedded sandbox ledger when LEDGER_URL is unset)')
-    .addOption(
-      new Option('--role <role>', 'api | worker | all').choices(['api', 'worker', 'all']).default('all'),
-    )
-    .option('--demo', 'embedded sandbox with demo data, generated secrets in .demo/, a demo key and party')
-    .option('--insecure-no-auth', 'serve the API without authentication (development only)')
-    .action(async (o: { role: Role; demo?: boolean; insecureNoAuth?: boolean }) => {
-      const stop = await serve({ role: o.role, demo: !!o.demo, insecureNoAuth: !!o.insecureNoAuth });
-      // Graceful shutdown always ends: jobs in flight get SHUTDOWN_TIMEOUT_MS, then the process exits even if
-      // a connection (an unreachable Redis, say) would keep it alive. A second signal exits at once.
-      const graceMs = readConfig().shutdownTimeoutMs + 5_000;
-      await new Promise<void>((resolve) => {
-        const onSignal = (sig: string) => {
-          log('info', `${sig}: shutting down`);
-          process.off('SIGTERM', onSignal);
-          process.off('SIGINT', onSignal);
-          process.once('SIGTERM', () => process.exit(1));
-          process.once('SIGINT', () => process.exit(1));
-          setTimeout(() => {
-            log('error', `shutdown did not finish within ${graceMs} ms: exiting`);
-            process.exit(1);
-          }, graceMs).unref();
-          stop().then(resolve, (err) => {
-            log('error', `shutdown failed: ${(err as Error).message}`);
-            process.exitCode = 1;
-            resolve();
-          });
-        };
-        process.on('SIGTERM', onSignal);
-        process.on('SIGINT', onSignal);
-      });
-      // Stopped: leave even if a client library still holds a reconnect timer.
-      setTimeout(() => process.exit(), 1_000).unref();
-    });
+export interface Serving {
+  /** Graceful: HTTP first, then the worker. */
+  stop(): Promise<void>;
+  log: Log;
+  /** How long a stop may take before the process should give up (SHUTDOWN_TIMEOUT_MS + 5 s). */
+  shutdownGraceMs: number;
 }
 
-function readConfig(): Config {
-  try {
-    return loadConfig(process.env);
-  } catch (err) {
-    if (err instanceof ConfigError) throw new UsageError(`bad configuration: ${err.problems.join('; ')}`);
-    throw err;
-  }
-}
-
-/** Starts everything and returns the function that stops it all (graceful: HTTP first, then the worker). */
-export async function serve(o: ServeOptions): Promise<() => Promise<void>> {
-  const config = readConfig();
-  log = jsonLog(config.logLevel);
-  const demo = o.demo ? await demoSecrets(config) : undefined;
+/** Starts everything; `stop` stops it all. */
+export async function serve(o: ServeOptions): Promise<Serving> {
+  const prepared = o.demo ? await demoEnv(o.env) : undefined;
+  const config = loadConfig(prepared ? { ...o.env, ...prepared.overrides } : o.env);
+  const log = jsonLog(config.logLevel);
+  const demo = prepared?.demo;
   if (demo && config.ledgerUrl) throw new UsageError('--demo runs on the embedded sandbox: unset LEDGER_URL');
 
   let auth: Verifier | 'none' = 'none';
@@ -91,7 +54,9 @@ export async function serve(o: ServeOptions): Promise<() => Promise<void>> {
 
   const stops: (() => Promise<void>)[] = [];
   let ledgerUrl = config.ledgerUrl;
-  let token = ledgerTokenProvider(config);
+  let token: TokenOption | undefined = ledgerTokenOption(config.ledgerToken, {
+    timeoutMs: config.ledgerTimeoutMs,
+  });
   // The ledger user the wallet acts as: onboarding grants it CanActAs for each new party.
   let walletUser = config.ledgerUserId;
   let sandbox:
@@ -126,26 +91,13 @@ export async function serve(o: ServeOptions): Promise<() => Promise<void>> {
     log('info', `embedded sandbox ledger on ${sb.url}, activity feed on ${sb.scanUrl}`);
   }
   if (!ledgerUrl) throw new CommandFailure('no ledger URL');
-  const client = ledgerClient(ledgerUrl, token, config.ledgerTimeoutMs);
+  const client = ledgerClient(config, ledgerUrl, token);
 
   let keys: KeyStore | undefined;
   let parties: ReturnType<typeof partyServices> | undefined;
   let signer: LocalSigner | undefined;
   if (o.role !== 'worker') {
-    if (!config.keystorePassphrase) {
-      throw new UsageError('KEYSTORE_PASSPHRASE or KEYSTORE_PASSPHRASE_FILE is needed to unlock the keys');
-    }
-    const n = process.env.KEYSTORE_SCRYPT_N?.trim();
-    if (n && !/^\d+$/.test(n)) throw new UsageError('KEYSTORE_SCRYPT_N must be a power of two');
-    try {
-      keys = new KeyStore({
-        dir: config.keysDir,
-        passphrase: config.keystorePassphrase,
-        ...(n ? { scrypt: { N: Number(n) } } : {}),
-      });
-    } catch (err) {
-      throw new UsageError((err as Error).message);
-    }
+    keys = openKeyStore(config);
     signer = new LocalSigner(keys);
     parties = partyServices({
       registry: new PartyRegistry({ dir: config.keysDir }),
@@ -183,7 +135,11 @@ export async function serve(o: ServeOptions): Promise<() => Promise<void>> {
   if (demo && keys && parties && signer && sandbox && wallet.url) {
     await prepareDemo({ config, demo, keys, parties, client, walletUrl: wallet.url, sandbox, log });
   }
-  return async () => {
-    for (const s of stops) await s();
+  return {
+    stop: async () => {
+      for (const s of stops) await s();
+    },
+    log,
+    shutdownGraceMs: config.shutdownTimeoutMs + 5_000,
   };
 }

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { KeyStoreError } from './errors.ts';
 
 /** Reads the passphrase from the environment; throws KeyStoreError('CONFIG') naming the variable, never the value. */
-export function passphraseFromEnv(env: Record<string, string | undefined> = process.env): string {
+export function passphraseFromEnv(env: Record<string, string | undefined>): string {
   const direct = env.KEYSTORE_PASSPHRASE;
   const file = env.KEYSTORE_PASSPHRASE_FILE;
   const hasDirect = direct !== undefined && direct !== '';

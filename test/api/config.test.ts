@@ -2,13 +2,14 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.ts';
+import { QuillError } from '../../src/errors.ts';
 import { tempDir } from '../support/tmp.ts';
 
 function problems(env: Record<string, string>): string[] {
   try {
     loadConfig(env);
   } catch (err) {
-    if (err instanceof ConfigError) return err.problems;
+    if (err instanceof ConfigError) return [...err.problems];
     throw err;
   }
   return [];
@@ -64,5 +65,62 @@ describe('loadConfig', () => {
     expect(problems({ AUTH_JWKS_URL: 'https://idp/jwks', AUTH_JWT_ALGORITHMS: 'HS256' })[0]).toMatch(
       /not one of/,
     );
+  });
+
+  it('reads the ledger token as exactly one of static, file or OAuth client credentials', () => {
+    expect(loadConfig({}).ledgerToken).toBeUndefined();
+    expect(loadConfig({ LEDGER_TOKEN: ' t ' }).ledgerToken).toEqual({ static: 't' });
+    expect(loadConfig({ LEDGER_TOKEN_FILE: '/run/token' }).ledgerToken).toEqual({ file: '/run/token' });
+    const oauth = {
+      LEDGER_OAUTH_TOKEN_URL: 'https://idp/token',
+      LEDGER_OAUTH_CLIENT_ID: 'quill',
+      LEDGER_OAUTH_CLIENT_SECRET: 'client-secret-value',
+    };
+    expect(loadConfig({ ...oauth, LEDGER_OAUTH_SCOPE: 'ledger' }).ledgerToken).toEqual({
+      oauth: {
+        tokenUrl: 'https://idp/token',
+        clientId: 'quill',
+        clientSecret: 'client-secret-value',
+        scope: 'ledger',
+      },
+    });
+    const p = problems({ ...oauth, LEDGER_OAUTH_CLIENT_ID: '', LEDGER_TOKEN: 'static-token-value' });
+    expect(p).toEqual([
+      'LEDGER_TOKEN, LEDGER_TOKEN_FILE and LEDGER_OAUTH_TOKEN_URL: set at most one',
+      'LEDGER_OAUTH_TOKEN_URL needs LEDGER_OAUTH_CLIENT_ID and LEDGER_OAUTH_CLIENT_SECRET',
+    ]);
+    expect(p.join(' ')).not.toMatch(/client-secret-value|static-token-value/);
+  });
+
+  it('loads only the sections asked for, and is a QuillError with code CONFIG', () => {
+    const env = { PORT: 'eighty', KEYS_DIR: '/k', KEYSTORE_PASSPHRASE: 'p', KEYSTORE_SCRYPT_N: '1024' };
+    expect(loadConfig(env, ['keys'])).toEqual({
+      keysDir: '/k',
+      keystorePassphrase: 'p',
+      keystoreScryptN: 1024,
+    });
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(problems({ KEYSTORE_SCRYPT_N: '1000' })).toEqual([
+      'KEYSTORE_SCRYPT_N: must be a power of two between 2^10 and 2^20',
+    ]);
+    try {
+      loadConfig({ QUILL_URL: 'ftp://wallet' }, ['client']);
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(QuillError);
+      expect((err as ConfigError).code).toBe('CONFIG');
+      expect((err as ConfigError).message).toBe(
+        'bad configuration: QUILL_URL: must be a URL (http or https)',
+      );
+    }
+    expect(loadConfig({ QUILL_URL: 'http://w:1/' }, ['client'])).toEqual({ walletUrl: 'http://w:1' });
+  });
+
+  it('counts empty variables as unset and returns a fresh object each time', () => {
+    const a = loadConfig({ PORT: '', LEDGER_URL: 'http://ledger/', AUTH_JWT_ALGORITHMS: '' });
+    expect(a.port).toBe(8080);
+    expect(a.ledgerUrl).toBe('http://ledger');
+    expect(a.auth.algorithms).toEqual(['RS256', 'ES256']);
+    expect(loadConfig({})).not.toBe(loadConfig({}));
   });
 });

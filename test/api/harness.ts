@@ -30,7 +30,7 @@ export async function apiHarness(env: Record<string, string> = {}) {
   const keys = new KeyStore({ dir, passphrase: 'test passphrase', scrypt: { N: 1024 } });
   const parties = new Map<string, string>();
   const config = loadConfig({
-    PORT: '1',
+    PORT: '0', // any free port
     HOST: '127.0.0.1',
     REDIS_URL: inject('redisUrl'),
     REDIS_PREFIX: `api-${randomBytes(4).toString('hex')}`,
@@ -38,7 +38,6 @@ export async function apiHarness(env: Record<string, string> = {}) {
     BATCH_MAX: '5',
     ...env,
   });
-  config.port = 0;
   const logs: Record<string, unknown>[] = [];
   const wallet = await startWallet({
     config,

@@ -33,6 +33,7 @@ export async function startLedger(faults?: FaultConfig): Promise<Sandbox> {
 
 export function walletConfig(redisUrl: string, env: Record<string, string> = {}): Config {
   const config = loadConfig({
+    PORT: '0', // any free port
     HOST: '127.0.0.1',
     REDIS_URL: redisUrl,
     REDIS_PREFIX: `e2e-${randomBytes(4).toString('hex')}`,
@@ -41,7 +42,6 @@ export function walletConfig(redisUrl: string, env: Record<string, string> = {})
     RETRY_MAX_DELAY_MS: '500',
     ...env,
   });
-  config.port = 0;
   return config;
 }
 

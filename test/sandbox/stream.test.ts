@@ -1,8 +1,8 @@
 // Update stream behaviour: open-ended ranges wait for new updates (idle timeout), offset checkpoints,
 // limits, descending order, topology events of party allocation; and the demo ledger and the CLI.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { sandboxCommand } from '../../src/cli/sandbox.ts';
 import { UsageError } from '../../src/cli/support.ts';
-import { sandboxCommand } from '../../src/sandbox/cli.ts';
 import { startSandbox } from '../../src/sandbox/index.ts';
 import { ledgerSpec } from '../support/openapi.ts';
 import { call, onboard, type Party, run, type Sandbox, sandboxWithAdmin, tapCommand } from './helpers.ts';

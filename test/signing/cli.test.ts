@@ -93,6 +93,16 @@ describe('quill keys', () => {
     expect(missing.code).toBe(1);
   });
 
+  it('reads only its own config section: an unrelated bad variable does not stop it', async () => {
+    const unrelated = { ...env, PORT: 'eighty', REDIS_URL: 'http://not-redis', LEDGER_URL: 'nope' };
+    expect((await runCli(['keys', 'list'], unrelated)).code).toBe(0);
+    const bad = await runCli(['keys', 'list'], { ...env, KEYSTORE_SCRYPT_N: 'lots' });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe(
+      'quill: bad configuration: KEYSTORE_SCRYPT_N: must be a power of two between 2^10 and 2^20\n',
+    );
+  });
+
   it('exits with the real process exit codes', () => {
     const r = spawnSync('node', ['bin/quill.js', 'keys', 'show', 'nope'], {
       encoding: 'utf8',

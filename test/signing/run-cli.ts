@@ -1,5 +1,5 @@
 // Runs the quill CLI in-process with a given environment, capturing stdout and stderr.
-import { main } from '../../src/cli.ts';
+import { main } from '../../src/cli/index.ts';
 
 export interface CliResult {
   code: number;

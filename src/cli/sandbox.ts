@@ -2,10 +2,11 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
-import { UsageError } from '../cli/support.ts';
-import type { FaultConfig } from './faults.ts';
-import { type AuthConfig, startSandbox } from './index.ts';
-import { FaultConfigSchema } from './routes/admin.ts';
+import { loadConfig } from '../config.ts';
+import { type AuthConfig, type FaultConfig, startSandbox } from '../sandbox/index.ts';
+// The schema `POST /admin/faults` validates with (not part of the sandbox's index).
+import { FaultConfigSchema } from '../sandbox/routes/admin.ts';
+import { type CliEnv, UsageError } from './support.ts';
 
 /** `--faults FILE`: a JSON FaultConfig (same as `POST /admin/faults`). */
 function faultsFrom(file: string | undefined): FaultConfig | undefined {
@@ -29,7 +30,7 @@ function port(value: string, name: string): number {
   return n;
 }
 
-export function sandboxCommand(): Command {
+export function sandboxCommand(env: CliEnv = {}): Command {
   return new Command('sandbox')
     .description('Run the embedded ledger (JSON Ledger API v2) and scan (activity feed) for other clients')
     .option('--port <port>', 'ledger API port', '7575')
@@ -65,7 +66,10 @@ export function sandboxCommand(): Command {
         else if (opts.jwksUrl) auth = { jwksUrl: opts.jwksUrl };
         else
           auth = {
-            secret: opts.authSecret ?? process.env.SANDBOX_AUTH_SECRET ?? randomBytes(32).toString('hex'),
+            secret:
+              opts.authSecret ??
+              loadConfig(env, ['sandbox']).sandbox.authSecret ??
+              randomBytes(32).toString('hex'),
           };
         const sandbox = await startSandbox({
           port: port(opts.port, '--port'),

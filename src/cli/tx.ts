@@ -1,11 +1,14 @@
 // `quill tx hash|inspect`: hash or preview a prepared transaction given as base64 text or raw bytes.
 import { Command, Option } from 'commander';
-import { printJson, readInput, UsageError } from '../cli/support.ts';
-import { decodePreparedTransaction, decodePreparedTransactionBase64 } from './codec.ts';
-import { TransactionError } from './errors.ts';
-import { hashPreparedTransaction } from './hash/index.ts';
-import { previewPreparedTransaction } from './preview.ts';
-import type { HashingSchemeVersion, PreparedTransaction } from './types.ts';
+import {
+  decodePreparedTransaction,
+  decodePreparedTransactionBase64,
+  type HashingSchemeVersion,
+  hashPreparedTransaction,
+  type PreparedTransaction,
+  previewPreparedTransaction,
+} from '../transaction/index.ts';
+import { printJson, readInput, UsageError } from './support.ts';
 
 const BASE64_TEXT = /^[A-Za-z0-9+/=\s]*$/;
 
@@ -16,25 +19,17 @@ function parseScheme(s: string): HashingSchemeVersion {
   throw new UsageError(`unknown hashing scheme "${s}": use v2 or v3`);
 }
 
-/** Base64 text if the input is only base64 characters and whitespace, otherwise the raw protobuf bytes. */
+/**
+ * Base64 text if the input is only base64 characters and whitespace, otherwise the raw protobuf bytes.
+ * A TransactionError is bad input: exit 2 (src/cli/index.ts).
+ */
 function readTransaction(file: string | undefined): PreparedTransaction {
   const input = readInput(file);
-  try {
-    const text = input.toString('latin1');
-    // Line-wrapped base64 (as the `base64` tool prints it) is accepted too.
-    if (input.length > 0 && BASE64_TEXT.test(text))
-      return decodePreparedTransactionBase64(text.replace(/\s+/g, ''));
-    return decodePreparedTransaction(new Uint8Array(input));
-  } catch (err) {
-    throw usage(err);
-  }
-}
-
-function usage(err: unknown): UsageError {
-  if (err instanceof TransactionError)
-    return new UsageError(`invalid prepared transaction (${err.code}): ${err.message}`);
-  if (err instanceof UsageError) return err;
-  return new UsageError(`invalid prepared transaction: ${err instanceof Error ? err.message : String(err)}`);
+  const text = input.toString('latin1');
+  // Line-wrapped base64 (as the `base64` tool prints it) is accepted too.
+  if (input.length > 0 && BASE64_TEXT.test(text))
+    return decodePreparedTransactionBase64(text.replace(/\s+/g, ''));
+  return decodePreparedTransaction(new Uint8Array(input));
 }
 
 const schemeOption = () =>
@@ -52,12 +47,7 @@ export function txCommand(): Command {
     .action((file: string | undefined, opts: { scheme: string; json?: boolean }) => {
       const scheme = parseScheme(opts.scheme);
       const prepared = readTransaction(file);
-      let hash: Uint8Array;
-      try {
-        hash = hashPreparedTransaction(prepared, scheme);
-      } catch (err) {
-        throw usage(err);
-      }
+      const hash = hashPreparedTransaction(prepared, scheme);
       const hex = Buffer.from(hash).toString('hex');
       if (opts.json)
         printJson({
@@ -74,11 +64,7 @@ export function txCommand(): Command {
     .action((file: string | undefined, opts: { scheme: string }) => {
       const scheme = parseScheme(opts.scheme);
       const prepared = readTransaction(file);
-      try {
-        printJson(previewPreparedTransaction(prepared, scheme));
-      } catch (err) {
-        throw usage(err);
-      }
+      printJson(previewPreparedTransaction(prepared, scheme));
     });
   return tx;
 }

@@ -1,41 +1,7 @@
-// `quill tokens issue` and `quill submit`: the command-line side of the wallet API.
-import { Command, Option } from 'commander';
-import { issueToken, parseTtl, ROLES, type Role } from '../api/index.ts';
-import { CommandFailure, printJson, readInput, UsageError } from '../cli/support.ts';
-
-export function tokensCommand(): Command {
-  const tokens = new Command('tokens').description('API access tokens');
-  tokens
-    .command('issue')
-    .description('print a bearer token for the wallet API, signed with AUTH_JWT_SECRET')
-    .addOption(new Option('--role <role>', 'read | submit | admin').choices([...ROLES]).makeOptionMandatory())
-    .option('--party <party>', 'scope the token to one party')
-    .option('--ttl <ttl>', 'lifetime: 90s, 30m, 1h, 7d', '1h')
-    .option('--subject <sub>', 'who the token is for (appears in the audit log)')
-    .action(async (o: { role: Role; party?: string; ttl: string; subject?: string }) => {
-      const secret = process.env.AUTH_JWT_SECRET;
-      if (!secret) throw new UsageError('AUTH_JWT_SECRET is not set: tokens are signed with it');
-      if (secret.length < 32) throw new UsageError('AUTH_JWT_SECRET must be at least 32 characters');
-      let ttlSeconds: number;
-      try {
-        ttlSeconds = parseTtl(o.ttl);
-      } catch (err) {
-        throw new UsageError((err as Error).message);
-      }
-      if (o.party !== undefined && o.party.trim() === '') throw new UsageError('--party must not be empty');
-      const token = await issueToken({
-        secret,
-        role: o.role,
-        ttlSeconds,
-        ...(o.party ? { party: o.party } : {}),
-        ...(o.subject ? { subject: o.subject } : {}),
-        ...(process.env.AUTH_ISSUER ? { issuer: process.env.AUTH_ISSUER } : {}),
-        ...(process.env.AUTH_AUDIENCE ? { audience: process.env.AUTH_AUDIENCE } : {}),
-      });
-      process.stdout.write(`${token}\n`);
-    });
-  return tokens;
-}
+// `quill submit`: posts a prepared transaction to the wallet API (QUILL_URL, QUILL_TOKEN: config `client`).
+import { Command } from 'commander';
+import { loadConfig } from '../config.ts';
+import { type CliEnv, CommandFailure, printJson, readInput, UsageError } from './support.ts';
 
 const REQUEST_FIELDS = [
   'preparedTransaction',
@@ -48,7 +14,7 @@ const REQUEST_FIELDS = [
   'transactionFormat',
 ] as const;
 
-export function submitCommand(): Command {
+export function submitCommand(env: CliEnv = {}): Command {
   return new Command('submit')
     .description(
       'submit a prepared transaction to the wallet API (FILE: a submission request or a prepare response; - = stdin). ' +
@@ -78,8 +44,7 @@ export function submitCommand(): Command {
       body.hashingSchemeVersion ??= 'HASHING_SCHEME_VERSION_V2';
       const wait = o.wait === undefined ? 0 : o.wait === true ? 60 : Number(o.wait);
       if (!Number.isFinite(wait) || wait < 0) throw new UsageError('--wait takes a number of seconds');
-      const base = (process.env.QUILL_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
-      const token = process.env.QUILL_TOKEN;
+      const { walletUrl: base, walletToken: token } = loadConfig(env, ['client']);
       let res: Response;
       try {
         res = await fetch(`${base}/wallet/v1/submissions${wait > 0 ? `?wait=${wait}` : ''}`, {

@@ -1,0 +1,95 @@
+// `quill keys generate|list|show|disable|check`: KEYS_DIR, the passphrase and KEYSTORE_SCRYPT_N (config `keys`).
+import { Command, Option } from 'commander';
+import { loadConfig } from '../config.ts';
+import { openKeyStore } from '../server/parts.ts';
+import { KEY_ALGORITHMS, type KeyAlgorithm, type KeyView } from '../signing/index.ts';
+import { type CliEnv, CommandFailure, printJson } from './support.ts';
+
+/** Only the keys section: an unrelated bad variable never stops a key command. */
+const keyStore = (env: CliEnv) => openKeyStore(loadConfig(env, ['keys']));
+
+function describeKey(v: KeyView): string {
+  return [
+    `fingerprint  ${v.fingerprint}`,
+    `algorithm    ${v.algorithm} (${v.keySpec})`,
+    `status       ${v.status}`,
+    `label        ${v.label ?? '-'}`,
+    `created      ${v.createdAt}`,
+    `public key   ${v.publicKey}`,
+  ].join('\n');
+}
+
+function keyLine(v: KeyView): string {
+  return [v.fingerprint, v.algorithm.padEnd(9), v.status.padEnd(8), v.createdAt, v.label ?? '']
+    .join('  ')
+    .trimEnd();
+}
+
+export function keysCommand(env: CliEnv = {}): Command {
+  const keys = new Command('keys').description('manage the encrypted signing keys in KEYS_DIR');
+
+  keys
+    .command('generate')
+    .description('create a key and print its public view')
+    .addOption(
+      new Option('--algorithm <algorithm>', 'signing algorithm')
+        .choices(KEY_ALGORITHMS)
+        .makeOptionMandatory(),
+    )
+    .option('--label <label>', 'a name for humans (1-100 characters)')
+    .option('--json', 'print JSON')
+    .action(async (opts: { algorithm: KeyAlgorithm; label?: string; json?: boolean }) => {
+      const view = await keyStore(env).generate(opts.algorithm, opts.label);
+      if (opts.json) printJson(view);
+      else process.stdout.write(`${describeKey(view)}\n`);
+    });
+
+  keys
+    .command('list')
+    .description('list every key (each file is authenticated)')
+    .option('--json', 'print JSON')
+    .action(async (opts: { json?: boolean }) => {
+      const views = await keyStore(env).list();
+      if (opts.json) printJson(views);
+      else process.stdout.write(views.map((v) => `${keyLine(v)}\n`).join(''));
+    });
+
+  keys
+    .command('show')
+    .description("print one key's public view")
+    .argument('<fingerprint>', 'key fingerprint (1220...)')
+    .option('--json', 'print JSON')
+    .action(async (fingerprint: string, opts: { json?: boolean }) => {
+      const view = await keyStore(env).get(fingerprint);
+      if (opts.json) printJson(view);
+      else process.stdout.write(`${describeKey(view)}\n`);
+    });
+
+  keys
+    .command('disable')
+    .description('disable a key for good: it never signs again')
+    .argument('<fingerprint>', 'key fingerprint (1220...)')
+    .action(async (fingerprint: string) => {
+      const view = await keyStore(env).disable(fingerprint);
+      process.stdout.write(`disabled ${view.fingerprint}\n`);
+    });
+
+  keys
+    .command('check')
+    .description('unlock every key file with the passphrase; name each one that fails (exit 1 if any)')
+    .option('--json', 'print JSON')
+    .action(async (opts: { json?: boolean }) => {
+      const store = keyStore(env);
+      const results = await store.check();
+      if (opts.json) printJson(results);
+      else if (results.length === 0) process.stdout.write(`no key files in ${store.dir}\n`);
+      else {
+        for (const r of results)
+          process.stdout.write(r.ok ? `ok      ${r.file}\n` : `FAILED  ${r.message}\n`);
+      }
+      const failed = results.filter((r) => !r.ok).length;
+      if (failed > 0) throw new CommandFailure(`${failed} of ${results.length} key files failed the check`);
+    });
+
+  return keys;
+}
