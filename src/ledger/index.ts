@@ -24,4 +24,11 @@ export {
 export { iterateUpdates, MAX_UPDATES_PAGE, type UpdateRange, vettedPackagesPages } from './paging.ts';
 export * from './rules.ts';
 export * from './schemas/index.ts';
-export { jwtExpiry, type TokenOption, TokenSource } from './token.ts';
+export {
+  jwtExpiry,
+  type LedgerTokenSettings,
+  ledgerTokenOption,
+  type OAuthClientCredentials,
+  type TokenOption,
+  TokenSource,
+} from './token.ts';

@@ -42,6 +42,8 @@ export interface Sandbox {
   scanUrl: string;
   state: SandboxState;
   faults: Faults;
+  /** The ledger app's routes (method and Hono path), to check them against the endpoint declarations. */
+  routes: readonly { method: string; path: string }[];
   close(): Promise<void>;
   /** An HS256 user token; `admin` creates the user if needed and grants ParticipantAdmin. */
   mintToken(userId: string, opts?: { admin?: boolean; ttlSeconds?: number }): Promise<string>;
@@ -82,7 +84,8 @@ export async function startSandbox(config: SandboxConfig = {}): Promise<Sandbox>
   state.users.create({ id: 'participant_admin' }, [{ kind: 'ParticipantAdmin' }]);
   bootstrapCoin(state);
   if (config.demo) runDemo(state);
-  const ledger = await listen(ledgerApp(services).fetch, config.port ?? 7575, host);
+  const app = ledgerApp(services);
+  const ledger = await listen(app.fetch, config.port ?? 7575, host);
   let scan: Awaited<ReturnType<typeof listen>>;
   try {
     scan = await listen(scanApp(state).fetch, config.scanPort ?? 7576, host);
@@ -96,6 +99,7 @@ export async function startSandbox(config: SandboxConfig = {}): Promise<Sandbox>
     scanUrl: `http://${urlHost}:${scan.port}`,
     state,
     faults,
+    routes: app.routes.map((r) => ({ method: r.method, path: r.path })),
     async close() {
       faults.setPaused(false);
       await Promise.all([closeServer(ledger.server), closeServer(scan.server)]);

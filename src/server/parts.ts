@@ -1,7 +1,6 @@
 // The parts every command builds from its configuration: the key store, a ledger client, party onboarding.
 import { type ConfigOf, requirePassphrase } from '../config.ts';
-import { LedgerClient } from '../ledger/index.ts';
-import { ledgerTokenOption, type TokenOption } from '../ledger/token.ts';
+import { LedgerClient, ledgerTokenOption, type TokenOption } from '../ledger/index.ts';
 import { onboardExternalParty, PartyRegistry } from '../parties/index.ts';
 import { KeyStore, LocalSigner } from '../signing/index.ts';
 

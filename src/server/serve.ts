@@ -3,7 +3,7 @@
 import { createVerifier, type Verifier } from '../api/index.ts';
 import { CommandFailure, UsageError } from '../cli/support.ts';
 import { loadConfig } from '../config.ts';
-import { ledgerTokenOption, type TokenOption } from '../ledger/token.ts';
+import { ledgerTokenOption, type TokenOption } from '../ledger/index.ts';
 import { jsonLog, type Log } from '../log.ts';
 import { PartyRegistry } from '../parties/index.ts';
 import { type KeyStore, LocalSigner } from '../signing/index.ts';

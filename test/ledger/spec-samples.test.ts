@@ -6,30 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import * as ledger from '../../src/ledger/index.ts';
-import { ledgerSpec } from '../support/openapi.ts';
-
-const TIMESTAMPS = new Set([
-  'effectiveAt',
-  'recordTime',
-  'createdAt',
-  'validFromInclusive',
-  'validUntilExclusive',
-  'estimationTimestamp',
-  'assignmentExclusivity',
-]);
-const BASE64 = new Set([
-  'preparedTransaction',
-  'preparedTransactionHash',
-  'topologyTransactions',
-  'multiHash',
-]);
-
-/** Plausible strings where our schemas are stricter than the spec's bare `type: string`. */
-function specStrings(prop: string): string | undefined {
-  if (TIMESTAMPS.has(prop)) return '2025-01-01T12:00:00.123456Z';
-  if (BASE64.has(prop)) return 'CgRhYmNk';
-  return undefined;
-}
+import { ledgerSpec, specStrings } from '../support/openapi.ts';
 
 /** Every response component our client parses (and what those reference). */
 const RESPONSES = [

@@ -176,16 +176,38 @@ export class OpenApiSpec {
   }
 
   /**
+   * The component an operation's JSON request body or 200 response is made of (`array`: a JSON list of it), or
+   * undefined when it has none or it is inline.
+   */
+  payloadComponent(
+    path: string,
+    method: string,
+    which: 'request' | 'response',
+  ): { name: string; array: boolean } | undefined {
+    const op = this.operation(path, method);
+    const raw = which === 'request' ? op.node.requestBody : (op.node.responses as Obj)['200'];
+    if (raw === undefined) return undefined;
+    const { node } = this.resolve(raw, op.doc);
+    const media = isObj(node) && isObj(node.content) ? node.content['application/json'] : undefined;
+    const schema = isObj(media) && isObj(media.schema) ? media.schema : undefined;
+    const items = schema?.type === 'array' && isObj(schema.items) ? schema.items : undefined;
+    const ref = (items ?? schema)?.$ref;
+    return typeof ref === 'string'
+      ? { name: ref.split('/').pop() ?? '', array: items !== undefined }
+      : undefined;
+  }
+
+  /**
    * A valid instance of a component generated from the spec: `minimal` fills only required properties,
    * `full` fills every property (arrays get one element, oneOf picks `variant` or the first branch).
-   * `strings(name, schema)` may supply values for string properties (e.g. base64 or timestamps).
+   * `strings(prop, component)` may supply values for string properties (e.g. base64, timestamps, enum names).
    */
   sample(
     name: string,
     opts: {
       mode?: 'minimal' | 'full';
       variant?: number;
-      strings?: (prop: string) => string | undefined;
+      strings?: (prop: string, component: string | undefined) => string | undefined;
     } = {},
   ): unknown {
     const mode = opts.mode ?? 'minimal';
@@ -213,7 +235,10 @@ export class OpenApiSpec {
         case 'boolean':
           return false;
         case 'string':
-          return opts.strings?.(prop) ?? (schema.format === 'date-time' ? '2025-01-01T00:00:00Z' : 'x');
+          return (
+            opts.strings?.(prop, seen.at(-1)) ??
+            (schema.format === 'date-time' ? '2025-01-01T00:00:00Z' : 'x')
+          );
         case 'array': {
           const min = typeof schema.minItems === 'number' ? schema.minItems : mode === 'full' ? 1 : 0;
           const items: unknown[] = [];
@@ -325,4 +350,40 @@ export function expectValidResponse(path: string, method: string, status: number
 }
 export function validateComponent(name: string, value: unknown): ValidationResult {
   return ledgerSpec().validateComponent(name, value);
+}
+
+const TIMESTAMPS = new Set([
+  'effectiveAt',
+  'recordTime',
+  'createdAt',
+  'validFromInclusive',
+  'validUntilExclusive',
+  'estimationTimestamp',
+  'assignmentExclusivity',
+  'maxRecordTime',
+]);
+const BASE64 = new Set([
+  'preparedTransaction',
+  'preparedTransactionHash',
+  'topologyTransactions',
+  'multiHash',
+  'signature',
+  'keyData',
+  'transaction',
+  'createdEventBlob',
+]);
+/** Proto enums the spec types as bare strings. */
+const ENUMS: Record<string, string> = {
+  keySpec: 'SIGNING_KEY_SPEC_EC_CURVE25519',
+  signingAlgorithmSpec: 'SIGNING_ALGORITHM_SPEC_ED25519',
+  templateId: '#quill-coin:Quill.Coin:Holding',
+};
+
+/** Plausible strings where our schemas are stricter than the spec's bare `type: string`. */
+export function specStrings(prop: string, component?: string): string | undefined {
+  if (TIMESTAMPS.has(prop) || component === 'MinLedgerTimeAbs') return '2025-01-01T12:00:00.123456Z';
+  if (BASE64.has(prop)) return 'CgRhYmNk';
+  if (prop === 'format')
+    return component === 'SigningPublicKey' ? 'CRYPTO_KEY_FORMAT_RAW' : 'SIGNATURE_FORMAT_CONCAT';
+  return ENUMS[prop];
 }
