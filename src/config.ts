@@ -351,7 +351,7 @@ const client = section(
 const SECTIONS = { server, redis, ledger, scan, keys, auth, sandbox, pipeline, log, client };
 export type SectionName = keyof typeof SECTIONS;
 /** What `quill serve` reads: every section but the API client's. */
-export const WALLET_SECTIONS = [
+const WALLET_SECTIONS = [
   'server',
   'redis',
   'ledger',

@@ -37,7 +37,3 @@ export function walkCauses(err: unknown, match?: (err: unknown) => boolean): unk
   }
   return match ? undefined : last;
 }
-
-export function isQuillError(err: unknown): err is QuillError {
-  return err instanceof QuillError;
-}

@@ -12,7 +12,7 @@ import { HashingSchemeVersion, SubmissionRecord, SubmissionStatus } from '../sub
 // Fields passed through to the ledger's execute request are the ledger contract's own schemas: anything the
 // ledger would refuse is refused here, at accept, with the path of the bad field (never retried for a day).
 // `.meta` rather than `.openapi`: these schemas may be built before @hono/zod-openapi extends zod.
-export const DeduplicationPeriodBody = DeduplicationPeriod.meta({
+const DeduplicationPeriodBody = DeduplicationPeriod.meta({
   id: 'DeduplicationPeriod',
   description:
     'A lower bound: Quill always covers every earlier attempt of the command. DeduplicationOffset is refused ' +
@@ -20,9 +20,9 @@ export const DeduplicationPeriodBody = DeduplicationPeriod.meta({
   example: { DeduplicationDuration: { value: { seconds: 600, nanos: 0 } } },
 });
 
-export const MinLedgerTimeBody = MinLedgerTime.meta({ id: 'MinLedgerTime' });
+const MinLedgerTimeBody = MinLedgerTime.meta({ id: 'MinLedgerTime' });
 
-export const TransactionFormatBody = TransactionFormat.meta({ id: 'TransactionFormat' });
+const TransactionFormatBody = TransactionFormat.meta({ id: 'TransactionFormat' });
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
@@ -98,7 +98,7 @@ export const IdempotencyHeader = z.object({
   'idempotency-key': z.string().min(1).max(200).optional(),
 });
 
-export const KeyAlgorithmBody = z.enum(KEY_ALGORITHMS);
+const KeyAlgorithmBody = z.enum(KEY_ALGORITHMS);
 
 export const KeyView = z
   .object({

@@ -14,8 +14,8 @@ export type PathParam<P extends string> = P extends `${string}{${infer K}}${infe
 export type Params<P extends string> = { readonly [K in PathParam<P>]: string };
 
 /** GET and DELETE carry no body; endpoints without query parameters take none. */
-export const NoBody = z.undefined();
-export const NoQuery = z.object({});
+const NoBody = z.undefined();
+const NoQuery = z.object({});
 
 export interface Endpoint<
   P extends string = string,

@@ -137,7 +137,7 @@ export function activitiesOf(state: SandboxState, tx: Base, offset: number): Act
 const ZERO = formatAmount(0n);
 
 /** The wire item (snake_case, `coin` names, explicit nulls). */
-export function activityJson(a: ActivityRecord) {
+function activityJson(a: ActivityRecord) {
   const t = a.transfer;
   const synthesised = t?.kind === 'create_transfer_instruction' || t?.kind === 'transfer_instruction_accept';
   return {

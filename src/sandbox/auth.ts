@@ -102,7 +102,7 @@ export function requireIdpAdmin(c: Caller, idp: string): void {
   );
 }
 
-export function canRead(c: Caller, party: string): boolean {
+function canRead(c: Caller, party: string): boolean {
   return has(c, 'CanReadAsAnyParty') || has(c, 'CanReadAs', party) || has(c, 'CanActAs', party);
 }
 

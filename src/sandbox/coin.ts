@@ -45,7 +45,7 @@ interface Template {
 }
 
 /** Resolves `pkg:M:E` or `#name:M:E`; unknown names/ids are registered (generic templates). */
-export function resolveTemplate(state: SandboxState, id: string): Template {
+function resolveTemplate(state: SandboxState, id: string): Template {
   const parts = id.split(':');
   if (parts.length !== 3 || parts.some((p) => p.length === 0))
     throw fail.preprocessing(`invalid template id ${id}`);

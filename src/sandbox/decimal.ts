@@ -2,7 +2,7 @@
  * Coin amounts: Daml `Decimal` (Numeric 10) as bigint fixed-point with 10 fractional digits, printed with
  * exactly 10 digits as the activity feed and the coin templates do. Never a JS number.
  */
-export const SCALE = 10_000_000_000n;
+const SCALE = 10_000_000_000n;
 const INPUT = /^(-?)(\d{1,28})(?:\.(\d{1,10}))?$/;
 
 /** Parses `-?\d{1,28}(\.\d{1,10})?` into units of 1e-10; undefined when malformed. */

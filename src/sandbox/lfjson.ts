@@ -9,10 +9,6 @@ import { type Identifier, renderValue, type Value } from '../transaction/index.t
 const PARTY_LIKE = new RegExp(`^[A-Za-z0-9_-][A-Za-z0-9:_ -]*::${FINGERPRINT_PATTERN.source.slice(1)}`);
 const CID_LIKE = /^00[0-9a-f]{64,}$/;
 
-export function isPartyLike(s: string): boolean {
-  return PARTY_LIKE.test(s);
-}
-
 /** Untyped JSON → Value (records keep the JSON field order). Throws an Error for unsupported JSON. */
 export function valueFromJson(json: unknown, recordId?: Identifier, depth = 0): Value {
   if (depth > 100) throw new Error('value nests deeper than 100 levels');

@@ -17,7 +17,7 @@ import { err } from './errors.ts';
 import { isoFromMicros } from './lfjson.ts';
 import type { SandboxState } from './state/index.ts';
 
-export function micros(iso: string): bigint {
+function micros(iso: string): bigint {
   const m = /^(.*?)(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/.exec(iso);
   const ms = Date.parse(`${m?.[1] ?? iso}${m?.[3] ?? ''}`);
   if (!Number.isFinite(ms)) throw err.invalidField('timestamp', `invalid timestamp ${iso}`);
@@ -28,7 +28,7 @@ export function durationMicros(d: { seconds: number; nanos: number }): bigint {
   return BigInt(d.seconds) * 1_000_000n + BigInt(Math.trunc(d.nanos / 1000));
 }
 
-export function schemeOf(v: string | null | undefined, fallback: HashingSchemeVersion): HashingSchemeVersion {
+function schemeOf(v: string | null | undefined, fallback: HashingSchemeVersion): HashingSchemeVersion {
   if (v === 'HASHING_SCHEME_VERSION_V2' || v === 'HASHING_SCHEME_VERSION_V3') return v;
   return fallback;
 }

@@ -75,11 +75,6 @@ export function formatOf(u: UpdateFormat): Format {
   };
 }
 
-/** Every party a reader names (for authorization). */
-export function readerParties(r: Reader): string[] {
-  return [...r.byParty.keys()];
-}
-
 function matches(s: FilterSpec, c: Contract): boolean {
   if (s.wildcard) return true;
   const [, m, e] = c.templateId.split(':');
@@ -226,7 +221,7 @@ export function renderTransaction(
   };
 }
 
-export function renderTopology(u: TopologyUpdate, f: NonNullable<Format['topology']>) {
+function renderTopology(u: TopologyUpdate, f: NonNullable<Format['topology']>) {
   const evs = u.events.filter((e) => f.parties === 'all' || f.parties.has(e.partyId));
   if (evs.length === 0) return undefined;
   return {

@@ -21,7 +21,7 @@ export interface PartyLookup {
 }
 
 /** Strict decode + recomputed hash + the metadata the policy needs. */
-export function inspectPrepared(b64: string, scheme: HashingSchemeVersion): InspectedTransaction {
+function inspectPrepared(b64: string, scheme: HashingSchemeVersion): InspectedTransaction {
   const tx = decodePreparedTransactionBase64(b64);
   const meta = tx.metadata;
   if (!meta?.submitterInfo) {

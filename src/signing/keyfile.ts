@@ -15,7 +15,7 @@ import { ALGORITHMS, KEY_ALGORITHMS, type KeyAlgorithm, type KeySpec } from './a
 import { KeyStoreError } from './errors.ts';
 import { FINGERPRINT_PATTERN, fingerprintOf } from './fingerprint.ts';
 
-export const KEY_FILE_FORMAT = 'quill-key-v1';
+const KEY_FILE_FORMAT = 'quill-key-v1';
 
 export interface ScryptParams {
   N: number;

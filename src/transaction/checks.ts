@@ -5,9 +5,9 @@ import { fail } from './errors.ts';
 import type { GlobalKeyWithMaintainers, Identifier, Value } from './types.ts';
 
 /** Daml-LF values nest at most 100 levels deep. */
-export const MAX_VALUE_DEPTH = 100;
+const MAX_VALUE_DEPTH = 100;
 /** Daml-LF timestamps: 0001-01-01T00:00:00Z .. 9999-12-31T23:59:59.999999Z, in microseconds. */
-export const MIN_TIMESTAMP = -62135596800000000n;
+const MIN_TIMESTAMP = -62135596800000000n;
 export const MAX_TIMESTAMP = 253402300799999999n;
 const MIN_DATE = -719162;
 const MAX_DATE = 2932896;

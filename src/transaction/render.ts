@@ -19,7 +19,7 @@ export function microsToIso(micros: bigint): string {
   return `${base.slice(0, -1)}${String(sub).padStart(3, '0')}Z`;
 }
 
-export function daysToDate(days: number): string {
+function daysToDate(days: number): string {
   return new Date(days * 86400000).toISOString().slice(0, 10);
 }
 

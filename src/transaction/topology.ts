@@ -7,7 +7,7 @@ const TOPOLOGY_TRANSACTION_SIGNATURE = 11;
 const MULTI_TOPOLOGY_TRANSACTION = 55;
 
 /** sha256 with a 4-byte purpose prefix, as a 34-byte multihash (0x12 0x20 || digest). */
-export function multihashSha256(purpose: number, bytes: Uint8Array): Uint8Array {
+function multihashSha256(purpose: number, bytes: Uint8Array): Uint8Array {
   const input = new Uint8Array(4 + bytes.length);
   new DataView(input.buffer).setInt32(0, purpose, false);
   input.set(bytes, 4);

@@ -1,18 +1,12 @@
 // Wire types of a PreparedTransaction: the protobuf-ts bindings generated from ./proto (3.5 field numbers).
 
-export {
-  GlobalKey,
-  GlobalKeyWithMaintainers,
-} from './gen/com/daml/ledger/api/v2/interactive/interactive_submission_common_data.ts';
+export { GlobalKeyWithMaintainers } from './gen/com/daml/ledger/api/v2/interactive/interactive_submission_common_data.ts';
 export {
   DamlTransaction,
   DamlTransaction_Node,
   DamlTransaction_NodeSeed,
-  HashingSchemeVersion as HashingSchemeVersionEnum,
   Metadata,
-  Metadata_GlobalKeyMappingEntry,
   Metadata_InputContract,
-  Metadata_SubmitterInfo,
   PreparedTransaction,
 } from './gen/com/daml/ledger/api/v2/interactive/prepared_transaction.ts';
 export {
@@ -24,18 +18,8 @@ export {
   Rollback,
 } from './gen/com/daml/ledger/api/v2/interactive/transaction/v1/interactive_submission_data.ts';
 export {
-  Enum,
-  GenMap,
-  GenMap_Entry,
   Identifier,
-  List,
-  Optional,
-  Record,
-  RecordField,
-  TextMap,
-  TextMap_Entry,
   Value,
-  Variant,
 } from './gen/com/daml/ledger/api/v2/value.ts';
 export type { Empty } from './gen/google/protobuf/empty.ts';
 

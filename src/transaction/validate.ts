@@ -18,7 +18,7 @@ import { fail } from './errors.ts';
 import type { Create, GlobalKeyWithMaintainers, Metadata, Node, PreparedTransaction } from './types.ts';
 
 /** LF serialization versions as written in `lf_version`: "2.1" = V1, "2" = V2 (keys), "dev". */
-export const LF_VERSIONS = ['2.1', '2', 'dev'] as const;
+const LF_VERSIONS = ['2.1', '2', 'dev'] as const;
 export type LfVersion = (typeof LF_VERSIONS)[number];
 
 export interface IndexedNode {
@@ -35,10 +35,6 @@ export interface TransactionIndex {
 }
 
 const NODE_ID = /^(0|[1-9]\d{0,9})$/;
-
-export function lfVersionName(v: string): string {
-  return v === '2.1' ? 'V1' : v === '2' ? 'V2' : v === 'dev' ? 'VDev' : v;
-}
 
 function checkLfVersion(v: string, where: string): void {
   if (!(LF_VERSIONS as readonly string[]).includes(v)) {
@@ -68,7 +64,7 @@ function checkNodeKey(
 }
 
 /** Checks a Create node's own fields (used for transaction nodes and input contracts). */
-export function checkCreate(c: Create, where: string): void {
+function checkCreate(c: Create, where: string): void {
   checkLfVersion(c.lfVersion, where);
   checkContractId(c.contractId, `${where} contract id`);
   checkPackageName(c.packageName, `${where} package name`);

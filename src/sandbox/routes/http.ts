@@ -116,7 +116,7 @@ export function caller(c: Ctx): Caller {
 }
 
 /** Path parameter, percent-decoded (the SDK encodes `::` as `%3A%3A`). */
-export function param(c: Ctx, name: string): string {
+function param(c: Ctx, name: string): string {
   const raw = c.req.param(name) ?? '';
   try {
     return decodeURIComponent(raw);

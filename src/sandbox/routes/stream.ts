@@ -100,7 +100,7 @@ function waitForMore(
   });
 }
 
-export function checkpoint(state: SandboxState, offset: number) {
+function checkpoint(state: SandboxState, offset: number) {
   const now = isoFromMicros(state.nowMicros());
   return {
     OffsetCheckpoint: {

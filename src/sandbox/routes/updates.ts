@@ -39,7 +39,7 @@ function legacyFormat(filter: TransactionFilter, verbose: boolean): Format {
 }
 
 /** Reads of a format need read rights for every named party (any-party filters: CanReadAsAnyParty). */
-export function authorizeFormat(who: Caller, f: Format): void {
+function authorizeFormat(who: Caller, f: Format): void {
   const r = f.transactions?.reader;
   if (r) requireReadAs(who, [...r.byParty.keys()], r.anyParty !== undefined);
   if (f.topology)

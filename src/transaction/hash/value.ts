@@ -30,7 +30,7 @@ function writeOptionalIdentifier(w: ByteWriter, id: Identifier | undefined): voi
 }
 
 /** Daml's Utf8.Ordering: by Unicode code point (differs from UTF-16 order only around surrogates). */
-export function compareUtf8(a: string, b: string): number {
+function compareUtf8(a: string, b: string): number {
   const lim = Math.min(a.length, b.length);
   for (let i = 0; i < lim; i++) {
     const x = a.charCodeAt(i);
