@@ -21,7 +21,13 @@ import { err } from './errors.ts';
 import { checkSignature } from './keys.ts';
 import { isoFromMicros } from './lfjson.ts';
 import { durationMicros } from './prepare.ts';
-import type { CommittedNode, Contract, SandboxState, TransactionUpdate } from './state/index.ts';
+import {
+  type CommittedNode,
+  type Contract,
+  newContract,
+  type SandboxState,
+  type TransactionUpdate,
+} from './state/index.ts';
 
 export interface ExecutionPlan {
   tx: PreparedTransaction;
@@ -190,7 +196,7 @@ function committedNodes(state: SandboxState, plan: ExecutionPlan, effective: big
         throw err.executeFailed(`Contract id ${c.contractId} is already in use`);
       }
       const t = c.templateId!;
-      const contract: Contract = {
+      const content = {
         contractId: c.contractId,
         templateId: `${t.packageId}:${t.moduleName}:${t.entityName}`,
         packageId: t.packageId,
@@ -198,14 +204,8 @@ function committedNodes(state: SandboxState, plan: ExecutionPlan, effective: big
         argument: c.argument!,
         signatories: c.signatories,
         stakeholders: c.stakeholders,
-        createdAt: isoFromMicros(effective),
-        createdAtMicros: effective,
-        createdOffset: 0,
-        createdNodeId: nodeId,
-        archivedOffset: undefined,
-        archivedNodeId: undefined,
-        synchronizerId: plan.synchronizerId,
       };
+      const contract = newContract(content, nodeId, effective, plan.synchronizerId);
       local.set(c.contractId, contract);
       out.push({ kind: 'create', nodeId, contract });
       return nodeId;

@@ -6,7 +6,13 @@ import type { BuildNode } from '../transaction/index.ts';
 import { activitiesOf } from './activities.ts';
 import { COIN_MODULE, COIN_PACKAGE, coinTemplate, interpret } from './coin.ts';
 import { isoFromMicros } from './lfjson.ts';
-import type { CommittedNode, Contract, SandboxState, TransactionUpdate } from './state/index.ts';
+import {
+  type CommittedNode,
+  type Contract,
+  newContract,
+  type SandboxState,
+  type TransactionUpdate,
+} from './state/index.ts';
 
 let counter = 0;
 
@@ -23,7 +29,7 @@ function toCommitted(
     const nodeId = out.length;
     if (b.kind === 'create') {
       const templateId = String(b.templateId);
-      const contract: Contract = {
+      const content = {
         contractId: b.contractId,
         templateId,
         packageId: templateId.split(':')[0] ?? '',
@@ -31,14 +37,8 @@ function toCommitted(
         argument: b.argument,
         signatories: [...new Set(b.signatories)].sort(),
         stakeholders: [...new Set(b.stakeholders ?? b.signatories)].sort(),
-        createdAt: isoFromMicros(effective),
-        createdAtMicros: effective,
-        createdOffset: 0,
-        createdNodeId: nodeId,
-        archivedOffset: undefined,
-        archivedNodeId: undefined,
-        synchronizerId,
       };
+      const contract = newContract(content, nodeId, effective, synchronizerId);
       local.set(contract.contractId, contract);
       out.push({ kind: 'create', nodeId, contract });
       return nodeId;

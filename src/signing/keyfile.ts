@@ -87,10 +87,9 @@ export type KeyMetadata = Pick<
   'fingerprint' | 'algorithm' | 'keySpec' | 'publicKey' | 'label' | 'status' | 'createdAt'
 >;
 
-/** The exact bytes of a key file: fixed field order, two-space indent, trailing newline. */
-export function serializeKeyFile(f: KeyFile): string {
-  const ordered: KeyFile = {
-    format: f.format,
+/** The public part of a key file, in file order (what may be shown). */
+export function keyMetadataOf(f: KeyMetadata): KeyMetadata {
+  return {
     fingerprint: f.fingerprint,
     algorithm: f.algorithm,
     keySpec: f.keySpec,
@@ -98,6 +97,14 @@ export function serializeKeyFile(f: KeyFile): string {
     label: f.label,
     status: f.status,
     createdAt: f.createdAt,
+  };
+}
+
+/** The exact bytes of a key file: fixed field order, two-space indent, trailing newline. */
+export function serializeKeyFile(f: KeyFile): string {
+  const ordered: KeyFile = {
+    format: f.format,
+    ...keyMetadataOf(f),
     kdf: { name: f.kdf.name, N: f.kdf.N, r: f.kdf.r, p: f.kdf.p, salt: f.kdf.salt, check: f.kdf.check },
     cipher: { name: f.cipher.name, iv: f.cipher.iv, ciphertext: f.cipher.ciphertext, tag: f.cipher.tag },
   };

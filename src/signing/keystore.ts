@@ -22,6 +22,7 @@ import {
   type DerivedKey,
   deriveKey,
   type KeyFile,
+  keyMetadataOf,
   labelProblem,
   newSalt,
   openKeyFile,
@@ -73,18 +74,6 @@ interface Unlocked {
 }
 
 const KEY_FILE_NAME = new RegExp(`^(${FINGERPRINT_PATTERN.source.slice(1, -1)})\\.json$`);
-
-function viewOf(f: KeyFile): KeyView {
-  return {
-    fingerprint: f.fingerprint,
-    algorithm: f.algorithm,
-    keySpec: f.keySpec,
-    publicKey: f.publicKey,
-    label: f.label,
-    status: f.status,
-    createdAt: f.createdAt,
-  };
-}
 
 /** Accepts surrounding spaces and upper case; anything else is BAD_INPUT. */
 export function normalizeFingerprint(input: string): string {
@@ -170,14 +159,20 @@ export class KeyStore implements KeyCatalog {
       if (!bytes) throw new KeyStoreError('UNREADABLE', `${path}: unreadable`, path);
       const { record, secret } = await openKeyFile(bytes, path, fp, (s, p) => this.#derive(s, p));
       try {
-        if (record.status === 'disabled') return viewOf(record);
+        if (record.status === 'disabled') return keyMetadataOf(record);
         const salt = Buffer.from(record.kdf.salt, 'base64');
         const params = { N: record.kdf.N, r: record.kdf.r, p: record.kdf.p };
         const derived = await this.#derive(salt, params);
-        const sealed = sealKeyFile({ ...viewOf(record), status: 'disabled' }, secret, derived, salt, params);
+        const sealed = sealKeyFile(
+          { ...keyMetadataOf(record), status: 'disabled' },
+          secret,
+          derived,
+          salt,
+          params,
+        );
         await writeFileAtomic(path, serializeKeyFile(sealed));
         this.#unlocked.delete(fp);
-        return viewOf(sealed);
+        return keyMetadataOf(sealed);
       } finally {
         secret.fill(0);
       }
@@ -309,7 +304,7 @@ export class KeyStore implements KeyCatalog {
       const key = UnlockedKey.fromSecret(record.algorithm, secret, Buffer.from(record.publicKey, 'base64'));
       if (!key)
         throw new KeyStoreError('TAMPERED', `${path}: tampered (secret does not match the public key)`, path);
-      const entry = { stamp, view: viewOf(record), key };
+      const entry = { stamp, view: keyMetadataOf(record), key };
       this.#unlocked.set(fp, entry);
       return entry;
     } finally {

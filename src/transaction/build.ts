@@ -125,6 +125,20 @@ function key(k: BuildKey | undefined): GlobalKeyWithMaintainers | undefined {
   };
 }
 
+/** The fields a fetch and an exercise share: the contract acted on and who acts. */
+function actionOn(b: BuildFetch | BuildExercise) {
+  return {
+    lfVersion: b.lfVersion ?? '2.1',
+    contractId: b.contractId,
+    packageName: b.packageName,
+    templateId: identifier(b.templateId),
+    signatories: sortedSet(b.signatories),
+    stakeholders: sortedSet(b.stakeholders ?? b.signatories),
+    actingParties: sortedSet(b.actingParties),
+    interfaceId: b.interfaceId === undefined ? undefined : identifier(b.interfaceId),
+  };
+}
+
 function createOf(c: Omit<BuildCreate, 'kind' | 'seed'>): Create {
   return {
     lfVersion: c.lfVersion ?? '2.1',
@@ -187,14 +201,7 @@ export function buildPreparedTransaction(input: BuildInput): PreparedTransaction
           nodeType: {
             oneofKind: 'fetch',
             fetch: {
-              lfVersion: b.lfVersion ?? '2.1',
-              contractId: b.contractId,
-              packageName: b.packageName,
-              templateId: identifier(b.templateId),
-              signatories: sortedSet(b.signatories),
-              stakeholders: sortedSet(b.stakeholders ?? b.signatories),
-              actingParties: sortedSet(b.actingParties),
-              interfaceId: b.interfaceId === undefined ? undefined : identifier(b.interfaceId),
+              ...actionOn(b),
               key: key(b.key),
               byKey: b.byKey ?? false,
             },
@@ -209,14 +216,7 @@ export function buildPreparedTransaction(input: BuildInput): PreparedTransaction
           nodeType: {
             oneofKind: 'exercise',
             exercise: {
-              lfVersion: b.lfVersion ?? '2.1',
-              contractId: b.contractId,
-              packageName: b.packageName,
-              templateId: identifier(b.templateId),
-              signatories: sortedSet(b.signatories),
-              stakeholders: sortedSet(b.stakeholders ?? b.signatories),
-              actingParties: sortedSet(b.actingParties),
-              interfaceId: b.interfaceId === undefined ? undefined : identifier(b.interfaceId),
+              ...actionOn(b),
               choiceId: b.choice,
               chosenValue: b.choiceArgument,
               consuming: b.consuming,

@@ -2,24 +2,15 @@
 // The stock writer builds arrays of chunks and dominated the accept path; the bytes produced are the
 // same (same varint, zigzag and little-endian rules), which the round-trip tests pin down.
 import type { IBinaryWriter, WireType } from '@protobuf-ts/runtime';
+import { GrowableBytes } from './growable.ts';
 
 const utf8 = new TextEncoder();
 
-export class FastBinaryWriter implements IBinaryWriter {
-  private buf = new Uint8Array(1024);
-  private view = new DataView(this.buf.buffer);
-  private pos = 0;
+export class FastBinaryWriter extends GrowableBytes implements IBinaryWriter {
   private readonly forks: number[] = [];
 
-  private ensure(n: number): void {
-    const need = this.pos + n;
-    if (need <= this.buf.length) return;
-    let size = this.buf.length * 2;
-    while (size < need) size *= 2;
-    const next = new Uint8Array(size);
-    next.set(this.buf.subarray(0, this.pos));
-    this.buf = next;
-    this.view = new DataView(next.buffer);
+  constructor() {
+    super(1024);
   }
 
   /** Drops anything written so far (the buffer is kept for the next message). */

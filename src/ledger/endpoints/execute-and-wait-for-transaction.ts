@@ -4,22 +4,12 @@ import {
   JsExecuteSubmissionAndWaitForTransactionRequest,
   JsExecuteSubmissionAndWaitForTransactionResponse,
 } from '../schemas/index.ts';
+import { EXECUTE_ERRORS } from './execute.ts';
 
 export const executeAndWaitForTransaction = endpoint({
   method: 'POST',
   path: '/v2/interactive-submission/executeAndWaitForTransaction',
   body: JsExecuteSubmissionAndWaitForTransactionRequest,
   response: JsExecuteSubmissionAndWaitForTransactionResponse,
-  errors: [
-    'INVALID_ARGUMENT',
-    'INVALID_FIELD',
-    'INVALID_DEDUPLICATION_PERIOD',
-    'FAILED_TO_EXECUTE_TRANSACTION',
-    'DUPLICATE_COMMAND',
-    'SUBMISSION_ALREADY_IN_FLIGHT',
-    'REQUEST_TIME_OUT',
-    'NOT_SEQUENCED_TIMEOUT',
-    'CONTRACT_NOT_FOUND',
-    'LOCAL_VERDICT_INACTIVE_CONTRACTS',
-  ],
+  errors: EXECUTE_ERRORS,
 });

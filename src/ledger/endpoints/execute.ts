@@ -2,21 +2,24 @@
 import { endpoint } from '../endpoint.ts';
 import { ExecuteSubmissionResponse, JsExecuteSubmissionRequest } from '../schemas/index.ts';
 
+/** What the three execute forms may answer (they differ only in how long they wait and what they return). */
+export const EXECUTE_ERRORS = [
+  'INVALID_ARGUMENT',
+  'INVALID_FIELD',
+  'INVALID_DEDUPLICATION_PERIOD',
+  'FAILED_TO_EXECUTE_TRANSACTION',
+  'DUPLICATE_COMMAND',
+  'SUBMISSION_ALREADY_IN_FLIGHT',
+  'REQUEST_TIME_OUT',
+  'NOT_SEQUENCED_TIMEOUT',
+  'CONTRACT_NOT_FOUND',
+  'LOCAL_VERDICT_INACTIVE_CONTRACTS',
+] as const;
+
 export const execute = endpoint({
   method: 'POST',
   path: '/v2/interactive-submission/execute',
   body: JsExecuteSubmissionRequest,
   response: ExecuteSubmissionResponse,
-  errors: [
-    'INVALID_ARGUMENT',
-    'INVALID_FIELD',
-    'INVALID_DEDUPLICATION_PERIOD',
-    'FAILED_TO_EXECUTE_TRANSACTION',
-    'DUPLICATE_COMMAND',
-    'SUBMISSION_ALREADY_IN_FLIGHT',
-    'REQUEST_TIME_OUT',
-    'NOT_SEQUENCED_TIMEOUT',
-    'CONTRACT_NOT_FOUND',
-    'LOCAL_VERDICT_INACTIVE_CONTRACTS',
-  ],
+  errors: EXECUTE_ERRORS,
 });

@@ -1,21 +1,18 @@
-/** `POST /v2/updates/flats`: Updates as a bounded JSON list (deprecated upstream, removed in 3.6; same shape as `updates`). */
-import { endpoint } from '../endpoint.ts';
-import { checkGetUpdatesRequest } from '../rules.ts';
-import { GetUpdatesRequest, JsGetUpdatesResponseList, StreamQuery } from '../schemas/index.ts';
+/**
+ * `POST /v2/updates/flats`: the same request, rule and answer as `POST /v2/updates` (deprecated upstream, removed
+ * in 3.6; INTERFACE.md names it).
+ */
+import type { Endpoint } from '../endpoint.ts';
+import { updates } from './updates.ts';
 
-export const updatesFlats = endpoint({
-  method: 'POST',
+type Updates = typeof updates;
+
+export const updatesFlats: Endpoint<
+  '/v2/updates/flats',
+  Updates['body'],
+  Updates['query'],
+  Updates['response']
+> = {
+  ...updates,
   path: '/v2/updates/flats',
-  body: GetUpdatesRequest,
-  query: StreamQuery,
-  response: JsGetUpdatesResponseList,
-  rule: checkGetUpdatesRequest,
-  errors: [
-    'INVALID_ARGUMENT',
-    'NEGATIVE_OFFSET',
-    'OFFSET_OUT_OF_RANGE',
-    'OFFSET_AFTER_LEDGER_END',
-    'PARTICIPANT_PRUNED_DATA_ACCESSED',
-    'JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED',
-  ],
-});
+};

@@ -1,6 +1,7 @@
 /** Records kept by the sandbox's in-memory ledger (plain objects, shared, never copied per read). */
 import type { Value } from '../../transaction/index.ts';
 import type { RegisteredKey } from '../keys.ts';
+import { isoFromMicros } from '../lfjson.ts';
 
 export interface Contract {
   contractId: string;
@@ -20,6 +21,31 @@ export interface Contract {
   archivedOffset?: number;
   archivedNodeId?: number;
   synchronizerId: string;
+}
+
+/** What a create node says of its contract; the ledger adds when and where it was created. */
+export type ContractContent = Pick<
+  Contract,
+  'contractId' | 'templateId' | 'packageId' | 'packageName' | 'argument' | 'signatories' | 'stakeholders'
+>;
+
+/** A contract created by node `nodeId` of a transaction with ledger time `effective` (not yet committed). */
+export function newContract(
+  content: ContractContent,
+  nodeId: number,
+  effective: bigint,
+  synchronizerId: string,
+): Contract {
+  return {
+    ...content,
+    createdAt: isoFromMicros(effective),
+    createdAtMicros: effective,
+    createdOffset: 0,
+    createdNodeId: nodeId,
+    archivedOffset: undefined,
+    archivedNodeId: undefined,
+    synchronizerId,
+  };
 }
 
 export interface CommittedCreate {

@@ -1,16 +1,13 @@
 // A growable big-endian byte writer for the hashing encoding: one buffer reused for every node, no
 // per-field allocations (the hasher is on the accept hot path).
 
+import { GrowableBytes } from '../growable.ts';
+
 const utf8 = new TextEncoder();
 
-export class ByteWriter {
-  private buf: Uint8Array;
-  private view: DataView;
-  pos = 0;
-
+export class ByteWriter extends GrowableBytes {
   constructor(initial = 4096) {
-    this.buf = new Uint8Array(initial);
-    this.view = new DataView(this.buf.buffer);
+    super(initial);
   }
 
   reset(): this {
@@ -21,17 +18,6 @@ export class ByteWriter {
   /** The bytes written so far (a view, valid until the next write). */
   bytes(): Uint8Array {
     return this.buf.subarray(0, this.pos);
-  }
-
-  private ensure(n: number): void {
-    const need = this.pos + n;
-    if (need <= this.buf.length) return;
-    let size = this.buf.length * 2;
-    while (size < need) size *= 2;
-    const next = new Uint8Array(size);
-    next.set(this.buf.subarray(0, this.pos));
-    this.buf = next;
-    this.view = new DataView(next.buffer);
   }
 
   byte(b: number): void {
