@@ -3,6 +3,7 @@
  * and is the independent verifier of signatures the wallet makes with @noble (ledger-json-api.md §4.1–4.2).
  */
 import { createHash, createPublicKey, type KeyObject, verify } from 'node:crypto';
+import type { Signature } from '../ledger/index.ts';
 
 export type KeySpec =
   | 'SIGNING_KEY_SPEC_EC_CURVE25519'
@@ -84,13 +85,6 @@ const ALGORITHMS: Record<string, readonly KeySpec[]> = {
   SIGNING_ALGORITHM_SPEC_EC_DSA_SHA_384: ['SIGNING_KEY_SPEC_EC_P384'],
 };
 
-export interface WireSignature {
-  format: string;
-  signature: string;
-  signedBy: string;
-  signingAlgorithmSpec: string;
-}
-
 /**
  * Verifies one signature over `message` (the raw 32-byte transaction hash, or the 34-byte topology
  * multi-hash). Returns a reason string when invalid, undefined when valid. Ed25519 takes CONCAT (RAW is
@@ -98,7 +92,7 @@ export interface WireSignature {
  */
 export function checkSignature(
   key: RegisteredKey,
-  sig: WireSignature,
+  sig: Pick<Signature, 'format' | 'signature' | 'signedBy' | 'signingAlgorithmSpec'>,
   message: Uint8Array,
 ): string | undefined {
   const allowed = ALGORITHMS[sig.signingAlgorithmSpec];

@@ -1,25 +1,26 @@
-// The pipeline's ledger port over src/ledger's LedgerClient.
-import { type LedgerClient, LedgerError } from '../ledger/index.ts';
-import type { LedgerPort, TransactionLike } from '../submissions/index.ts';
+// The pipeline's ledger port over src/ledger's LedgerClient: the same contract types on both sides.
+import { type LedgerClient, LedgerError, type TransactionFormat } from '../ledger/index.ts';
+import type { LedgerPort } from '../submissions/index.ts';
 
-function transactionFormat(party: string) {
+/** The party's view of a transaction, as reconciliation reads it. */
+function transactionFormat(party: string): TransactionFormat {
   return {
     eventFormat: { filtersByParty: { [party]: { cumulative: [] } }, verbose: false },
-    transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA' as const,
+    transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA',
   };
 }
 
 export function ledgerPort(client: LedgerClient): LedgerPort {
   return {
     async execute(body, opts) {
-      const res = await client.executeAndWaitForTransaction(body as never, { timeoutMs: opts.timeoutMs });
-      return res.transaction as unknown as TransactionLike;
+      const res = await client.executeAndWaitForTransaction(body, { timeoutMs: opts.timeoutMs });
+      return res.transaction;
     },
     ledgerEnd: () => client.ledgerEndOffset(),
     async transactionAt(offset, party) {
       try {
         const res = await client.transactionByOffset({ offset, transactionFormat: transactionFormat(party) });
-        return res.transaction as unknown as TransactionLike;
+        return res.transaction;
       } catch (err) {
         if (err instanceof LedgerError && (err.code === 'UPDATE_NOT_FOUND' || err.status === 404))
           return undefined;
@@ -33,7 +34,7 @@ export function ledgerPort(client: LedgerClient): LedgerPort {
         pageSize: 200,
         updateFormat: { includeTransactions: transactionFormat(party) },
       })) {
-        if ('Transaction' in u) yield u.Transaction.value as unknown as TransactionLike;
+        if ('Transaction' in u) yield u.Transaction.value;
       }
     },
   };

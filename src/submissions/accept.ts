@@ -1,11 +1,13 @@
 // Accepting a submission, synchronously: decode strictly, recompute the hash, apply policy, then (and only
 // then) sign, record the signature in the audit log, store the record and enqueue it.
 import { createHash } from 'node:crypto';
+import type { DeduplicationPeriod, MinLedgerTime, Signature, TransactionFormat } from '../ledger/index.ts';
 import type { Log } from '../log.ts';
 import { SubmissionRefused } from './errors.ts';
 import type { PipelineMetrics } from './metrics.ts';
 import type { HashingSchemeVersion, SubmissionRecord } from './record.ts';
 import { newSubmissionId, type SubmissionStore } from './store.ts';
+import { queue } from './transitions.ts';
 
 /** What the accept path needs to know about a prepared transaction (from src/transaction). */
 export interface InspectedTransaction {
@@ -19,14 +21,7 @@ export interface InspectedTransaction {
 }
 
 /** The wire signature (src/ledger `Signature`). */
-export interface WireSignature {
-  format: string;
-  signature: string;
-  signedBy: string;
-  signingAlgorithmSpec: string;
-}
-
-/** Adapters over src/transaction, src/signing and src/parties (see src/server/wiring.ts). */
+/** Adapters over src/transaction, src/signing and src/parties (see src/server/adapters.ts). */
 export interface AcceptPorts {
   /** Throws an error with `code` and a one-line `message` on bytes that are not a valid PreparedTransaction. */
   inspect(preparedTransactionBase64: string, scheme: HashingSchemeVersion): InspectedTransaction;
@@ -36,7 +31,7 @@ export interface AcceptPorts {
    * Signs the 32-byte hash and verifies the signature before returning it. A disabled or missing key is a
    * SubmissionRefused (KEY_DISABLED / UNKNOWN_KEY): the key's status is checked where it is used.
    */
-  sign(fingerprint: string, hash: Uint8Array): Promise<WireSignature>;
+  sign(fingerprint: string, hash: Uint8Array): Promise<Signature>;
 }
 
 export interface SubmissionRequest {
@@ -44,10 +39,10 @@ export interface SubmissionRequest {
   hashingSchemeVersion: HashingSchemeVersion;
   preparedTransactionHash?: string | undefined;
   party?: string | undefined;
-  deduplicationPeriod?: Record<string, unknown> | undefined;
+  deduplicationPeriod?: DeduplicationPeriod | undefined;
   userId?: string | undefined;
-  minLedgerTime?: unknown;
-  transactionFormat?: unknown;
+  minLedgerTime?: MinLedgerTime | undefined;
+  transactionFormat?: TransactionFormat | undefined;
 }
 
 export interface Principal {
@@ -107,22 +102,19 @@ function requestFingerprint(req: SubmissionRequest): string {
   return createHash('sha256').update(canonical(req)).digest('hex');
 }
 
+/** The caller's lower bound on the dedup period; an offset cannot cover attempts not made yet. */
 function requestedDedupSeconds(
-  period: Record<string, unknown> | undefined,
+  period: DeduplicationPeriod | undefined,
   maxSeconds: number,
 ): number | undefined {
   if (!period) return undefined;
   if ('Empty' in period) return maxSeconds;
-  const d = (period as { DeduplicationDuration?: { value?: { seconds?: unknown; nanos?: unknown } } })
-    .DeduplicationDuration?.value;
-  if (d && typeof d.seconds === 'number' && Number.isSafeInteger(d.seconds) && d.seconds >= 0) {
-    const nanos = typeof d.nanos === 'number' && d.nanos > 0 ? 1 : 0;
-    return Math.min(maxSeconds, d.seconds + nanos);
-  }
+  const d = 'DeduplicationDuration' in period ? period.DeduplicationDuration.value : undefined;
+  if (d && d.seconds >= 0 && d.nanos >= 0) return Math.min(maxSeconds, d.seconds + (d.nanos > 0 ? 1 : 0));
   throw new SubmissionRefused(
     400,
     'INVALID_DEDUPLICATION_PERIOD',
-    'deduplicationPeriod must be {"DeduplicationDuration":{"value":{"seconds":N,"nanos":0}}} or {"Empty":{}}',
+    'deduplicationPeriod must be {"DeduplicationDuration":{"value":{"seconds":N,"nanos":0}}} (not negative) or {"Empty":{}}',
   );
 }
 
@@ -266,11 +258,7 @@ export async function acceptSubmission(
   );
   if (!stored.created) return replay(deps, stored.record);
   await deps.enqueue(stored.record);
-  const queued = await store.transition(
-    id,
-    (r) => (r.status === 'accepted' ? { ...r, status: 'queued' } : undefined),
-    stored,
-  );
+  const queued = await store.transition(id, queue, stored);
   deps.metrics?.accepted.inc({ outcome: 'new' });
   deps.log?.('info', 'accepted', {
     submission: id,

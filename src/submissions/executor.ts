@@ -2,11 +2,21 @@
 // after a crash: the record only moves forward (store CAS), each attempt has a fresh submissionId and a dedup
 // period reaching back to the first attempt, and an unknown outcome is settled by reconciliation.
 import { randomUUID } from 'node:crypto';
+import type { JsTransaction } from '../ledger/index.ts';
 import { backoffDelay, type Classification, classifyError, deduplicationSeconds } from './classify.ts';
+import { decide } from './decide.ts';
 import type { PipelineMetrics } from './metrics.ts';
-import { type LedgerPort, reconcile, type TransactionLike } from './reconcile.ts';
-import type { Attempt, ErrorInfo, SubmissionRecord } from './record.ts';
+import { type ExecuteRequest, type LedgerPort, reconcile } from './reconcile.ts';
+import { type Attempt, type ErrorInfo, isTerminal, type SubmissionRecord } from './record.ts';
 import type { SubmissionStore, VersionedRecord } from './store.ts';
+import {
+  awaitOutcome,
+  commit as commitTransition,
+  expire,
+  finishAttempt,
+  reject,
+  startAttempt,
+} from './transitions.ts';
 
 export interface ExecutorConfig {
   maxAttempts: number;
@@ -59,60 +69,31 @@ export class Aborted extends Error {
   override readonly name = 'Aborted';
 }
 
-/** Outcomes after which the transaction may be, or may yet become, committed on the ledger. */
-const MAY_COMMIT: ReadonlySet<Attempt['outcome']> = new Set(['pending', 'ambiguous', 'duplicate']);
-
-/** When the ledger stops accepting this transaction, and the code to expire it with after that. */
-function commitDeadline(rec: SubmissionRecord, config: ExecutorConfig): { at: number; code: string } {
-  const maxRecordTime = rec.maxRecordTime ? Date.parse(rec.maxRecordTime) : undefined;
-  // Records from before `canCommitUntil` existed: preparation happened before acceptance, so this is later.
-  const at = rec.canCommitUntil
-    ? Date.parse(rec.canCommitUntil)
-    : Math.min(maxRecordTime ?? Infinity, Date.parse(rec.createdAt) + config.preparationToleranceMs);
-  return { at, code: at === maxRecordTime ? 'MAX_RECORD_TIME_PASSED' : 'PREPARATION_TIME_TOLERANCE_PASSED' };
-}
-
 export async function executeStep(deps: ExecutorDeps, id: string, signal?: AbortSignal): Promise<StepResult> {
   const now = deps.now ?? Date.now;
   const { store, ledger, config } = deps;
   const cur = await store.get(id);
   if (!cur) return { kind: 'done' };
   let rec = cur.record;
-  if (rec.status === 'committed' || rec.status === 'rejected' || rec.status === 'expired') {
-    return { kind: 'done', record: rec, alreadyFinal: true };
+  let decision = decide({ record: rec, now: now(), config });
+  if (decision.kind === 'needs-key-status') {
+    const keyDisabled = await store.isKeyDisabled(rec.keyFingerprint);
+    decision = decide({ record: rec, now: now(), config, keyDisabled });
+  }
+  switch (decision.kind) {
+    case 'done':
+      return { kind: 'done', record: rec, alreadyFinal: true };
+    case 'watch':
+      return watch(deps, rec, decision.deadline);
+    case 'expire':
+      return settle(deps, rec, decision.error);
+    case 'reject':
+      return finalize(deps, rec.id, reject(decision.error));
+    case 'needs-key-status':
+    case 'attempt':
+      break;
   }
   const everSubmitted = rec.attempts.length > 0;
-  // An attempt whose answer never came may still commit until the deadline (with V2 nothing else bounds
-  // it): such a submission is watched, never called expired, until the ledger can no longer accept it.
-  const mayCommit = rec.attempts.some((a) => MAY_COMMIT.has(a.outcome));
-  const deadline = commitDeadline(rec, config);
-  if (now() > deadline.at) {
-    if (mayCommit && now() <= deadline.at + config.settleGraceMs) return watch(deps, rec, deadline.at);
-    return settle(
-      deps,
-      rec,
-      deadline.code,
-      'the transaction can no longer commit: its commit deadline passed',
-    );
-  }
-  if (rec.attempts.length >= config.maxAttempts) {
-    if (mayCommit) return watch(deps, rec, deadline.at);
-    return settle(
-      deps,
-      rec,
-      'ATTEMPTS_EXHAUSTED',
-      `no attempt committed after ${rec.attempts.length} attempts`,
-    );
-  }
-
-  // A key disabled since signing (compromise, retirement): send nothing more with its signature.
-  if (await store.isKeyDisabled(rec.keyFingerprint)) {
-    if (mayCommit) return watch(deps, rec, deadline.at);
-    return finalize(deps, rec.id, 'rejected', {
-      code: 'KEY_DISABLED',
-      message: `key ${rec.keyFingerprint} was disabled before this submission reached the ledger; nothing was sent${everSubmitted ? ' that could commit' : ''}`,
-    });
-  }
 
   // The ledger end before the first attempt bounds the reconciliation scan. Any value read earlier is a
   // valid (if wider) bound, so a worker may share one recent reading between submissions.
@@ -139,24 +120,12 @@ export async function executeStep(deps: ExecutorDeps, id: string, signal?: Abort
     error: null,
   };
   // Versions already held are passed on: each write then costs one round trip unless someone else wrote.
-  const executing = await store.transition(
-    id,
-    (r) => ({
-      ...r,
-      status: 'executing',
-      reconcileFromOffset: r.reconcileFromOffset ?? fromOffset,
-      attempts: [
-        ...r.attempts.map((a) => (a.outcome === 'pending' ? { ...a, outcome: 'ambiguous' as const } : a)),
-        attempt,
-      ],
-    }),
-    cur,
-  );
+  const executing = await store.transition(id, startAttempt(attempt, fromOffset), cur);
   rec = executing.record;
-  if (isDone(rec)) return { kind: 'done', record: rec };
+  if (isTerminal(rec.status)) return { kind: 'done', record: rec };
   if (signal?.aborted) throw new Aborted('lock lost before executing');
 
-  const body: Record<string, unknown> = {
+  const body: ExecuteRequest = {
     preparedTransaction: cur.payload.preparedTransaction,
     partySignatures: cur.payload.partySignatures,
     submissionId,
@@ -169,7 +138,7 @@ export async function executeStep(deps: ExecutorDeps, id: string, signal?: Abort
       : {}),
   };
   const started = now();
-  let tx: TransactionLike;
+  let tx: JsTransaction;
   try {
     tx = await ledger.execute(body, { timeoutMs: config.ledgerTimeoutMs });
   } catch (err) {
@@ -183,10 +152,6 @@ export async function executeStep(deps: ExecutorDeps, id: string, signal?: Abort
   return { kind: 'done', record: await commit(deps, id, tx, submissionId, 'committed', executing) };
 }
 
-function isDone(r: SubmissionRecord): boolean {
-  return r.status === 'committed' || r.status === 'rejected' || r.status === 'expired';
-}
-
 async function afterFailure(
   deps: ExecutorDeps,
   rec: SubmissionRecord,
@@ -196,12 +161,7 @@ async function afterFailure(
 ): Promise<StepResult> {
   const { store, ledger, config } = deps;
   const finish = (outcome: Attempt['outcome'], error: ErrorInfo | null) =>
-    store.update(rec.id, (r) => ({
-      ...r,
-      attempts: r.attempts.map((a) =>
-        a.submissionId === submissionId ? { ...a, outcome, error, finishedAt: new Date().toISOString() } : a,
-      ),
-    }));
+    store.update(rec.id, finishAttempt(submissionId, outcome, error, new Date().toISOString()));
   const reconcileOpts = {
     party: rec.party,
     hashHex: rec.preparedTransactionHash,
@@ -221,10 +181,14 @@ async function afterFailure(
     }
     if (found.found === 'other') {
       await finish('duplicate', c.error);
-      return finalize(deps, rec.id, 'rejected', {
-        code: 'DUPLICATE_COMMAND',
-        message: `another transaction with command id ${rec.commandId} committed as update ${found.transaction.updateId}`,
-      });
+      return finalize(
+        deps,
+        rec.id,
+        reject({
+          code: 'DUPLICATE_COMMAND',
+          message: `another transaction with command id ${rec.commandId} committed as update ${found.transaction.updateId}`,
+        }),
+      );
     }
     // The earlier attempt may still be in flight: look again later.
     await finish('duplicate', c.error);
@@ -237,12 +201,12 @@ async function afterFailure(
       if (found.found === 'ours') {
         return {
           kind: 'done',
-          record: await commit(deps, rec.id, found.transaction, submissionId, 'rejected'),
+          record: await commit(deps, rec.id, found.transaction, submissionId, 'duplicate'),
         };
       }
     }
     await finish('rejected', c.error);
-    return finalize(deps, rec.id, 'rejected', c.error);
+    return finalize(deps, rec.id, reject(c.error));
   }
   await finish(c.kind, c.error);
   return retryAfter(config, rec.attempts.length, c.error.code);
@@ -255,33 +219,18 @@ function retryAfter(config: ExecutorConfig, attempts: number, reason: string): S
 async function commit(
   deps: ExecutorDeps,
   id: string,
-  tx: TransactionLike,
+  tx: JsTransaction,
   submissionId: string,
-  outcome: Attempt['outcome'],
+  outcome: 'committed' | 'duplicate',
   from?: VersionedRecord,
 ): Promise<SubmissionRecord> {
+  const change = commitTransition(tx, submissionId, outcome, new Date().toISOString());
   // The record this call wrote, if its write is the one that stuck (a try may lose to another writer).
   let proposed: SubmissionRecord | undefined;
   const { record: rec } = await deps.store.transition(
     id,
     (r) => {
-      proposed = {
-        ...r,
-        status: 'committed',
-        updateId: tx.updateId,
-        completionOffset: tx.offset,
-        transaction: tx,
-        error: null,
-        attempts: r.attempts.map((a) =>
-          a.submissionId === submissionId
-            ? {
-                ...a,
-                outcome: outcome === 'rejected' ? 'duplicate' : outcome,
-                finishedAt: new Date().toISOString(),
-              }
-            : a,
-        ),
-      };
+      proposed = change(r);
       return proposed;
     },
     from,
@@ -293,14 +242,18 @@ async function commit(
   return rec;
 }
 
+/** Applies a final `reject` or `expire` transition; the metric counts only the write that stuck. */
 async function finalize(
   deps: ExecutorDeps,
   id: string,
-  status: 'rejected' | 'expired',
-  error: ErrorInfo,
+  change: (r: SubmissionRecord) => SubmissionRecord,
 ): Promise<StepResult> {
-  const rec = await deps.store.update(id, (r) => ({ ...r, status, error }));
-  if (rec.status === status) (status === 'rejected' ? deps.metrics?.rejected : deps.metrics?.expired)?.inc();
+  let proposed: SubmissionRecord | undefined;
+  const rec = await deps.store.update(id, (r) => {
+    proposed = change(r);
+    return proposed;
+  });
+  if (rec === proposed) (rec.status === 'rejected' ? deps.metrics?.rejected : deps.metrics?.expired)?.inc();
   return { kind: 'done', record: rec };
 }
 
@@ -325,36 +278,20 @@ async function watch(deps: ExecutorDeps, rec: SubmissionRecord, deadline: number
     return { kind: 'done', record: await commit(deps, rec.id, found.transaction, '', 'duplicate') };
   }
   const until = new Date(deadline).toISOString();
-  const updated = await deps.store.update(rec.id, (r) => ({
-    ...r,
-    status: 'executing',
-    reconciledThroughOffset:
-      found.found === 'none'
-        ? Math.max(found.searchedThrough, r.reconciledThroughOffset ?? 0)
-        : r.reconciledThroughOffset,
-    attempts: r.attempts.map((a) => (a.outcome === 'pending' ? { ...a, outcome: 'ambiguous' as const } : a)),
-    error: {
-      code: 'OUTCOME_UNKNOWN',
-      message: `no further attempt will be sent and whether one of the ${r.attempts.length} made committed is not known yet: the ledger is searched until ${until}, when the transaction can no longer commit`,
-    },
-  }));
-  if (isDone(updated)) return { kind: 'done', record: updated };
+  const searched = found.found === 'none' ? found.searchedThrough : undefined;
+  const updated = await deps.store.update(rec.id, awaitOutcome(searched, until));
+  if (isTerminal(updated.status)) return { kind: 'done', record: updated };
   const settleAt = deadline + deps.config.settleGraceMs + 1;
   return { kind: 'wait-until', at: Math.min(settleAt, now() + deps.config.maxDelayMs) };
 }
 
 /** Nothing more will be tried: an earlier attempt may still have committed, so look before expiring. */
-async function settle(
-  deps: ExecutorDeps,
-  rec: SubmissionRecord,
-  code: string,
-  message: string,
-): Promise<StepResult> {
+async function settle(deps: ExecutorDeps, rec: SubmissionRecord, error: ErrorInfo): Promise<StepResult> {
   if (rec.attempts.length > 0) {
     const found = await searchLedger(deps, rec);
     if (found.found === 'ours') {
       return { kind: 'done', record: await commit(deps, rec.id, found.transaction, '', 'duplicate') };
     }
   }
-  return finalize(deps, rec.id, 'expired', { code, message });
+  return finalize(deps, rec.id, expire(error));
 }

@@ -8,7 +8,6 @@ export {
   type Principal,
   parseHash,
   type SubmissionRequest,
-  type WireSignature,
 } from './accept.ts';
 export {
   backoffDelay,
@@ -16,6 +15,7 @@ export {
   classifyError,
   deduplicationSeconds,
 } from './classify.ts';
+export { commitDeadline, type Decision, type DecisionConfig, decide } from './decide.ts';
 export { SubmissionRefused } from './errors.ts';
 export {
   type ExecutorConfig,
@@ -35,7 +35,7 @@ export {
   requeueStranded,
   startWorker,
 } from './queue.ts';
-export { type LedgerPort, type ReconcileResult, reconcile, type TransactionLike } from './reconcile.ts';
+export { type ExecuteRequest, type LedgerPort, type ReconcileResult, reconcile } from './reconcile.ts';
 export * from './record.ts';
 export {
   type AuditEntry,

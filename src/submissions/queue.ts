@@ -5,6 +5,7 @@ import { type Log, noLog } from '../log.ts';
 import { type ExecutorDeps, executeStep, recentLedgerEnd, type StepResult } from './executor.ts';
 import type { SubmissionRecord } from './record.ts';
 import { StoreError, type SubmissionStore } from './store.ts';
+import { queue as queueTransition } from './transitions.ts';
 
 export interface JobData {
   id: string;
@@ -77,7 +78,7 @@ export async function requeueStranded(
         await enqueue(queue, rec);
         n++;
       }
-      if (status === 'accepted') await store.update(id, (r) => ({ ...r, status: 'queued' }));
+      if (status === 'accepted') await store.update(id, queueTransition);
     }
   }
   return n;

@@ -1,28 +1,25 @@
 // Finds the transaction an earlier attempt committed: by the completion offset a DUPLICATE_COMMAND names,
 // or by scanning the party's updates after the offset recorded before the first attempt for our hash.
 
-/** A committed transaction as the ledger returns it (JsTransaction); only the fields we read are typed. */
-export interface TransactionLike {
-  updateId: string;
-  offset: number;
-  externalTransactionHash?: string | null;
-  commandId?: string | null;
-  [k: string]: unknown;
-}
+import type { z } from 'zod';
+import type { JsExecuteSubmissionAndWaitForTransactionRequest, JsTransaction } from '../ledger/index.ts';
 
-/** The ledger calls the pipeline makes; `LedgerClient` (src/ledger) satisfies it through `ledgerPort()`. */
+/** What the worker sends: the ledger contract's request, as the client takes it. */
+export type ExecuteRequest = z.input<typeof JsExecuteSubmissionAndWaitForTransactionRequest>;
+
+/** The ledger calls the pipeline makes, in the ledger contract's types; `ledgerPort()` (src/server) adapts a `LedgerClient`. */
 export interface LedgerPort {
-  execute(body: Record<string, unknown>, opts: { timeoutMs: number }): Promise<TransactionLike>;
+  execute(body: ExecuteRequest, opts: { timeoutMs: number }): Promise<JsTransaction>;
   ledgerEnd(): Promise<number>;
   /** The transaction at an offset, visible to the party, or undefined when there is none for it. */
-  transactionAt(offset: number, party: string): Promise<TransactionLike | undefined>;
+  transactionAt(offset: number, party: string): Promise<JsTransaction | undefined>;
   /** Transactions visible to the party in (beginExclusive, endInclusive], in pages. */
-  transactions(party: string, beginExclusive: number, endInclusive: number): AsyncIterable<TransactionLike>;
+  transactions(party: string, beginExclusive: number, endInclusive: number): AsyncIterable<JsTransaction>;
 }
 
 export type ReconcileResult =
-  | { found: 'ours'; transaction: TransactionLike }
-  | { found: 'other'; transaction: TransactionLike }
+  | { found: 'ours'; transaction: JsTransaction }
+  | { found: 'other'; transaction: JsTransaction }
   /** Not there up to `searchedThrough` (a ledger end): a later search may start after it. */
   | { found: 'none'; searchedThrough: number };
 
@@ -38,7 +35,7 @@ export async function reconcile(
     }
   }
   const end = await ledger.ledgerEnd();
-  let other: TransactionLike | undefined;
+  let other: JsTransaction | undefined;
   if (end > opts.fromOffset) {
     for await (const tx of ledger.transactions(opts.party, opts.fromOffset, end)) {
       if (sameHash(tx, opts.hashHex)) return { found: 'ours', transaction: tx };
@@ -50,7 +47,7 @@ export async function reconcile(
     : { found: 'none', searchedThrough: Math.max(end, opts.fromOffset) };
 }
 
-function sameHash(tx: TransactionLike, hashHex: string): boolean {
+function sameHash(tx: JsTransaction, hashHex: string): boolean {
   return (
     typeof tx.externalTransactionHash === 'string' && tx.externalTransactionHash.toLowerCase() === hashHex
   );

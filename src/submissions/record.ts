@@ -1,32 +1,41 @@
 // The submission record: the body of every submission endpoint and the unit of the store's state machine.
 import { z } from '@hono/zod-openapi';
+import type { MinLedgerTime, PartySignatures, TransactionFormat } from '../ledger/index.ts';
 import { HASHING_SCHEME_VERSIONS } from '../transaction/index.ts';
 
-export const SUBMISSION_STATUSES = [
-  'accepted',
-  'queued',
-  'executing',
-  'committed',
-  'rejected',
-  'expired',
-] as const;
+/**
+ * The state machine, declared once: each status's rank (a record only moves to a higher rank; executing may
+ * repeat) and whether it is final. The type, the API enum, the store's index lists and the Lua rank table
+ * (scripts.ts) are all derived from this table.
+ */
+export const STATUS_TABLE = {
+  accepted: { rank: 0, final: false },
+  queued: { rank: 1, final: false },
+  executing: { rank: 2, final: false },
+  committed: { rank: 3, final: true },
+  rejected: { rank: 3, final: true },
+  expired: { rank: 3, final: true },
+} as const;
+
+type Status = keyof typeof STATUS_TABLE;
+export const SUBMISSION_STATUSES = Object.keys(STATUS_TABLE) as [Status, ...Status[]];
+
 export const SubmissionStatus = z.enum(SUBMISSION_STATUSES).openapi('SubmissionStatus', {
   description:
-    'accepted → queued → executing → committed | rejected | expired. Terminal states never change again.',
+    'accepted → queued → executing → committed | rejected | expired. Final states never change again.',
 });
 export type SubmissionStatus = z.infer<typeof SubmissionStatus>;
+export type FinalStatus = {
+  [S in Status]: (typeof STATUS_TABLE)[S]['final'] extends true ? S : never;
+}[Status];
 
-export const TERMINAL: ReadonlySet<SubmissionStatus> = new Set(['committed', 'rejected', 'expired']);
+export const TERMINAL: ReadonlySet<SubmissionStatus> = new Set(
+  SUBMISSION_STATUSES.filter((s) => STATUS_TABLE[s].final),
+);
 
-/** Order of the state machine; a record only moves to a higher rank (executing may repeat). */
-export const STATUS_RANK: Record<SubmissionStatus, number> = {
-  accepted: 0,
-  queued: 1,
-  executing: 2,
-  committed: 3,
-  rejected: 3,
-  expired: 3,
-};
+export const STATUS_RANK = Object.fromEntries(
+  SUBMISSION_STATUSES.map((s) => [s, STATUS_TABLE[s].rank]),
+) as Record<SubmissionStatus, number>;
 
 export const ErrorInfo = z
   .object({
@@ -106,12 +115,12 @@ export type SubmissionRecord = z.infer<typeof SubmissionRecord>;
 /** What the worker needs to execute, kept beside the record but never returned by the API. */
 export interface SubmissionPayload {
   preparedTransaction: string;
-  partySignatures: unknown;
+  partySignatures: PartySignatures;
   deduplicationSeconds?: number;
-  minLedgerTime?: unknown;
-  transactionFormat?: unknown;
+  minLedgerTime?: MinLedgerTime;
+  transactionFormat?: TransactionFormat;
 }
 
-export function isTerminal(status: SubmissionStatus): boolean {
+export function isTerminal(status: SubmissionStatus): status is FinalStatus {
   return TERMINAL.has(status);
 }

@@ -1,6 +1,7 @@
 // Lua scripts that make every store change atomic: creation with its indexes, and monotonic transitions.
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { STATUS_TABLE, SUBMISSION_STATUSES } from './record.ts';
 
 export interface LuaScript {
   source: string;
@@ -28,8 +29,12 @@ export async function runScript(
   }
 }
 
+/** STATUS_TABLE as Lua tables: `RANK[status]`, and `FINAL[status]` true for final statuses. */
 const RANK = `
-local RANK = { accepted = 0, queued = 1, executing = 2, committed = 3, rejected = 3, expired = 3 }
+local RANK = { ${SUBMISSION_STATUSES.map((s) => `${s} = ${STATUS_TABLE[s].rank}`).join(', ')} }
+local FINAL = { ${SUBMISSION_STATUSES.filter((s) => STATUS_TABLE[s].final)
+  .map((s) => `${s} = true`)
+  .join(', ')} }
 `;
 
 /**
@@ -40,7 +45,8 @@ local RANK = { accepted = 0, queued = 1, executing = 2, committed = 3, rejected 
  *       7 key prefix (for the replaced record's indexes), 8.. audit entry field/value pairs (the signature
  *       made for this request is logged whatever the outcome)
  * Returns {1, id, seq} created, {0, existingId} taken by a live or same-hash record.
- * A command id whose record ended rejected/expired with another hash is handed to the new record.
+ * A command id whose record ended final but not committed (rejected, expired) with another hash is handed to
+ * the new record.
  */
 export const CREATE = script(`${RANK}
 if #ARGV > 7 then redis.call('XADD', KEYS[9], '*', unpack(ARGV, 8)) end
@@ -48,7 +54,7 @@ local existing = redis.call('GET', KEYS[2])
 if existing then
   local ex = redis.call('HMGET', ARGV[7] .. 'sub:' .. existing, 'status', 'hash')
   local st, h = ex[1], ex[2]
-  if not st or h == ARGV[5] or (st ~= 'rejected' and st ~= 'expired') then
+  if not st or h == ARGV[5] or not FINAL[st] or st == 'committed' then
     if ARGV[6] ~= '' and st then redis.call('SET', KEYS[8], ARGV[6], 'NX') end
     return {0, existing}
   end
@@ -67,15 +73,19 @@ return {1, ARGV[1], seq}
 
 /**
  * Compare-and-set of a record: applies only if the version matches and the status never moves backwards.
+ * The write that makes a record final appends its outbox entry in the same step, so the outbox holds exactly
+ * one entry per final record (a final record is never written again). The outbox is not trimmed: its readers
+ * (the waiter, events, webhooks) may be behind, and an entry is a few dozen bytes.
  * KEYS: 1 record
- * ARGV: 1 expected version, 2 new status, 3 new record json, 4 prefix, 5 id, 6 party, 7 update id ('' none)
+ * ARGV: 1 expected version, 2 new status, 3 new record json, 4 prefix, 5 id, 6 party, 7 update id ('' none),
+ *       8.. the outbox entry's field/value pairs (when the new status is final)
  * Returns {1, newVersion} | {0, currentVersion} (conflict) | {-1, status} (terminal or backwards: refused)
  */
 export const TRANSITION = script(`${RANK}
 local cur = redis.call('HMGET', KEYS[1], 'v', 'status', 'seq')
 if not cur[1] then return {-2, 'missing'} end
 local old = cur[2]
-if RANK[old] == 3 then return {-1, old} end
+if FINAL[old] then return {-1, old} end
 if RANK[ARGV[2]] < RANK[old] then return {-1, old} end
 if cur[1] ~= ARGV[1] then return {0, cur[1]} end
 local v = tonumber(cur[1]) + 1
@@ -89,6 +99,6 @@ if old ~= ARGV[2] then
   redis.call('ZADD', p .. 'idx:ps:' .. ARGV[6] .. ':' .. ARGV[2], seq, ARGV[5])
 end
 if ARGV[7] ~= '' then redis.call('SET', ARGV[4] .. 'idx:update:' .. ARGV[7], ARGV[5]) end
-if RANK[ARGV[2]] == 3 then redis.call('PUBLISH', ARGV[4] .. 'done', ARGV[5]) end
+if FINAL[ARGV[2]] then redis.call('XADD', ARGV[4] .. 'outbox', '*', unpack(ARGV, 8)) end
 return {1, v}
 `);

@@ -4,8 +4,10 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { QuillError } from '../errors.ts';
 import {
+  type FinalStatus,
   isTerminal,
   STATUS_RANK,
+  SUBMISSION_STATUSES,
   type SubmissionPayload,
   type SubmissionRecord,
   type SubmissionStatus,
@@ -87,9 +89,9 @@ export class SubmissionStore {
   recordKey(id: string): string {
     return this.k('sub', id);
   }
-  /** The channel on which a record's id is published when it reaches a terminal state. */
-  get doneChannel(): string {
-    return `${this.prefix}done`;
+  /** The stream with one entry per record that became final (written by the transition that made it so). */
+  get outboxKey(): string {
+    return `${this.prefix}outbox`;
   }
 
   /** Stores a new record with all its indexes, unless the command id is taken (then returns that record). */
@@ -221,6 +223,7 @@ export class SubmissionStore {
           id,
           next.party,
           next.updateId && next.updateId !== cur.record.updateId ? next.updateId : '',
+          ...(isTerminal(next.status) ? outboxFields(next) : []),
         ],
       ).catch(redisFailed)) as [number, string | number];
       if (res[0] === 1) return { record: next, version: Number(res[1]) };
@@ -265,20 +268,36 @@ export class SubmissionStore {
     return { items, nextCursor: ids.length > q.limit && last ? encodeCursor(last) : null };
   }
 
+  /**
+   * Outbox entries after `after` (a cursor from an earlier entry; `0-0` = from the start), oldest first, at most
+   * `count`. With `blockMs`, waits that long for one to arrive; blocking needs a connection of its own (`via`).
+   */
+  async readOutbox(
+    after: string,
+    count = 100,
+    blocking?: { blockMs: number; via: Redis },
+  ): Promise<OutboxEntry[]> {
+    const key = this.outboxKey;
+    const res = await (blocking
+      ? blocking.via.xread('COUNT', count, 'BLOCK', blocking.blockMs, 'STREAMS', key, after)
+      : this.redis.xread('COUNT', count, 'STREAMS', key, after)
+    ).catch(redisFailed);
+    return (res?.[0]?.[1] ?? []).map(([cursor, fields]) => outboxEntry(cursor, fields));
+  }
+
+  /** The cursor of the newest outbox entry (`0-0` when there is none): reading after it gives only new ones. */
+  async outboxEnd(): Promise<string> {
+    const last = await this.redis.xrevrange(this.outboxKey, '+', '-', 'COUNT', 1).catch(redisFailed);
+    return last[0]?.[0] ?? '0-0';
+  }
+
   /** Ids of records in the given status (oldest first), for recovery of work lost between steps. */
   async idsInStatus(status: SubmissionStatus, limit = 1000): Promise<string[]> {
     return this.redis.zrange(this.k('idx', 'status', status), '0', String(limit - 1)).catch(redisFailed);
   }
 
   async countByStatus(): Promise<Record<SubmissionStatus, number>> {
-    const statuses: SubmissionStatus[] = [
-      'accepted',
-      'queued',
-      'executing',
-      'committed',
-      'rejected',
-      'expired',
-    ];
+    const statuses = SUBMISSION_STATUSES;
     const pipe = this.redis.pipeline();
     for (const s of statuses) pipe.zcard(this.k('idx', 'status', s));
     const res = (await pipe.exec().catch(redisFailed)) ?? [];
@@ -314,6 +333,58 @@ export class SubmissionStore {
       return o as unknown as AuditEntry;
     });
   }
+}
+
+/** A record that became final, as the outbox tells it. */
+export interface OutboxEntry {
+  /** The stream entry id: read after it to resume. */
+  cursor: string;
+  id: string;
+  status: FinalStatus;
+  party: string;
+  commandId: string;
+  updateId: string | null;
+  completionOffset: number | null;
+  errorCode: string | null;
+  /** When the record became final (its `updatedAt`). */
+  at: string;
+}
+
+function outboxFields(r: SubmissionRecord): string[] {
+  return [
+    'id',
+    r.id,
+    'status',
+    r.status,
+    'party',
+    r.party,
+    'commandId',
+    r.commandId,
+    'updateId',
+    r.updateId ?? '',
+    'completionOffset',
+    r.completionOffset === null ? '' : String(r.completionOffset),
+    'errorCode',
+    r.error?.code ?? '',
+    'at',
+    r.updatedAt,
+  ];
+}
+
+function outboxEntry(cursor: string, fields: string[]): OutboxEntry {
+  const f: Record<string, string> = {};
+  for (let i = 0; i + 1 < fields.length; i += 2) f[fields[i] as string] = fields[i + 1] as string;
+  return {
+    cursor,
+    id: f.id ?? '',
+    status: f.status as FinalStatus,
+    party: f.party ?? '',
+    commandId: f.commandId ?? '',
+    updateId: f.updateId || null,
+    completionOffset: f.completionOffset ? Number(f.completionOffset) : null,
+    errorCode: f.errorCode || null,
+    at: f.at ?? '',
+  };
 }
 
 function encodeCursor(seq: string): string {

@@ -1,59 +1,79 @@
-// Waits for a record to reach a terminal state: Redis pub/sub for promptness, a slow poll as the safety net
-// (a message published while the subscriber reconnects is simply missed).
+// Waits for a submission to become final: one reader per process follows the outbox (a durable stream, so
+// an entry written while the reader reconnects is still read), and every wait also re-reads the record at
+// least every `pollMs`, so a final state reached before the wait began is seen at once.
 import type { Redis } from 'ioredis';
 import { isTerminal, type SubmissionRecord } from './record.ts';
-import { StoreError, type SubmissionStore } from './store.ts';
+import type { SubmissionStore } from './store.ts';
 
 export class OutcomeWaiter {
   private readonly waiting = new Map<string, Set<() => void>>();
-  private started: Promise<void> | undefined;
+  private reading: Promise<void> | undefined;
+  private closed = false;
 
+  /** `reader` is a connection of its own: reading the outbox blocks it. */
   constructor(
-    private readonly subscriber: Redis,
+    private readonly reader: Redis,
     private readonly store: SubmissionStore,
     private readonly pollMs = 1000,
   ) {}
 
-  private start(): Promise<void> {
-    this.started ??= (async () => {
-      if (this.subscriber.listenerCount('message') === 0) {
-        this.subscriber.on('message', (_channel: string, id: string) => {
-          for (const wake of this.waiting.get(id) ?? []) wake();
-        });
+  /** Follows the outbox from its current end until `close`, waking the waits for each record it names. */
+  private follow(): void {
+    this.reading ??= (async () => {
+      let after: string | undefined;
+      while (!this.closed) {
+        try {
+          after ??= await this.store.outboxEnd();
+          const entries = await this.store.readOutbox(after, 100, { blockMs: this.pollMs, via: this.reader });
+          for (const e of entries) {
+            after = e.cursor;
+            for (const wake of this.waiting.get(e.id) ?? []) wake();
+          }
+        } catch {
+          // Redis unavailable: waits keep polling the record; try the outbox again shortly.
+          if (!this.closed) await new Promise((r) => setTimeout(r, this.pollMs));
+        }
       }
-      await this.subscriber.subscribe(this.store.doneChannel);
-    })().catch((err) => {
-      this.started = undefined; // the next wait tries again
-      throw new StoreError('UNAVAILABLE', 'cannot subscribe to outcomes', { cause: err });
-    });
-    return this.started;
+    })();
   }
 
-  /** The record once terminal, or its latest state when `timeoutMs` runs out. */
+  /** The record once final, or its latest state when `timeoutMs` runs out. */
   async wait(id: string, timeoutMs: number): Promise<SubmissionRecord | undefined> {
-    await this.start();
+    this.follow();
     const deadline = Date.now() + timeoutMs;
-    let rec = await this.store.getRecord(id);
-    while (rec && !isTerminal(rec.status) && Date.now() < deadline) {
-      await new Promise<void>((resolve) => {
-        const set = this.waiting.get(id) ?? new Set();
-        this.waiting.set(id, set);
-        const done = () => {
-          clearTimeout(timer);
-          set.delete(done);
-          if (set.size === 0) this.waiting.delete(id);
-          resolve();
-        };
-        const timer = setTimeout(done, Math.min(this.pollMs, Math.max(1, deadline - Date.now())));
-        set.add(done);
-      });
-      rec = await this.store.getRecord(id);
+    let wake: () => void = () => {};
+    const set = this.waiting.get(id) ?? new Set();
+    this.waiting.set(id, set);
+    const forget = () => {
+      set.delete(wake);
+      if (set.size === 0) this.waiting.delete(id);
+    };
+    try {
+      // Registered before the first read: a final entry written after that read still wakes this wait.
+      let rec = await this.store.getRecord(id);
+      while (rec && !isTerminal(rec.status) && Date.now() < deadline && !this.closed) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(done, Math.min(this.pollMs, Math.max(1, deadline - Date.now())));
+          function done() {
+            clearTimeout(timer);
+            resolve();
+          }
+          set.delete(wake);
+          wake = done;
+          set.add(wake);
+        });
+        rec = await this.store.getRecord(id);
+      }
+      return rec;
+    } finally {
+      forget();
     }
-    return rec;
   }
 
   async close(): Promise<void> {
+    this.closed = true;
     for (const set of this.waiting.values()) for (const wake of set) wake();
-    this.subscriber.disconnect();
+    this.reader.disconnect();
+    await this.reading;
   }
 }

@@ -3,36 +3,44 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { LedgerError, type LedgerErrorInit } from '../../src/ledger/index.ts';
+import { type JsTransaction, LedgerError, type LedgerErrorInit } from '../../src/ledger/index.ts';
 import {
+  type ExecuteRequest,
   type ExecutorConfig,
   executeStep,
   type LedgerPort,
   newSubmissionId,
   type SubmissionRecord,
   SubmissionStore,
-  type TransactionLike,
 } from '../../src/submissions/index.ts';
 
 const redis = new Redis(inject('redisUrl'));
 afterAll(() => redis.quit());
 
+/** The JsTransaction fields these tests do not look at. */
+const TX_FIELDS = {
+  effectiveAt: '2026-01-01T00:00:00Z',
+  recordTime: '2026-01-01T00:00:00Z',
+  synchronizerId: 'sync::1220aa',
+  events: [],
+};
+
 type Behaviour = 'commit' | 'commitThenTimeout' | 'unavailable' | 'reject' | 'timeout';
 
 class ScriptedLedger implements LedgerPort {
-  readonly log: TransactionLike[] = [];
+  readonly log: JsTransaction[] = [];
   readonly commits = new Map<string, number>();
   readonly submissionIds: string[] = [];
   readonly dedupSeconds: number[] = [];
   constructor(
     private readonly script: Behaviour[],
-    private readonly hashOf: (body: Record<string, unknown>) => string,
-    private readonly commandOf: (body: Record<string, unknown>) => string,
+    private readonly hashOf: (body: ExecuteRequest) => string,
+    private readonly commandOf: (body: ExecuteRequest) => string,
   ) {}
   private err(code: string, over: Partial<LedgerErrorInit>) {
     return new LedgerError({ code, message: code, ...over });
   }
-  async execute(body: Record<string, unknown>): Promise<TransactionLike> {
+  async execute(body: ExecuteRequest): Promise<JsTransaction> {
     this.submissionIds.push(String(body.submissionId));
     const d = body.deduplicationPeriod as { DeduplicationDuration: { value: { seconds: number } } };
     this.dedupSeconds.push(d.DeduplicationDuration.value.seconds);
@@ -51,11 +59,12 @@ class ScriptedLedger implements LedgerPort {
         context: { completion_offset: String(earlier.offset) },
       });
     }
-    const tx: TransactionLike = {
+    const tx: JsTransaction = {
       updateId: `upd-${randomBytes(4).toString('hex')}`,
       offset: this.log.length + 1,
       commandId: cmd,
       externalTransactionHash: this.hashOf(body),
+      ...TX_FIELDS,
     };
     this.log.push(tx);
     this.commits.set(cmd, (this.commits.get(cmd) ?? 0) + 1);
@@ -117,7 +126,7 @@ async function setup(script: Behaviour[], over: Partial<SubmissionRecord> = {}) 
     reconciledThroughOffset: null,
     ...over,
   };
-  await store.create(rec, { preparedTransaction: rec.commandId, partySignatures: {} });
+  await store.create(rec, { preparedTransaction: rec.commandId, partySignatures: { signatures: [] } });
   const ledger = new ScriptedLedger(
     script,
     () => hash,
@@ -190,7 +199,13 @@ describe('executeStep', () => {
     expect(open).toMatchObject({ status: 'executing', error: { code: 'OUTCOME_UNKNOWN' } });
     expect(open?.reconciledThroughOffset).toBe(0);
     // Some unrelated updates, then the lost attempt commits after attempts ran out.
-    ledger.log.push({ updateId: 'other-1', offset: 1, commandId: 'x', externalTransactionHash: 'ff' });
+    ledger.log.push({
+      updateId: 'other-1',
+      offset: 1,
+      commandId: 'x',
+      externalTransactionHash: 'ff',
+      ...TX_FIELDS,
+    });
     const again = await executeStep({ store, ledger, config }, rec.id);
     expect(again.kind).toBe('wait-until');
     expect((await store.getRecord(rec.id))?.reconciledThroughOffset).toBe(1); // searched incrementally
@@ -199,6 +214,7 @@ describe('executeStep', () => {
       offset: 2,
       commandId: rec.commandId,
       externalTransactionHash: rec.preparedTransactionHash,
+      ...TX_FIELDS,
     };
     ledger.log.push(late);
     const done = await executeStep({ store, ledger, config }, rec.id);

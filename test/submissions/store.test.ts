@@ -1,45 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import type { SubmissionRecord } from '../../src/submissions/index.ts';
-import { newSubmissionId, SubmissionStore } from '../../src/submissions/index.ts';
+import { newSubmissionId } from '../../src/submissions/index.ts';
+import { freshStore as fresh, payload, record } from './records.ts';
 
 const redis = new Redis(inject('redisUrl'));
 afterAll(() => redis.quit());
 
-function freshStore(): SubmissionStore {
-  return new SubmissionStore(redis, `t-${randomBytes(4).toString('hex')}`);
-}
-
-function record(over: Partial<SubmissionRecord> = {}): SubmissionRecord {
-  const at = new Date().toISOString();
-  return {
-    id: newSubmissionId(),
-    status: 'accepted',
-    party: 'alice::1220ab',
-    commandId: `cmd-${randomBytes(4).toString('hex')}`,
-    userId: '',
-    synchronizerId: 'sync::1',
-    keyFingerprint: '1220ab',
-    preparedTransactionHash: randomBytes(32).toString('hex'),
-    hashingSchemeVersion: 'HASHING_SCHEME_VERSION_V2',
-    maxRecordTime: null,
-    requestedBy: 'tester',
-    createdAt: at,
-    updatedAt: at,
-    attempts: [],
-    updateId: null,
-    completionOffset: null,
-    transaction: null,
-    error: null,
-    reconcileFromOffset: null,
-    canCommitUntil: null,
-    reconciledThroughOffset: null,
-    ...over,
-  };
-}
-
-const payload = { preparedTransaction: 'AA==', partySignatures: { signatures: [] } };
+const freshStore = () => fresh(redis);
 
 describe('SubmissionStore', () => {
   it('creates once per command id and returns the existing record for the same hash', async () => {
