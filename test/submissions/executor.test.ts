@@ -13,6 +13,7 @@ import {
   type SubmissionRecord,
   SubmissionStore,
 } from '../../src/submissions/index.ts';
+import { record } from './records.ts';
 
 const redis = new Redis(inject('redisUrl'));
 afterAll(() => redis.quit());
@@ -101,31 +102,7 @@ const config: ExecutorConfig = {
 async function setup(script: Behaviour[], over: Partial<SubmissionRecord> = {}) {
   const store = new SubmissionStore(redis, `ex-${randomBytes(4).toString('hex')}`);
   const hash = randomBytes(32).toString('hex');
-  const at = new Date().toISOString();
-  const rec: SubmissionRecord = {
-    id: newSubmissionId(),
-    status: 'queued',
-    party: 'alice::1220',
-    commandId: `cmd-${randomBytes(4).toString('hex')}`,
-    userId: '',
-    synchronizerId: 's',
-    keyFingerprint: '1220',
-    preparedTransactionHash: hash,
-    hashingSchemeVersion: 'HASHING_SCHEME_VERSION_V2',
-    maxRecordTime: null,
-    requestedBy: 't',
-    createdAt: at,
-    updatedAt: at,
-    attempts: [],
-    updateId: null,
-    completionOffset: null,
-    transaction: null,
-    error: null,
-    reconcileFromOffset: null,
-    canCommitUntil: null,
-    reconciledThroughOffset: null,
-    ...over,
-  };
+  const rec = record({ status: 'queued', preparedTransactionHash: hash, ...over });
   await store.create(rec, { preparedTransaction: rec.commandId, partySignatures: { signatures: [] } });
   const ledger = new ScriptedLedger(
     script,
