@@ -12,12 +12,14 @@ import type {
 } from '../submissions/index.ts';
 import { allows, type Role, type Verifier } from './auth.ts';
 import { ApiError } from './errors.ts';
-import type { KeyView, PartyView } from './schemas.ts';
+import type { KeyFileProblemView, KeyView, PartyView } from './schemas.ts';
 
 /** Key administration over src/signing's KeyStore. */
 export interface KeyAdmin {
   generate(algorithm: KeyView['algorithm'], label?: string): Promise<KeyView>;
   list(): Promise<KeyView[]>;
+  /** The healthy keys and each key file that failed to open, by base name. */
+  survey(): Promise<{ keys: KeyView[]; problems: KeyFileProblemView[] }>;
   get(fingerprint: string): Promise<KeyView | undefined>;
   disable(fingerprint: string): Promise<KeyView>;
 }

@@ -8,19 +8,33 @@ export interface ProbeDeps {
   /** Resolves when the ledger answers; rejects otherwise. */
   ledgerReady: () => Promise<void>;
   metrics: PipelineMetrics;
+  /** The key store, where this process has one: /readyz names key files that fail to open. */
+  keys?: { survey(): Promise<{ problems: { file: string; problem: string }[] }> };
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: any Hono app (typed or not) may carry the probes
 export function probeRoutes(app: Hono<any>, deps: ProbeDeps): void {
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', async (c) => {
-    const [redis, ledger] = await Promise.allSettled([deps.redis.ping(), deps.ledgerReady()]);
+    const [redis, ledger, keys] = await Promise.allSettled([
+      deps.redis.ping(),
+      deps.ledgerReady(),
+      deps.keys?.survey(),
+    ]);
     const ok = redis.status === 'fulfilled' && ledger.status === 'fulfilled';
+    // Key files are detail, not readiness: one damaged key must not take every other key out of service.
+    const keyDetail =
+      deps.keys === undefined
+        ? {}
+        : keys.status === 'fulfilled' && keys.value
+          ? { keys: { ok: keys.value.problems.length === 0, problems: keys.value.problems } }
+          : { keys: { ok: false, problems: [{ file: '.', problem: 'unreadable' }] } };
     return c.json(
       {
         status: ok ? 'ok' : 'unavailable',
         redis: redis.status === 'fulfilled',
         ledger: ledger.status === 'fulfilled',
+        ...keyDetail,
       },
       ok ? 200 : 503,
     );

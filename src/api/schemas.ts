@@ -113,6 +113,14 @@ export const KeyView = z
   .openapi('Key');
 export type KeyView = z.infer<typeof KeyView>;
 
+export const KeyFileProblemView = z
+  .object({
+    file: z.string().openapi({ description: 'the file name in KEYS_DIR', example: 'notes.json' }),
+    problem: z.enum(['wrong-passphrase', 'tampered', 'unreadable']),
+  })
+  .openapi('KeyFileProblem');
+export type KeyFileProblemView = z.infer<typeof KeyFileProblemView>;
+
 export const NewKeyBody = z
   .object({ algorithm: KeyAlgorithmBody, label: z.string().max(200).optional() })
   .strict()

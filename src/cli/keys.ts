@@ -1,4 +1,5 @@
 // `quill keys generate|list|show|disable|check`: KEYS_DIR, the passphrase and KEYSTORE_SCRYPT_N (config `keys`).
+import { join } from 'node:path';
 import { Command, Option } from 'commander';
 import { loadConfig } from '../config.ts';
 import { openKeyStore } from '../server/parts.ts';
@@ -46,12 +47,19 @@ export function keysCommand(env: CliEnv = {}): Command {
 
   keys
     .command('list')
-    .description('list every key (each file is authenticated)')
+    .description('list every key (each file is authenticated); name each file that fails (exit 1 if any)')
     .option('--json', 'print JSON')
     .action(async (opts: { json?: boolean }) => {
-      const views = await keyStore(env).list();
+      const store = keyStore(env);
+      const { keys: views, problems } = await store.survey();
       if (opts.json) printJson(views);
       else process.stdout.write(views.map((v) => `${keyLine(v)}\n`).join(''));
+      // The healthy keys stay listed; the broken files go to stderr so the listing stays parseable.
+      for (const p of problems) process.stderr.write(`FAILED  ${join(store.dir, p.file)}: ${p.problem}\n`);
+      if (problems.length > 0) {
+        const total = views.length + problems.length;
+        throw new CommandFailure(`${problems.length} of ${total} key files failed the check`);
+      }
     });
 
   keys

@@ -98,6 +98,7 @@ export function keyAdmin(keys: KeyStore): KeyAdmin {
   return {
     generate: (algorithm, label) => keys.generate(algorithm, label ?? null),
     list: () => keys.list(),
+    survey: () => keys.survey(),
     get: async (fp) => {
       try {
         return await keys.get(fp);

@@ -17,9 +17,11 @@ export { DEFAULT_SCRYPT, type ScryptParams } from './keyfile.ts';
 export {
   type KeyCatalog,
   type KeyCheckResult,
+  type KeyFileProblem,
   type KeyStatus,
   KeyStore,
   type KeyStoreOptions,
+  type KeySurvey,
   type KeyView,
   normalizeFingerprint,
 } from './keystore.ts';

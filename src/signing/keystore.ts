@@ -4,7 +4,7 @@
 // re-authenticate it, so a key disabled by the CLI stops signing in a running server too.
 import { statSync } from 'node:fs';
 import { open, readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import {
   ALGORITHMS,
   isKeyAlgorithm,
@@ -65,6 +65,18 @@ export interface KeyStoreOptions {
   passphrase: string;
   /** scrypt cost for keys this store writes (reading uses each file's own parameters). */
   scrypt?: Partial<ScryptParams>;
+}
+
+/** A key file that failed to open: its base name (never the directory path) and why. */
+export interface KeyFileProblem {
+  file: string;
+  problem: NonNullable<KeyCheckResult['problem']>;
+}
+
+/** The healthy keys, and each file that could not be opened (one bad file never hides the others). */
+export interface KeySurvey {
+  keys: KeyView[];
+  problems: KeyFileProblem[];
 }
 
 interface Unlocked {
@@ -181,39 +193,62 @@ export class KeyStore implements KeyCatalog {
 
   /** Unlocks every key file and reports each one's outcome (never throws for a bad file). */
   async check(): Promise<KeyCheckResult[]> {
-    const results: KeyCheckResult[] = [];
+    try {
+      return (await this.#examine()).map((e) => e.result);
+    } catch (err) {
+      if (err instanceof KeyStoreError && err.code === 'UNREADABLE')
+        return [{ file: this.dir, ok: false, problem: 'unreadable', message: err.message }];
+      throw err;
+    }
+  }
+
+  /**
+   * The healthy keys (as `list`) and the files that failed (as `check`), so one damaged file does not take
+   * key administration down with it. Throws UNREADABLE only when KEYS_DIR itself cannot be read.
+   */
+  async survey(): Promise<KeySurvey> {
+    const keys: KeyView[] = [];
+    const problems: KeyFileProblem[] = [];
+    for (const { result, view } of await this.#examine()) {
+      if (view) keys.push(view);
+      else problems.push({ file: basename(result.file), problem: result.problem ?? 'unreadable' });
+    }
+    keys.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.fingerprint.localeCompare(b.fingerprint));
+    return { keys, problems };
+  }
+
+  async #examine(): Promise<{ result: KeyCheckResult; view?: KeyView }[]> {
+    const out: { result: KeyCheckResult; view?: KeyView }[] = [];
     let names: string[];
     try {
       names = (await readdir(this.dir)).filter((n) => n.endsWith('.json')).sort();
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? 'error';
       if (code === 'ENOENT') return [];
-      return [
-        { file: this.dir, ok: false, problem: 'unreadable', message: `${this.dir}: unreadable (${code})` },
-      ];
+      throw new KeyStoreError('UNREADABLE', `${this.dir}: unreadable (${code})`);
     }
     for (const name of names) {
       const file = join(this.dir, name);
       const fp = KEY_FILE_NAME.exec(name)?.[1];
       if (!fp) {
-        results.push({ file, ok: false, problem: 'tampered', message: `${file}: not a key file name` });
+        out.push({
+          result: { file, ok: false, problem: 'tampered', message: `${file}: not a key file name` },
+        });
         continue;
       }
       try {
-        await this.#unlock(fp);
-        results.push({ file, fingerprint: fp, ok: true });
+        const { view } = await this.#unlock(fp);
+        out.push({ result: { file, fingerprint: fp, ok: true }, view });
       } catch (err) {
-        if (!(err instanceof KeyStoreError)) throw err;
+        // Whatever a damaged file makes the reader throw, it is that file's problem, not the store's.
+        const code = err instanceof KeyStoreError ? err.code : 'TAMPERED';
         const problem =
-          err.code === 'WRONG_PASSPHRASE'
-            ? 'wrong-passphrase'
-            : err.code === 'TAMPERED'
-              ? 'tampered'
-              : 'unreadable';
-        results.push({ file, fingerprint: fp, ok: false, problem, message: err.message });
+          code === 'WRONG_PASSPHRASE' ? 'wrong-passphrase' : code === 'TAMPERED' ? 'tampered' : 'unreadable';
+        const message = err instanceof KeyStoreError ? err.message : `${file}: tampered (unexpected content)`;
+        out.push({ result: { file, fingerprint: fp, ok: false, problem, message } });
       }
     }
-    return results;
+    return out;
   }
 
   /** The unlocked key for signing; throws DISABLED for a disabled key, NOT_FOUND, or a file error. */

@@ -3,7 +3,14 @@ import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { isFingerprint } from '../../signing/index.ts';
 import { type AppDeps, type AppEnv, need } from '../context.ts';
 import { ApiError, errorResponses } from '../errors.ts';
-import { FingerprintParam, KeyView, NewKeyBody, NewPartyBody, PartyView } from '../schemas.ts';
+import {
+  FingerprintParam,
+  KeyFileProblemView,
+  KeyView,
+  NewKeyBody,
+  NewPartyBody,
+  PartyView,
+} from '../schemas.ts';
 
 const security = [{ bearer: [] }];
 const json = <T extends z.ZodType>(schema: T, description: string) => ({
@@ -24,10 +31,10 @@ const listKeys = createRoute({
   method: 'get',
   path: '/wallet/v1/keys',
   tags: ['keys'],
-  summary: 'All keys (admin)',
+  summary: 'All keys (admin); key files that fail to open are named in problems, the others still listed',
   security,
   responses: {
-    200: json(z.object({ items: z.array(KeyView) }), 'Keys'),
+    200: json(z.object({ items: z.array(KeyView), problems: z.array(KeyFileProblemView) }), 'Keys'),
     ...errorResponses(401, 403, 503),
   },
 });
@@ -97,7 +104,8 @@ export function adminRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
   });
   app.openapi(listKeys, async (c) => {
     need(c, 'admin');
-    return c.json({ items: await keys().list() }, 200);
+    const { keys: items, problems } = await keys().survey();
+    return c.json({ items, problems }, 200);
   });
   app.openapi(getKey, async (c) => {
     need(c, 'admin');
