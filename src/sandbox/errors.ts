@@ -217,6 +217,20 @@ export const err = {
       cids.map((c) => ['CONTRACT_ID', c] as [string, string]),
       true,
     ),
+  /**
+   * The preparation time is further than the synchronizer's tolerance from the record time, either way.
+   * Canton's code (digital-asset/canton LocalRejectError, `LocalReject.TimeRejects`; called
+   * LOCAL_VERDICT_SUBMISSION_TIME_OUT_OF_BOUND before the 2025-05 rename), category ContentionOnSharedResources.
+   */
+  preparationTimeOutOfBound: (preparationTime: string, recordTime: string, maxDelta: string) =>
+    new SandboxError(
+      'LOCAL_VERDICT_PREPARATION_TIME_OUT_OF_BOUND',
+      2,
+      `Rejected transaction as delta of the preparation time and the record time exceed the time tolerance preparationTime=${preparationTime}, recordTime=${recordTime}, maxDelta=${maxDelta}`,
+      {},
+      [],
+      true,
+    ),
   contractNotFound: (cid: string) =>
     new SandboxError(
       'CONTRACT_NOT_FOUND',

@@ -148,6 +148,17 @@ export function commitExecution(
   if (meta.maxRecordTime !== undefined && now > meta.maxRecordTime) {
     throw err.notSequencedTimeout(isoFromMicros(meta.maxRecordTime));
   }
+  // Canton's TimeValidator: the window around the record time is symmetric, so a preparation time too far
+  // in the future is refused like one too far in the past.
+  const tolerance = BigInt(state.preparationTimeToleranceSeconds) * 1_000_000n;
+  const delta = now - meta.preparationTime;
+  if (delta > tolerance || -delta > tolerance) {
+    throw err.preparationTimeOutOfBound(
+      isoFromMicros(meta.preparationTime),
+      isoFromMicros(now),
+      `PT${state.preparationTimeToleranceSeconds}S`,
+    );
+  }
   const inactive = meta.inputContracts
     .map((ic) => (ic.contract.oneofKind === 'v1' ? ic.contract.v1.contractId : ''))
     .filter((cid) => !state.isActive(cid));

@@ -214,6 +214,15 @@ export async function acceptSubmission(
       `prepared at ${tx.preparationTime?.toISOString()}, longer ago than the ledger's preparation time tolerance: prepare the transaction again`,
     );
   }
+  // The participant's window is symmetric (|record time - preparation time| <= tolerance): a transaction
+  // prepared further ahead cannot commit yet, and signing it now would hand out a signature valid later.
+  if (tx.preparationTime && tx.preparationTime.getTime() - now() > deps.preparationToleranceMs) {
+    throw new SubmissionRefused(
+      422,
+      'TRANSACTION_NOT_YET_VALID',
+      `prepared at ${tx.preparationTime.toISOString()}, further in the future than the ledger's preparation time tolerance: check the preparing clock and prepare the transaction again`,
+    );
+  }
   const dedupSeconds = requestedDedupSeconds(req.deduplicationPeriod, deps.dedupMaxSeconds);
 
   // Policy passed: sign. The signature is logged (audit stream) in the same script that stores the record.

@@ -28,6 +28,11 @@ export interface SandboxStateOptions {
   synchronizers?: Synchronizer[];
   /** Longest deduplication period the participant accepts (default 7 days). */
   maxDeduplicationSeconds?: number;
+  /**
+   * The synchronizer's preparationTimeRecordTimeTolerance (default 24 h, Canton's default): a transaction
+   * commits only while |record time - preparation time| is within it, in both directions.
+   */
+  preparationTimeToleranceSeconds?: number;
   maxVettingPageSize?: number;
 }
 
@@ -52,6 +57,7 @@ export class SandboxState {
   readonly otherParticipants: string[];
   readonly synchronizers: Synchronizer[];
   readonly maxDeduplicationSeconds: number;
+  readonly preparationTimeToleranceSeconds: number;
   readonly log = new UpdateLog();
   readonly users = new UserStore();
   readonly packages: PackageStore;
@@ -77,6 +83,7 @@ export class SandboxState {
     this.otherParticipants = opts.otherParticipants ?? [];
     this.synchronizers = opts.synchronizers ?? [{ alias: 'global', id: qualifiedId('global-domain') }];
     this.maxDeduplicationSeconds = opts.maxDeduplicationSeconds ?? 7 * 24 * 3600;
+    this.preparationTimeToleranceSeconds = opts.preparationTimeToleranceSeconds ?? 24 * 3600;
     this.packages = new PackageStore(opts.maxVettingPageSize ?? 100);
   }
 
