@@ -37,3 +37,21 @@ export function walkCauses(err: unknown, match?: (err: unknown) => boolean): unk
   }
   return match ? undefined : last;
 }
+
+/** Control characters (C0, DEL, C1), bidi controls and line/paragraph separators, never echoed raw. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/gu;
+/** Longest caller-supplied value an error message repeats (ids are far shorter). */
+const ECHO_MAX = 120;
+
+/**
+ * A caller-supplied value (an id, a path, a party) made safe to repeat in a message: each control or bidi
+ * character becomes a visible `\u{…}` escape (so a log line or a terminal shows what was sent, not what it
+ * would do), and anything longer than `max` characters is cut with a note of how much was left out.
+ */
+export function echo(value: string, max = ECHO_MAX): string {
+  const chars = Array.from(value);
+  const kept = chars.length > max ? chars.slice(0, max).join('') : value;
+  const safe = kept.replace(UNSAFE, (c) => `\\u{${(c.codePointAt(0) ?? 0).toString(16)}}`);
+  return chars.length > max ? `${safe}…(${chars.length - max} more characters)` : safe;
+}

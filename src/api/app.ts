@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { echo } from '../errors.ts';
 import { type Log, noLog } from '../log.ts';
 import { SubmissionRefused } from '../submissions/index.ts';
 import type { AppDeps, AppEnv } from './context.ts';
@@ -70,7 +71,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     }
     return c.json(body, status);
   });
-  app.notFound((c) => errorJson(c, 404, 'NOT_FOUND', `no route ${c.req.method} ${c.req.path}`));
+  app.notFound((c) => errorJson(c, 404, 'NOT_FOUND', `no route ${echo(c.req.method)} ${echo(c.req.path)}`));
 
   app.use('*', accessLog(deps.log ?? noLog));
   probeRoutes(app, deps);

@@ -4,7 +4,7 @@ import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { QuillError, walkCauses } from '../errors.ts';
+import { echo, QuillError, walkCauses } from '../errors.ts';
 import { LedgerError } from '../ledger/index.ts';
 import { PartyError } from '../parties/index.ts';
 import { KeyStoreError } from '../signing/index.ts';
@@ -42,9 +42,14 @@ export interface HttpError {
   logCause: boolean;
 }
 
+/** Longest message an error body carries; each id in it is already cut by `echo`. */
+const MESSAGE_MAX = 1000;
+
+// Every message goes through `echo` as well: a caller-supplied value that a message forgot to pass through it
+// still comes out escaped and bounded.
 const answer = (status: ContentfulStatusCode, code: string, message: string): HttpError => ({
   status,
-  body: { error: { code, message } },
+  body: { error: { code, message: echo(message, MESSAGE_MAX) } },
   logCause: status >= 500,
 });
 
@@ -132,7 +137,7 @@ export function describeCause(err: unknown): string {
 }
 
 export function errorJson(c: Context, status: ContentfulStatusCode, code: string, message: string) {
-  return c.json({ error: { code, message } } satisfies ErrorBody, status);
+  return c.json({ error: { code, message: echo(message, MESSAGE_MAX) } } satisfies ErrorBody, status);
 }
 
 const json = { 'application/json': { schema: ErrorBody } };

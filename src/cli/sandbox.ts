@@ -1,4 +1,7 @@
-/** `quill sandbox [--port 7575] [--scan-port 7576] [--host 127.0.0.1] [--demo] [--auth-secret S | --no-auth]`. */
+/**
+ * `quill sandbox [--port 7575] [--scan-port 7576] [--host 127.0.0.1] [--demo]
+ * [--auth-secret-file F | --auth-secret S | --jwks-url U | --no-auth]`.
+ */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
@@ -23,6 +26,19 @@ function faultsFrom(file: string | undefined): FaultConfig | undefined {
   return parsed.data;
 }
 
+/** `--auth-secret-file FILE`: the secret is the file's content without its trailing newline. */
+function secretFrom(file: string): string {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new UsageError(
+      `--auth-secret-file: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+  }
+  return text.replace(/\r?\n$/, '');
+}
+
 function port(value: string, name: string): number {
   const n = Number(value);
   if (!/^\d{1,5}$/.test(value) || n > 65535)
@@ -38,8 +54,12 @@ export function sandboxCommand(env: CliEnv = {}): Command {
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--demo', 'create users, parties, vetted packages and some coin history')
     .option(
+      '--auth-secret-file <file>',
+      'read the HS256 secret for bearer tokens from this file (default: SANDBOX_AUTH_SECRET or random)',
+    )
+    .option(
       '--auth-secret <secret>',
-      'HS256 secret for bearer tokens (default: SANDBOX_AUTH_SECRET or random)',
+      'HS256 secret on the command line: other users see it in ps; prefer SANDBOX_AUTH_SECRET or --auth-secret-file',
     )
     .option('--jwks-url <url>', 'verify RS256/ES256 tokens with this JWKS URL instead')
     .option('--no-auth', 'accept every call without a token (explicit opt-out)')
@@ -51,15 +71,23 @@ export function sandboxCommand(env: CliEnv = {}): Command {
         host: string;
         demo?: boolean;
         authSecret?: string;
+        authSecretFile?: string;
         jwksUrl?: string;
         auth: boolean;
         faults?: string;
       }) => {
-        if (!opts.auth && (opts.authSecret || opts.jwksUrl))
-          throw new UsageError('--no-auth cannot be combined with --auth-secret or --jwks-url');
-        if (opts.authSecret && opts.jwksUrl) throw new UsageError('use either --auth-secret or --jwks-url');
-        if (opts.authSecret !== undefined && opts.authSecret.length < 16)
-          throw new UsageError('--auth-secret must be at least 16 characters');
+        const given = [opts.authSecret, opts.authSecretFile, opts.jwksUrl].filter((o) => o !== undefined);
+        if (!opts.auth && given.length > 0)
+          throw new UsageError(
+            '--no-auth cannot be combined with --auth-secret, --auth-secret-file or --jwks-url',
+          );
+        if (given.length > 1)
+          throw new UsageError('use one of --auth-secret, --auth-secret-file and --jwks-url');
+        const secret = opts.authSecretFile !== undefined ? secretFrom(opts.authSecretFile) : opts.authSecret;
+        if (secret !== undefined && secret.length < 16)
+          throw new UsageError(
+            `${opts.authSecretFile !== undefined ? '--auth-secret-file' : '--auth-secret'}: the secret must be at least 16 characters`,
+          );
         const faults = faultsFrom(opts.faults);
         let auth: AuthConfig;
         if (!opts.auth) auth = 'none';
@@ -67,9 +95,7 @@ export function sandboxCommand(env: CliEnv = {}): Command {
         else
           auth = {
             secret:
-              opts.authSecret ??
-              loadConfig(env, ['sandbox']).sandbox.authSecret ??
-              randomBytes(32).toString('hex'),
+              secret ?? loadConfig(env, ['sandbox']).sandbox.authSecret ?? randomBytes(32).toString('hex'),
           };
         const sandbox = await startSandbox({
           port: port(opts.port, '--port'),

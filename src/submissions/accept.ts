@@ -1,6 +1,7 @@
 // Accepting a submission, synchronously: decode strictly, recompute the hash, apply policy, then (and only
 // then) sign, record the signature in the audit log, store the record and enqueue it.
 import { createHash } from 'node:crypto';
+import { echo } from '../errors.ts';
 import type { DeduplicationPeriod, MinLedgerTime, Signature, TransactionFormat } from '../ledger/index.ts';
 import type { Log } from '../log.ts';
 import { SubmissionRefused } from './errors.ts';
@@ -154,7 +155,7 @@ export async function acceptSubmission(
     throw new SubmissionRefused(
       422,
       'PARTY_MISMATCH',
-      `party ${req.party} is not the transaction's actAs party`,
+      `party ${echo(req.party)} is not the transaction's actAs party`,
     );
   }
   if (who.party !== undefined && who.party !== party) {
@@ -190,13 +191,13 @@ export async function acceptSubmission(
 
   const keyFingerprint = await ports.partyKey(party);
   if (!keyFingerprint) {
-    throw new SubmissionRefused(422, 'UNKNOWN_PARTY', `party ${party} is not held by this wallet`);
+    throw new SubmissionRefused(422, 'UNKNOWN_PARTY', `party ${echo(party)} is not held by this wallet`);
   }
   if (deps.allowedSynchronizers.length > 0 && !deps.allowedSynchronizers.includes(tx.synchronizerId)) {
     throw new SubmissionRefused(
       422,
       'SYNCHRONIZER_NOT_ALLOWED',
-      `synchronizer ${tx.synchronizerId} is not in ALLOWED_SYNCHRONIZERS`,
+      `synchronizer ${echo(tx.synchronizerId)} is not in ALLOWED_SYNCHRONIZERS`,
     );
   }
   if (tx.maxRecordTime && tx.maxRecordTime.getTime() <= now()) {

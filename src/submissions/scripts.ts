@@ -43,22 +43,36 @@ local FINAL = { ${SUBMISSION_STATUSES.filter((s) => STATUS_TABLE[s].final)
  *       7 party+status index, 8 idempotency key ('' slot allowed), 9 audit stream
  * ARGV: 1 id, 2 record json, 3 payload json, 4 status, 5 hash hex, 6 idempotency value ('' = none),
  *       7 key prefix (for the replaced record's indexes), 8.. audit entry field/value pairs (the signature
- *       made for this request is logged whatever the outcome)
+ *       made for this request is logged whatever the outcome, with `stored` true or false; when false,
+ *       `existingSubmission` names the record that holds the command id, so no audit line points nowhere)
  * Returns {1, id, seq} created, {0, existingId} taken by a live or same-hash record.
  * A command id whose record ended final but not committed (rejected, expired) with another hash is handed to
  * the new record.
  */
 export const CREATE = script(`${RANK}
-if #ARGV > 7 then redis.call('XADD', KEYS[9], '*', unpack(ARGV, 8)) end
+local function audit(stored, existing)
+  if #ARGV <= 7 then return end
+  local entry = {}
+  for i = 8, #ARGV do entry[#entry + 1] = ARGV[i] end
+  entry[#entry + 1] = 'stored'
+  entry[#entry + 1] = stored
+  if existing then
+    entry[#entry + 1] = 'existingSubmission'
+    entry[#entry + 1] = existing
+  end
+  redis.call('XADD', KEYS[9], '*', unpack(entry))
+end
 local existing = redis.call('GET', KEYS[2])
 if existing then
   local ex = redis.call('HMGET', ARGV[7] .. 'sub:' .. existing, 'status', 'hash')
   local st, h = ex[1], ex[2]
   if not st or h == ARGV[5] or not FINAL[st] or st == 'committed' then
     if ARGV[6] ~= '' and st then redis.call('SET', KEYS[8], ARGV[6], 'NX') end
+    audit('false', existing)
     return {0, existing}
   end
 end
+audit('true')
 local seq = redis.call('INCR', KEYS[3])
 redis.call('HSET', KEYS[1], 'v', 1, 'status', ARGV[4], 'record', ARGV[2], 'payload', ARGV[3],
   'seq', seq, 'hash', ARGV[5])

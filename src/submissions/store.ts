@@ -31,7 +31,12 @@ export interface AuditEntry {
   keyFingerprint: string;
   hash: string;
   commandId: string;
+  /** The id the new record was to have; a record by that id exists only when `stored` is 'true'. */
   submission: string;
+  /** Set by the store: 'false' when the command id was already taken and the signature went unused. */
+  stored?: 'true' | 'false';
+  /** Set by the store when `stored` is 'false': the record that holds the command id. */
+  existingSubmission?: string;
 }
 
 export interface IdempotencyEntry {

@@ -1,5 +1,6 @@
 // Key and party administration (admin role): /wallet/v1/keys and /wallet/v1/parties.
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { echo } from '../../errors.ts';
 import { isFingerprint } from '../../signing/index.ts';
 import { type AppDeps, type AppEnv, need } from '../context.ts';
 import { ApiError, errorResponses } from '../errors.ts';
@@ -111,22 +112,22 @@ export function adminRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
     need(c, 'admin');
     const fp = fingerprint(c.req.valid('param').fingerprint);
     const key = await keys().get(fp);
-    if (!key) throw new ApiError(404, 'NOT_FOUND', `no key ${fp}`);
+    if (!key) throw new ApiError(404, 'NOT_FOUND', `no key ${echo(fp)}`);
     return c.json(key, 200);
   });
   app.openapi(disableKey, async (c) => {
     need(c, 'admin');
     const fp = fingerprint(c.req.valid('param').fingerprint);
-    if (!(await keys().get(fp))) throw new ApiError(404, 'NOT_FOUND', `no key ${fp}`);
+    if (!(await keys().get(fp))) throw new ApiError(404, 'NOT_FOUND', `no key ${echo(fp)}`);
     return c.json(await keys().disable(fp), 200);
   });
   app.openapi(onboard, async (c) => {
     need(c, 'admin');
     const body = c.req.valid('json');
     const key = await keys().get(body.keyFingerprint);
-    if (!key) throw new ApiError(404, 'NOT_FOUND', `no key ${body.keyFingerprint}`);
+    if (!key) throw new ApiError(404, 'NOT_FOUND', `no key ${echo(body.keyFingerprint)}`);
     if (key.status !== 'active')
-      throw new ApiError(422, 'KEY_DISABLED', `key ${body.keyFingerprint} is disabled`);
+      throw new ApiError(422, 'KEY_DISABLED', `key ${echo(body.keyFingerprint)} is disabled`);
     return c.json(await parties().onboard(body), 201);
   });
   app.openapi(listParties, async (c) => {

@@ -1,5 +1,6 @@
 // POST/GET /wallet/v1/submissions, the batch endpoint and GET /wallet/v1/updates/{updateId}.
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { echo } from '../../errors.ts';
 import {
   acceptSubmission,
   isTerminal,
@@ -150,7 +151,7 @@ export function submissionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void 
     const { id } = c.req.valid('param');
     const { wait } = c.req.valid('query');
     let rec = visible(who, await deps.store.getRecord(id));
-    if (!rec) throw new ApiError(404, 'NOT_FOUND', `no submission ${id}`);
+    if (!rec) throw new ApiError(404, 'NOT_FOUND', `no submission ${echo(id)}`);
     const seconds = waitSeconds(deps, wait);
     if (seconds > 0 && !isTerminal(rec.status)) rec = (await deps.waiter.wait(rec.id, seconds * 1000)) ?? rec;
     return c.json(rec, 200);
@@ -176,7 +177,7 @@ export function submissionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void 
     const who = need(c, 'read');
     const { updateId } = c.req.valid('param');
     const rec = visible(who, await deps.store.byUpdateId(updateId));
-    if (!rec) throw new ApiError(404, 'NOT_FOUND', `no submission produced update ${updateId}`);
+    if (!rec) throw new ApiError(404, 'NOT_FOUND', `no submission produced update ${echo(updateId)}`);
     return c.json(rec, 200);
   });
 }
