@@ -21,7 +21,6 @@ import {
   DEFAULT_SCRYPT,
   type DerivedKey,
   deriveKey,
-  type KeyFile,
   keyMetadataOf,
   labelProblem,
   newSalt,

@@ -9,7 +9,6 @@ import {
   type ExecutorConfig,
   executeStep,
   type LedgerPort,
-  newSubmissionId,
   type SubmissionRecord,
   SubmissionStore,
 } from '../../src/submissions/index.ts';

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { newSubmissionId } from '../../src/submissions/index.ts';
