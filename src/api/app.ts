@@ -8,7 +8,8 @@ import { type Log, noLog } from '../log.ts';
 import { SubmissionRefused } from '../submissions/index.ts';
 import type { AppDeps, AppEnv } from './context.ts';
 import { docsRoutes } from './docs.ts';
-import { describeCause, errorJson, toHttpError } from './errors.ts';
+import { describeCause, errorJson, invalidRequest, toHttpError } from './errors.ts';
+import { jsonTooDeep, MAX_JSON_DEPTH } from './json-depth.ts';
 import { probeRoutes } from './probes.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { submissionRoutes } from './routes/submissions.ts';
@@ -42,17 +43,13 @@ function accessLog(log: Log): MiddlewareHandler<AppEnv> {
   };
 }
 
-function firstIssue(error: { issues: { path: PropertyKey[]; message: string }[] }): string {
-  const issue = error.issues[0];
-  if (!issue) return 'invalid request';
-  const path = issue.path.map(String).join('.');
-  return path ? `${path}: ${issue.message}` : issue.message;
-}
-
 export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>({
     defaultHook: (result, c) => {
-      if (!result.success) return errorJson(c, 400, 'INVALID_REQUEST', firstIssue(result.error));
+      if (!result.success) {
+        const { status, body } = invalidRequest(result.error);
+        return c.json(body, status);
+      }
     },
   });
 
@@ -101,6 +98,13 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
       return errorJson(c, 401, 'UNAUTHENTICATED', 'a bearer token is required');
     }
     c.set('principal', await deps.auth(m[1] as string));
+    return next();
+  });
+  app.use('/wallet/*', async (c, next) => {
+    // Read once here (hono caches the text for the route's own parsing), before anything recurses on it.
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD' && jsonTooDeep(await c.req.text())) {
+      return errorJson(c, 400, 'INVALID_REQUEST', `the body nests deeper than ${MAX_JSON_DEPTH} levels`);
+    }
     return next();
   });
   submissionRoutes(app, deps);

@@ -116,6 +116,17 @@ export function toHttpError(err: unknown): HttpError {
   return answer(500, 'INTERNAL', 'internal error');
 }
 
+/** A request that failed its schema: 413 when a value is over its size limit, else 400 naming the first bad field. */
+export function invalidRequest(error: {
+  issues: readonly { code: string; origin?: string; path: PropertyKey[]; message: string }[];
+}): HttpError {
+  const tooBig = error.issues.find((i) => i.code === 'too_big' && i.origin === 'string');
+  const issue = tooBig ?? error.issues[0];
+  const path = issue?.path.map(String).join('.') ?? '';
+  const message = issue ? (path ? `${path}: ${issue.message}` : issue.message) : 'invalid request';
+  return tooBig ? answer(413, 'TOO_LARGE', message) : answer(400, 'INVALID_REQUEST', message);
+}
+
 function firstLine(text: string): string {
   return text.split('\n')[0] ?? '';
 }

@@ -3,6 +3,7 @@ import { z } from '@hono/zod-openapi';
 import {
   DeduplicationPeriod,
   FINGERPRINT_PATTERN,
+  isStandardBase64,
   MinLedgerTime,
   TransactionFormat,
 } from '../ledger/index.ts';
@@ -24,15 +25,13 @@ const MinLedgerTimeBody = MinLedgerTime.meta({ id: 'MinLedgerTime' });
 
 const TransactionFormatBody = TransactionFormat.meta({ id: 'TransactionFormat' });
 
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-
 export const SubmissionBody = z
   .object({
     preparedTransaction: z
       .string()
       .min(4)
       .max(16 * 1024 * 1024)
-      .regex(BASE64, { error: 'must be standard base64' })
+      .refine(isStandardBase64, { error: 'must be standard base64' })
       .openapi({ description: 'base64 PreparedTransaction exactly as the participant prepared it' }),
     hashingSchemeVersion: HashingSchemeVersion,
     preparedTransactionHash: z.string().max(100).optional().openapi({

@@ -8,7 +8,7 @@ import {
   SubmissionRefused,
 } from '../../submissions/index.ts';
 import { type AppDeps, type AppEnv, need, visible } from '../context.ts';
-import { ApiError, describeCause, errorResponses, toHttpError } from '../errors.ts';
+import { ApiError, describeCause, errorResponses, invalidRequest, toHttpError } from '../errors.ts';
 import {
   BatchBody,
   BatchItem,
@@ -119,10 +119,8 @@ export function submissionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void 
       submissions.map(async (raw, index) => {
         const parsed = BatchItem.safeParse(raw);
         if (!parsed.success) {
-          const issue = parsed.error.issues[0];
-          const where = issue?.path.map(String).join('.');
-          const message = issue ? (where ? `${where}: ${issue.message}` : issue.message) : 'invalid item';
-          return { index, status: 400, error: { code: 'INVALID_REQUEST', message } };
+          const { status, body } = invalidRequest(parsed.error);
+          return { index, status, error: body.error };
         }
         const { idempotencyKey, ...req } = parsed.data;
         try {

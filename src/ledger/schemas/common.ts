@@ -41,10 +41,24 @@ export const Timestamp = z
     'expected an ISO-8601 timestamp',
   );
 
+/**
+ * Standard base64 with padding (java.util.Base64), checked in one linear pass: a backtracking regex overflows
+ * the engine's stack on inputs of a few million characters.
+ */
+export function isStandardBase64(s: string): boolean {
+  const n = s.length;
+  if (n % 4 !== 0) return false;
+  const pad = n > 0 && s.charCodeAt(n - 1) === 61 ? (s.charCodeAt(n - 2) === 61 ? 2 : 1) : 0;
+  for (let i = 0; i < n - pad; i++) {
+    const c = s.charCodeAt(i);
+    const ok = (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 || c === 47;
+    if (!ok) return false;
+  }
+  return true;
+}
+
 /** bytes: standard base64 with padding (java.util.Base64). */
-export const Base64 = z
-  .string()
-  .regex(/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/, 'expected standard base64');
+export const Base64 = z.string().refine(isStandardBase64, 'expected standard base64');
 
 /** A public key fingerprint as the participant writes it: `1220` (sha256 multihash) + 64 hex digits. */
 export const FINGERPRINT_PATTERN = /^1220[0-9a-f]{64}$/;
