@@ -56,6 +56,18 @@ function roleOf(payload: JWTPayload): Role {
   return roles.reduce((a, b) => (LEVEL[b] > LEVEL[a] ? b : a));
 }
 
+/**
+ * The token's party scope, decided here once: absent means every party; anything else must be a non-empty
+ * string (an empty or blank claim would otherwise filter nothing and see every party).
+ */
+function partyOf(payload: JWTPayload): string | undefined {
+  if (payload.party === undefined) return undefined;
+  if (typeof payload.party !== 'string' || payload.party.trim() === '') {
+    throw new AuthError('UNAUTHENTICATED', 'the party claim must be a non-empty string');
+  }
+  return payload.party;
+}
+
 /** Builds the token verifier; undefined settings mean the caller must decide about --insecure-no-auth. */
 export function createVerifier(s: AuthSettings): Verifier {
   let key: Promise<webcrypto.CryptoKey> | JWTVerifyGetKey;
@@ -93,13 +105,10 @@ export function createVerifier(s: AuthSettings): Verifier {
       );
     }
     const role = roleOf(payload);
-    if (payload.party !== undefined && typeof payload.party !== 'string') {
-      throw new AuthError('UNAUTHENTICATED', 'the party claim must be a string');
-    }
     return {
       subject: typeof payload.sub === 'string' && payload.sub ? payload.sub : 'unnamed',
       role,
-      ...(typeof payload.party === 'string' ? { party: payload.party } : {}),
+      party: partyOf(payload),
     };
   };
   function opts() {

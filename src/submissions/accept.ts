@@ -45,10 +45,11 @@ export interface SubmissionRequest {
   transactionFormat?: TransactionFormat | undefined;
 }
 
+/** Built once at token verification: `party` is a non-empty party id (scoped) or undefined (every party). */
 export interface Principal {
   subject: string;
   role: 'submit' | 'read' | 'admin';
-  party?: string;
+  party: string | undefined;
 }
 
 export interface AcceptDeps {
