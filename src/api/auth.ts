@@ -1,5 +1,5 @@
 // Bearer JWTs verified with jose: HS256 shared secret or a JWKS URL (pinned algorithms), roles and party scope.
-import { webcrypto } from 'node:crypto';
+import { randomBytes, webcrypto } from 'node:crypto';
 import { createRemoteJWKSet, type JWTPayload, type JWTVerifyGetKey, jwtVerify, SignJWT } from 'jose';
 import { QuillError } from '../errors.ts';
 import type { Principal } from '../submissions/index.ts';
@@ -105,8 +105,12 @@ export function createVerifier(s: AuthSettings): Verifier {
       );
     }
     const role = roleOf(payload);
+    // Without a subject, tokens would share one idempotency scope and one audit name: refused.
+    if (typeof payload.sub !== 'string' || payload.sub.trim() === '') {
+      throw new AuthError('UNAUTHENTICATED', 'the token has no subject (sub)');
+    }
     return {
-      subject: typeof payload.sub === 'string' && payload.sub ? payload.sub : 'unnamed',
+      subject: payload.sub,
       role,
       party: partyOf(payload),
     };
@@ -149,7 +153,8 @@ export async function issueToken(opts: {
 }): Promise<string> {
   let jwt = new SignJWT({ role: opts.role, ...(opts.party ? { party: opts.party } : {}) })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-    .setSubject(opts.subject ?? `quill-${opts.role}`)
+    // A distinct subject per token by default: subjects name the caller in the audit and scope its idempotency keys.
+    .setSubject(opts.subject ?? `tok-${randomBytes(8).toString('hex')}`)
     .setIssuedAt()
     .setExpirationTime(Math.floor(Date.now() / 1000) + opts.ttlSeconds);
   if (opts.issuer) jwt = jwt.setIssuer(opts.issuer);

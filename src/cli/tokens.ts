@@ -12,7 +12,10 @@ export function tokensCommand(env: CliEnv = {}): Command {
     .addOption(new Option('--role <role>', 'read | submit | admin').choices([...ROLES]).makeOptionMandatory())
     .option('--party <party>', 'scope the token to one party')
     .option('--ttl <ttl>', 'lifetime: 90s, 30m, 1h, 7d', '1h')
-    .option('--subject <sub>', 'who the token is for (appears in the audit log)')
+    .option(
+      '--subject <sub>',
+      'who the token is for (audit log; scopes its idempotency keys); default tok-<random>',
+    )
     .action(async (o: { role: Role; party?: string; ttl: string; subject?: string }) => {
       const { auth } = loadConfig(env, ['auth']);
       const secret = auth.jwtSecret;

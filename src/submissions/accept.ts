@@ -52,6 +52,14 @@ export interface Principal {
   party: string | undefined;
 }
 
+/**
+ * Idempotency keys are per tenant: subject and party together, so two tokens that share a subject but not a party
+ * (or the reverse) never see each other's keys. The verifier refuses tokens without a subject.
+ */
+export function idempotencyScope(who: Principal): string {
+  return JSON.stringify([who.subject, who.party ?? null]);
+}
+
 export interface AcceptDeps {
   store: SubmissionStore;
   ports: AcceptPorts;
@@ -162,7 +170,7 @@ export async function acceptSubmission(
     throw new SubmissionRefused(403, 'PARTY_NOT_ALLOWED', 'this token may not submit for that party');
   }
 
-  const scope = who.subject;
+  const scope = idempotencyScope(who);
   const fingerprint = requestFingerprint(req);
   if (idempotencyKey !== undefined) {
     const seen = await store.idempotency(scope, idempotencyKey);

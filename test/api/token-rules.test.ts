@@ -1,6 +1,7 @@
 // Attacks on token handling from issue 12 (findings 5, 6, 7, 10), each performed against the real API first.
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createVerifier, issueToken } from '../../src/api/index.ts';
 import { apiHarness, prepared, SECRET } from './harness.ts';
 
 type H = Awaited<ReturnType<typeof apiHarness>>;
@@ -35,5 +36,53 @@ describe('finding 5: empty party claim', () => {
       expect(res.status, JSON.stringify(party)).toBe(401);
       expect(res.json.error?.code).toBe('UNAUTHENTICATED');
     }
+  });
+});
+
+describe('finding 6: idempotency keys per tenant', () => {
+  it("does not let one party's key refuse another party's request with the same subject and key", async () => {
+    const alice = await h.party('alice');
+    const bob = await h.party('bob');
+    const headers = { 'idempotency-key': 'order-1' };
+    // The same subject, as `quill tokens issue --party P` used to give every token.
+    const asAlice = await mint({ ...role('submit'), sub: 'quill-submit', party: alice.id });
+    const asBob = await mint({ ...role('submit'), sub: 'quill-submit', party: bob.id });
+    const a = await h.call('POST', '/wallet/v1/submissions', {
+      token: asAlice,
+      headers,
+      body: prepared(alice.id).body,
+    });
+    expect(a.status).toBe(202);
+    // Before the fix: 422 IDEMPOTENCY_KEY_REUSED (alice's key, bob's body).
+    const bobBody = prepared(bob.id).body;
+    const b = await h.call('POST', '/wallet/v1/submissions', { token: asBob, headers, body: bobBody });
+    expect(b.status).toBe(202);
+    expect(b.json.party).toBe(bob.id);
+    // Each still replays its own.
+    const again = await h.call('POST', '/wallet/v1/submissions', { token: asBob, headers, body: bobBody });
+    expect(again.json.id).toBe(b.json.id);
+    const other = await h.call('POST', '/wallet/v1/submissions', {
+      token: asBob,
+      headers,
+      body: prepared(bob.id).body,
+    });
+    expect(other.json.error?.code).toBe('IDEMPOTENCY_KEY_REUSED');
+  });
+
+  it('refuses tokens without a subject, and issued tokens get distinct subjects by default', async () => {
+    for (const sub of [undefined, '', ' ']) {
+      const token = await mint({ ...role('read'), ...(sub !== undefined ? { sub } : {}) });
+      const res = await h.call('GET', '/wallet/v1/submissions', { token });
+      expect(res.status, JSON.stringify(sub)).toBe(401);
+    }
+    const verify = createVerifier({ jwtSecret: SECRET, algorithms: ['HS256'] });
+    const one = await verify(
+      await issueToken({ secret: SECRET, role: 'submit', party: 'p::1220', ttlSeconds: 60 }),
+    );
+    const two = await verify(
+      await issueToken({ secret: SECRET, role: 'submit', party: 'p::1220', ttlSeconds: 60 }),
+    );
+    expect(one.subject).toMatch(/^tok-[0-9a-f]{16}$/);
+    expect(one.subject).not.toBe(two.subject);
   });
 });
