@@ -190,11 +190,7 @@ export async function acceptSubmission(
     return replay(deps, earlier);
   }
   if (earlier && earlier.status !== 'rejected' && earlier.status !== 'expired') {
-    throw new SubmissionRefused(
-      409,
-      'COMMAND_ID_IN_USE',
-      `command id ${tx.commandId} belongs to submission ${earlier.id} with another transaction`,
-    );
+    throw commandIdInUse(who, tx.commandId, earlier);
   }
 
   const keyFingerprint = await ports.partyKey(party);
@@ -265,7 +261,14 @@ export async function acceptSubmission(
     idempotencyKey !== undefined ? { scope, key: idempotencyKey, fingerprint } : undefined,
     { at, actor: who.subject, party, keyFingerprint, hash: hashHex, commandId: tx.commandId, submission: id },
   );
-  if (!stored.created) return replay(deps, stored.record);
+  if (!stored.created) {
+    // Lost a race for the command id: a replay only if the holder has this very transaction (so this party's).
+    const other = stored.record;
+    if (other.preparedTransactionHash !== hashHex || other.party !== party) {
+      throw commandIdInUse(who, tx.commandId, other);
+    }
+    return replay(deps, other);
+  }
   await deps.enqueue(stored.record);
   const queued = await store.transition(id, queue, stored);
   deps.metrics?.accepted.inc({ outcome: 'new' });
@@ -290,6 +293,18 @@ function commitDeadline(tx: InspectedTransaction, preparationToleranceMs: number
     tx.preparationTime ? tx.preparationTime.getTime() + preparationToleranceMs : undefined,
   ].filter((t): t is number => t !== undefined);
   return limits.length > 0 ? Math.min(...limits) : undefined;
+}
+
+/** Names the holder of the command id only to a caller who may see it (its party, or unscoped). */
+function commandIdInUse(who: Principal, commandId: string, holder: SubmissionRecord): SubmissionRefused {
+  const visible = who.party === undefined || who.party === holder.party;
+  return new SubmissionRefused(
+    409,
+    'COMMAND_ID_IN_USE',
+    visible
+      ? `command id ${commandId} belongs to submission ${holder.id} with another transaction`
+      : `command id ${commandId} is already used by another transaction`,
+  );
 }
 
 function replay(deps: AcceptDeps, record: SubmissionRecord): AcceptResult {

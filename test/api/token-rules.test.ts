@@ -86,3 +86,31 @@ describe('finding 6: idempotency keys per tenant', () => {
     expect(one.subject).not.toBe(two.subject);
   });
 });
+
+describe('finding 7: COMMAND_ID_IN_USE', () => {
+  it("does not name another party's submission, and names it to a caller who may see it", async () => {
+    const alice = await h.party('alice');
+    const bob = await h.party('bob');
+    const commandId = `cmd-${Date.now()}-${Math.random()}`;
+    const held = await h.call('POST', '/wallet/v1/submissions', {
+      token: await h.token('submit', alice.id),
+      body: prepared(alice.id, { commandId }).body,
+    });
+    expect(held.status).toBe(202);
+    const id = held.json.id as string;
+    // Bob picks alice's command id for his own transaction: before the fix the answer named her submission.
+    const probe = await h.call('POST', '/wallet/v1/submissions', {
+      token: await h.token('submit', bob.id),
+      body: prepared(bob.id, { commandId }).body,
+    });
+    expect(probe.status).toBe(409);
+    expect(probe.json.error?.code).toBe('COMMAND_ID_IN_USE');
+    expect(probe.text).not.toContain(id);
+    const unscoped = await h.call('POST', '/wallet/v1/submissions', {
+      token: await h.token('submit'),
+      body: prepared(bob.id, { commandId }).body,
+    });
+    expect(unscoped.status).toBe(409);
+    expect(unscoped.json.error?.message).toContain(id);
+  });
+});
