@@ -26,6 +26,10 @@ export function tokensCommand(env: CliEnv = {}): Command {
       } catch (err) {
         throw new UsageError((err as Error).message);
       }
+      if (ttlSeconds > auth.maxTokenTtlSeconds)
+        throw new UsageError(
+          `--ttl ${o.ttl} is longer than AUTH_MAX_TOKEN_TTL (${auth.maxTokenTtlSeconds} s)`,
+        );
       if (o.party !== undefined && o.party.trim() === '') throw new UsageError('--party must not be empty');
       const token = await issueToken({
         secret,

@@ -1,7 +1,8 @@
 // Attacks on token handling from issue 12 (findings 5, 6, 7, 10), each performed against the real API first.
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createVerifier, issueToken } from '../../src/api/index.ts';
+import { AuthError, createVerifier, issueToken } from '../../src/api/index.ts';
+import { serve } from '../../src/server/serve.ts';
 import { apiHarness, prepared, SECRET } from './harness.ts';
 
 type H = Awaited<ReturnType<typeof apiHarness>>;
@@ -14,7 +15,8 @@ function mint(claims: Record<string, unknown>, times: { iat?: number; exp?: numb
   if (times.exp !== null) jwt = jwt.setExpirationTime(times.exp ?? now + 600);
   return jwt.sign(new TextEncoder().encode(SECRET));
 }
-const role = (r: 'read' | 'submit' | 'admin') => ({ role: r });
+/** The one role claim Quill reads. */
+const role = (r: 'read' | 'submit' | 'admin') => ({ scope: `quill:${r}` });
 
 beforeAll(async () => {
   h = await apiHarness();
@@ -112,5 +114,53 @@ describe('finding 7: COMMAND_ID_IN_USE', () => {
     });
     expect(unscoped.status).toBe(409);
     expect(unscoped.json.error?.message).toContain(id);
+  });
+});
+
+describe('finding 10: token rules', () => {
+  const now = () => Math.floor(Date.now() / 1000);
+  const status = async (token: string) => (await h.call('GET', '/wallet/v1/submissions', { token })).status;
+
+  it('refuses tokens that live longer than AUTH_MAX_TOKEN_TTL, lack exp, or are issued in the future', async () => {
+    // Before the fix, a ten-year token and one "issued" next year were accepted.
+    expect(await status(await mint({ ...role('admin'), sub: 'x' }, { exp: now() + 10 * 365 * 86_400 }))).toBe(
+      401,
+    );
+    expect(
+      await status(
+        await mint(
+          { ...role('admin'), sub: 'x' },
+          { iat: now() + 365 * 86_400, exp: now() + 365 * 86_400 + 60 },
+        ),
+      ),
+    ).toBe(401);
+    expect(await status(await mint({ ...role('admin'), sub: 'x' }, { exp: null }))).toBe(401);
+    // Within the bounds: a day-long token, and a clock a few seconds ahead.
+    expect(await status(await mint({ ...role('read'), sub: 'x' }, { exp: now() + 86_400 }))).toBe(200);
+    expect(await status(await mint({ ...role('read'), sub: 'x' }, { iat: now() + 10 }))).toBe(200);
+    expect(h.config.auth.maxTokenTtlSeconds).toBe(86_400);
+    const short = createVerifier({ jwtSecret: SECRET, algorithms: ['HS256'], maxTokenTtlSeconds: 60 });
+    await expect(short(await mint({ ...role('read'), sub: 'x' }, { exp: now() + 120 }))).rejects.toThrow(
+      /AUTH_MAX_TOKEN_TTL/,
+    );
+  });
+
+  it("reads roles from one claim only: an identity provider's generic role claims make no Quill role", async () => {
+    // Before the fix, each of these was an admin.
+    for (const claims of [{ role: 'admin' }, { roles: ['admin'] }, { scope: 'admin' }]) {
+      expect(await status(await mint({ ...claims, sub: 'idp-user' })), JSON.stringify(claims)).toBe(401);
+    }
+    expect(await status(await mint({ scope: 'openid quill:read profile', sub: 'idp-user' }))).toBe(200);
+  });
+
+  it('with AUTH_JWKS_URL, requires AUTH_AUDIENCE unless --insecure-any-audience', async () => {
+    const jwksUrl = 'https://idp.invalid/jwks';
+    expect(() => createVerifier({ jwksUrl, algorithms: ['RS256'] })).toThrow(AuthError);
+    expect(() => createVerifier({ jwksUrl, algorithms: ['RS256'] })).toThrow(/AUTH_AUDIENCE/);
+    expect(() => createVerifier({ jwksUrl, algorithms: ['RS256'], audience: 'quill' })).not.toThrow();
+    expect(() => createVerifier({ jwksUrl, algorithms: ['RS256'], anyAudience: true })).not.toThrow();
+    await expect(
+      serve({ env: { AUTH_JWKS_URL: jwksUrl, REDIS_URL: 'redis://127.0.0.1:1' }, role: 'api' }),
+    ).rejects.toThrow(/AUTH_AUDIENCE \(or --insecure-any-audience\)/);
   });
 });
