@@ -65,6 +65,22 @@ const list = z
       .map((x) => x.trim())
       .filter((x) => x.length > 0),
   );
+const DURATION_UNIT = { s: 1, m: 60, h: 3600, d: 86_400 } as const;
+/** A lifetime like 90s, 30m, 24h, 7d, in seconds. */
+const duration = (fallback: string) =>
+  z
+    .string()
+    .trim()
+    .default(fallback)
+    .transform((s, ctx) => {
+      const m = /^(\d+)(s|m|h|d)$/.exec(s);
+      const n = m ? Number(m[1]) * DURATION_UNIT[m[2] as keyof typeof DURATION_UNIT] : 0;
+      if (n <= 0) {
+        ctx.addIssue({ code: 'custom', message: 'must be a positive number with s, m, h or d (e.g. 24h)' });
+        return z.NEVER;
+      }
+      return n;
+    });
 const noTrailingSlash = (s: string) => s.replace(/\/+$/, '');
 
 /** Drops undefined members, so optional fields are absent rather than `undefined` (exactOptionalPropertyTypes). */
@@ -232,6 +248,7 @@ const auth = section(
     AUTH_JWT_ALGORITHMS: list,
     AUTH_ISSUER: optionalText,
     AUTH_AUDIENCE: optionalText,
+    AUTH_MAX_TOKEN_TTL: duration('24h'),
   },
   (e, problem) => {
     if (e.AUTH_JWT_SECRET !== undefined && e.AUTH_JWKS_URL !== undefined) {
@@ -249,6 +266,7 @@ const auth = section(
           issuer: e.AUTH_ISSUER,
           audience: e.AUTH_AUDIENCE,
         }),
+        maxTokenTtlSeconds: e.AUTH_MAX_TOKEN_TTL,
         algorithms: e.AUTH_JWT_SECRET
           ? ['HS256']
           : e.AUTH_JWT_ALGORITHMS.length

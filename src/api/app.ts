@@ -88,7 +88,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   });
   app.use('/wallet/*', async (c, next) => {
     if (deps.auth === 'none') {
-      c.set('principal', { subject: 'anonymous', role: 'admin' });
+      c.set('principal', { subject: 'anonymous', role: 'admin', party: undefined });
       return next();
     }
     const header = c.req.header('authorization') ?? '';

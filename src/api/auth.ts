@@ -1,5 +1,5 @@
 // Bearer JWTs verified with jose: HS256 shared secret or a JWKS URL (pinned algorithms), roles and party scope.
-import { webcrypto } from 'node:crypto';
+import { randomBytes, webcrypto } from 'node:crypto';
 import { createRemoteJWKSet, type JWTPayload, type JWTVerifyGetKey, jwtVerify, SignJWT } from 'jose';
 import { QuillError } from '../errors.ts';
 import type { Principal } from '../submissions/index.ts';
@@ -20,7 +20,15 @@ export interface AuthSettings {
   algorithms: string[];
   issuer?: string;
   audience?: string;
+  /** Longest accepted lifetime (exp - iat, or exp - now without iat); unset = 24 h. */
+  maxTokenTtlSeconds?: number;
+  /** With a JWKS: accept tokens for any audience (`--insecure-any-audience`); otherwise `audience` is required. */
+  anyAudience?: boolean;
 }
+
+const DEFAULT_MAX_TTL = 86_400;
+/** Clock skew tolerated on exp and iat. */
+const SKEW_SECONDS = 30;
 
 export type AuthErrorCode =
   /** No usable token: missing, invalid, expired, or without a quill role (401). */
@@ -43,17 +51,43 @@ export type Verifier = (token: string) => Promise<Principal>;
 
 const SCOPE_ROLE = /(?:^|\s)quill:(read|submit|admin)(?=\s|$)/g;
 
+/**
+ * The one role claim: `scope` (OAuth 2 space-separated scopes) holding `quill:read`, `quill:submit` or
+ * `quill:admin` (the highest counts). A namespaced scope cannot be confused with an identity provider's generic
+ * `role`/`roles` claims, which are ignored.
+ */
 function roleOf(payload: JWTPayload): Role {
-  const claimed: string[] = [];
-  if (typeof payload.role === 'string') claimed.push(payload.role);
-  if (Array.isArray(payload.roles)) claimed.push(...payload.roles.filter((r) => typeof r === 'string'));
-  if (typeof payload.scope === 'string') {
-    for (const m of payload.scope.matchAll(SCOPE_ROLE)) claimed.push(m[1] as string);
+  const claimed =
+    typeof payload.scope === 'string' ? [...payload.scope.matchAll(SCOPE_ROLE)].map((m) => m[1] as Role) : [];
+  if (claimed.length === 0)
+    throw new AuthError(
+      'UNAUTHENTICATED',
+      'the token carries no quill role (scope quill:read, quill:submit or quill:admin)',
+    );
+  return claimed.reduce((a, b) => (LEVEL[b] > LEVEL[a] ? b : a));
+}
+
+/** Bounded lifetime: exp is required (jose), exp - iat (or exp - now) at most the maximum, iat not ahead. */
+function checkLifetime(payload: JWTPayload, maxTtl: number): void {
+  const now = Math.floor(Date.now() / 1000);
+  const exp = payload.exp as number;
+  if (payload.iat !== undefined && payload.iat > now + SKEW_SECONDS)
+    throw new AuthError('UNAUTHENTICATED', 'the token is issued in the future (iat)');
+  const lifetime = exp - (payload.iat ?? now);
+  if (lifetime > maxTtl)
+    throw new AuthError('UNAUTHENTICATED', `the token lives longer than AUTH_MAX_TOKEN_TTL (${maxTtl} s)`);
+}
+
+/**
+ * The token's party scope, decided here once: absent means every party; anything else must be a non-empty
+ * string (an empty or blank claim would otherwise filter nothing and see every party).
+ */
+function partyOf(payload: JWTPayload): string | undefined {
+  if (payload.party === undefined) return undefined;
+  if (typeof payload.party !== 'string' || payload.party.trim() === '') {
+    throw new AuthError('UNAUTHENTICATED', 'the party claim must be a non-empty string');
   }
-  const roles = claimed.filter((r): r is Role => (ROLES as readonly string[]).includes(r));
-  if (roles.length === 0)
-    throw new AuthError('UNAUTHENTICATED', 'the token carries no quill role (read, submit or admin)');
-  return roles.reduce((a, b) => (LEVEL[b] > LEVEL[a] ? b : a));
+  return payload.party;
 }
 
 /** Builds the token verifier; undefined settings mean the caller must decide about --insecure-no-auth. */
@@ -69,6 +103,9 @@ export function createVerifier(s: AuthSettings): Verifier {
       ['verify'],
     );
   } else if (s.jwksUrl) {
+    // An identity provider issues tokens for many services: without an audience, any of them would do here.
+    if (!s.audience && !s.anyAudience)
+      throw new AuthError('CONFIG', 'AUTH_JWKS_URL needs AUTH_AUDIENCE (or --insecure-any-audience)');
     key = createRemoteJWKSet(new URL(s.jwksUrl), { cooldownDuration: 30_000, cacheMaxAge: 600_000 });
   } else throw new AuthError('CONFIG', 'no AUTH_JWT_SECRET or AUTH_JWKS_URL');
   const algorithms = s.jwtSecret ? ['HS256'] : s.algorithms;
@@ -93,20 +130,22 @@ export function createVerifier(s: AuthSettings): Verifier {
       );
     }
     const role = roleOf(payload);
-    if (payload.party !== undefined && typeof payload.party !== 'string') {
-      throw new AuthError('UNAUTHENTICATED', 'the party claim must be a string');
+    checkLifetime(payload, s.maxTokenTtlSeconds ?? DEFAULT_MAX_TTL);
+    // Without a subject, tokens would share one idempotency scope and one audit name: refused.
+    if (typeof payload.sub !== 'string' || payload.sub.trim() === '') {
+      throw new AuthError('UNAUTHENTICATED', 'the token has no subject (sub)');
     }
     return {
-      subject: typeof payload.sub === 'string' && payload.sub ? payload.sub : 'unnamed',
+      subject: payload.sub,
       role,
-      ...(typeof payload.party === 'string' ? { party: payload.party } : {}),
+      party: partyOf(payload),
     };
   };
   function opts() {
     return {
       algorithms,
       requiredClaims: ['exp'],
-      clockTolerance: 30,
+      clockTolerance: SKEW_SECONDS,
       ...(s.issuer ? { issuer: s.issuer } : {}),
       ...(s.audience ? { audience: s.audience } : {}),
     };
@@ -138,9 +177,10 @@ export async function issueToken(opts: {
   issuer?: string;
   audience?: string;
 }): Promise<string> {
-  let jwt = new SignJWT({ role: opts.role, ...(opts.party ? { party: opts.party } : {}) })
+  let jwt = new SignJWT({ scope: `quill:${opts.role}`, ...(opts.party ? { party: opts.party } : {}) })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
-    .setSubject(opts.subject ?? `quill-${opts.role}`)
+    // A distinct subject per token by default: subjects name the caller in the audit and scope its idempotency keys.
+    .setSubject(opts.subject ?? `tok-${randomBytes(8).toString('hex')}`)
     .setIssuedAt()
     .setExpirationTime(Math.floor(Date.now() / 1000) + opts.ttlSeconds);
   if (opts.issuer) jwt = jwt.setIssuer(opts.issuer);

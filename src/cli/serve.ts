@@ -4,6 +4,8 @@ import { serve } from '../server/serve.ts';
 import type { Role } from '../server/wallet.ts';
 import type { CliEnv } from './support.ts';
 
+type AnyAudience = { insecureAnyAudience?: boolean };
+
 export function serveCommand(env: CliEnv = {}): Command {
   return new Command('serve')
     .description('run the wallet: API and worker (embedded sandbox ledger when LEDGER_URL is unset)')
@@ -12,12 +14,14 @@ export function serveCommand(env: CliEnv = {}): Command {
     )
     .option('--demo', 'embedded sandbox with demo data, generated secrets in .demo/, a demo key and party')
     .option('--insecure-no-auth', 'serve the API without authentication (development only)')
-    .action(async (o: { role: Role; demo?: boolean; insecureNoAuth?: boolean }) => {
+    .option('--insecure-any-audience', 'with AUTH_JWKS_URL, accept tokens without checking AUTH_AUDIENCE')
+    .action(async (o: { role: Role; demo?: boolean; insecureNoAuth?: boolean } & AnyAudience) => {
       const { stop, log, shutdownGraceMs } = await serve({
         env,
         role: o.role,
         demo: !!o.demo,
         insecureNoAuth: !!o.insecureNoAuth,
+        insecureAnyAudience: !!o.insecureAnyAudience,
       });
       // Graceful shutdown always ends: jobs in flight get SHUTDOWN_TIMEOUT_MS, then the process exits even if
       // a connection (an unreachable Redis, say) would keep it alive. A second signal exits at once.

@@ -12,7 +12,10 @@ export function tokensCommand(env: CliEnv = {}): Command {
     .addOption(new Option('--role <role>', 'read | submit | admin').choices([...ROLES]).makeOptionMandatory())
     .option('--party <party>', 'scope the token to one party')
     .option('--ttl <ttl>', 'lifetime: 90s, 30m, 1h, 7d', '1h')
-    .option('--subject <sub>', 'who the token is for (appears in the audit log)')
+    .option(
+      '--subject <sub>',
+      'who the token is for (audit log; scopes its idempotency keys); default tok-<random>',
+    )
     .action(async (o: { role: Role; party?: string; ttl: string; subject?: string }) => {
       const { auth } = loadConfig(env, ['auth']);
       const secret = auth.jwtSecret;
@@ -23,6 +26,10 @@ export function tokensCommand(env: CliEnv = {}): Command {
       } catch (err) {
         throw new UsageError((err as Error).message);
       }
+      if (ttlSeconds > auth.maxTokenTtlSeconds)
+        throw new UsageError(
+          `--ttl ${o.ttl} is longer than AUTH_MAX_TOKEN_TTL (${auth.maxTokenTtlSeconds} s)`,
+        );
       if (o.party !== undefined && o.party.trim() === '') throw new UsageError('--party must not be empty');
       const token = await issueToken({
         secret,

@@ -1,6 +1,6 @@
 // `quill serve`'s composition root: loads the wallet's configuration, builds the parts (embedded sandbox when
 // LEDGER_URL is unset, key store, signer, party services, ledger client) and starts the wallet.
-import { createVerifier, type Verifier } from '../api/index.ts';
+import { AuthError, createVerifier, type Verifier } from '../api/index.ts';
 import { CommandFailure, UsageError } from '../cli/support.ts';
 import { loadConfig } from '../config.ts';
 import { ledgerTokenOption, type TokenOption } from '../ledger/index.ts';
@@ -19,6 +19,8 @@ export interface ServeOptions {
   role: Role;
   demo?: boolean;
   insecureNoAuth?: boolean;
+  /** With AUTH_JWKS_URL and no AUTH_AUDIENCE: accept tokens for any audience (development only). */
+  insecureAnyAudience?: boolean;
 }
 
 export interface Serving {
@@ -39,8 +41,20 @@ export async function serve(o: ServeOptions): Promise<Serving> {
 
   let auth: Verifier | 'none' = 'none';
   if (o.role !== 'worker') {
-    if (config.auth.jwtSecret || config.auth.jwksUrl) auth = createVerifier(config.auth);
-    else if (!o.insecureNoAuth) {
+    if (config.auth.jwtSecret || config.auth.jwksUrl) {
+      try {
+        auth = createVerifier({ ...config.auth, anyAudience: !!o.insecureAnyAudience });
+      } catch (err) {
+        if (err instanceof AuthError && err.code === 'CONFIG')
+          throw new UsageError(`refusing to start: ${err.message}`);
+        throw err;
+      }
+      if (config.auth.jwksUrl && !config.auth.audience)
+        log(
+          'warn',
+          '!!! --insecure-any-audience: tokens for any audience of the identity provider are accepted !!!',
+        );
+    } else if (!o.insecureNoAuth) {
       throw new UsageError(
         'refusing to start without AUTH_JWT_SECRET or AUTH_JWKS_URL (or --insecure-no-auth)',
       );

@@ -46,10 +46,19 @@ export interface SubmissionRequest {
   transactionFormat?: TransactionFormat | undefined;
 }
 
+/** Built once at token verification: `party` is a non-empty party id (scoped) or undefined (every party). */
 export interface Principal {
   subject: string;
   role: 'submit' | 'read' | 'admin';
-  party?: string;
+  party: string | undefined;
+}
+
+/**
+ * Idempotency keys are per tenant: subject and party together, so two tokens that share a subject but not a party
+ * (or the reverse) never see each other's keys. The verifier refuses tokens without a subject.
+ */
+export function idempotencyScope(who: Principal): string {
+  return JSON.stringify([who.subject, who.party ?? null]);
 }
 
 export interface AcceptDeps {
@@ -162,7 +171,7 @@ export async function acceptSubmission(
     throw new SubmissionRefused(403, 'PARTY_NOT_ALLOWED', 'this token may not submit for that party');
   }
 
-  const scope = who.subject;
+  const scope = idempotencyScope(who);
   const fingerprint = requestFingerprint(req);
   if (idempotencyKey !== undefined) {
     const seen = await store.idempotency(scope, idempotencyKey);
@@ -182,11 +191,7 @@ export async function acceptSubmission(
     return replay(deps, earlier);
   }
   if (earlier && earlier.status !== 'rejected' && earlier.status !== 'expired') {
-    throw new SubmissionRefused(
-      409,
-      'COMMAND_ID_IN_USE',
-      `command id ${tx.commandId} belongs to submission ${earlier.id} with another transaction`,
-    );
+    throw commandIdInUse(who, tx.commandId, earlier);
   }
 
   const keyFingerprint = await ports.partyKey(party);
@@ -266,7 +271,14 @@ export async function acceptSubmission(
     idempotencyKey !== undefined ? { scope, key: idempotencyKey, fingerprint } : undefined,
     { at, actor: who.subject, party, keyFingerprint, hash: hashHex, commandId: tx.commandId, submission: id },
   );
-  if (!stored.created) return replay(deps, stored.record);
+  if (!stored.created) {
+    // Lost a race for the command id: a replay only if the holder has this very transaction (so this party's).
+    const other = stored.record;
+    if (other.preparedTransactionHash !== hashHex || other.party !== party) {
+      throw commandIdInUse(who, tx.commandId, other);
+    }
+    return replay(deps, other);
+  }
   await deps.enqueue(stored.record);
   const queued = await store.transition(id, queue, stored);
   deps.metrics?.accepted.inc({ outcome: 'new' });
@@ -291,6 +303,18 @@ function commitDeadline(tx: InspectedTransaction, preparationToleranceMs: number
     tx.preparationTime ? tx.preparationTime.getTime() + preparationToleranceMs : undefined,
   ].filter((t): t is number => t !== undefined);
   return limits.length > 0 ? Math.min(...limits) : undefined;
+}
+
+/** Names the holder of the command id only to a caller who may see it (its party, or unscoped). */
+function commandIdInUse(who: Principal, commandId: string, holder: SubmissionRecord): SubmissionRefused {
+  const visible = who.party === undefined || who.party === holder.party;
+  return new SubmissionRefused(
+    409,
+    'COMMAND_ID_IN_USE',
+    visible
+      ? `command id ${commandId} belongs to submission ${holder.id} with another transaction`
+      : `command id ${commandId} is already used by another transaction`,
+  );
 }
 
 function replay(deps: AcceptDeps, record: SubmissionRecord): AcceptResult {

@@ -5,6 +5,7 @@ export {
   type AcceptResult,
   acceptSubmission,
   type InspectedTransaction,
+  idempotencyScope,
   type Principal,
   parseHash,
   type SubmissionRequest,

@@ -47,7 +47,17 @@ export async function apiHarness(env: Record<string, string> = {}) {
     auth: (await import('../../src/api/index.ts')).createVerifier(config.auth),
     keys,
     signer: new LocalSigner(keys),
-    parties: { keyOf: async (p) => parties.get(p) },
+    parties: {
+      keyOf: async (p) => parties.get(p),
+      // Registry-only onboarding: no ledger here, so the party is recorded as if the ledger had allocated it.
+      list: async () =>
+        [...parties].map(([partyId, keyFingerprint]) => ({ partyId, keyFingerprint, synchronizerId: SYNC })),
+      onboard: async ({ keyFingerprint, partyHint }) => {
+        const partyId = `${partyHint}::${keyFingerprint}`;
+        parties.set(partyId, keyFingerprint);
+        return { partyId, keyFingerprint, synchronizerId: SYNC };
+      },
+    },
   });
   const token = (role: 'read' | 'submit' | 'admin', party?: string) =>
     issueToken({ secret: SECRET, role, ttlSeconds: 600, subject: `t-${role}`, ...(party ? { party } : {}) });

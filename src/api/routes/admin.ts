@@ -1,7 +1,10 @@
-// Key and party administration (admin role): /wallet/v1/keys and /wallet/v1/parties.
+// Key and party administration (admin role): /wallet/v1/keys and /wallet/v1/parties. A party-scoped admin
+// sees and disables only its party's key and sees only its party; only an unscoped admin creates either.
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import { echo } from '../../errors.ts';
 import { isFingerprint } from '../../signing/index.ts';
+import type { Principal } from '../../submissions/index.ts';
 import { type AppDeps, type AppEnv, need } from '../context.ts';
 import { ApiError, errorResponses } from '../errors.ts';
 import {
@@ -98,31 +101,50 @@ export function adminRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
     return fp;
   };
 
+  /** Only an unscoped admin creates keys and parties: a new one is outside any one party's scope. */
+  const unscopedAdmin = (c: Context<AppEnv>) => {
+    const who = need(c, 'admin');
+    if (who.party !== undefined)
+      throw new ApiError(403, 'FORBIDDEN', 'a party-scoped token may not create keys or parties');
+    return who;
+  };
+  /** The key a party-scoped token may see (its party's, per the registry); undefined = every key. */
+  const scopedKey = async (who: Principal) =>
+    who.party === undefined ? undefined : ((await deps.accept.ports.partyKey(who.party)) ?? null);
+  /** A key outside the token's party looks like it does not exist (404), so it is not revealed. */
+  const visibleKey = async (who: Principal, fp: string) => {
+    const mine = await scopedKey(who);
+    const key = mine === undefined || mine === fp ? await keys().get(fp) : undefined;
+    if (!key) throw new ApiError(404, 'NOT_FOUND', `no key ${echo(fp)}`);
+    return key;
+  };
+
   app.openapi(createKey, async (c) => {
-    need(c, 'admin');
+    unscopedAdmin(c);
     const { algorithm, label } = c.req.valid('json');
     return c.json(await keys().generate(algorithm, label), 201);
   });
   app.openapi(listKeys, async (c) => {
-    need(c, 'admin');
-    const { keys: items, problems } = await keys().survey();
-    return c.json({ items, problems }, 200);
+    const mine = await scopedKey(need(c, 'admin'));
+    const { keys: all, problems } = await keys().survey();
+    if (mine === undefined) return c.json({ items: all, problems }, 200);
+    // A scoped admin hears only of its own key, healthy or broken.
+    const items = all.filter((k) => k.fingerprint === mine);
+    return c.json({ items, problems: problems.filter((p) => p.file === `${mine}.json`) }, 200);
   });
   app.openapi(getKey, async (c) => {
-    need(c, 'admin');
+    const who = need(c, 'admin');
     const fp = fingerprint(c.req.valid('param').fingerprint);
-    const key = await keys().get(fp);
-    if (!key) throw new ApiError(404, 'NOT_FOUND', `no key ${echo(fp)}`);
-    return c.json(key, 200);
+    return c.json(await visibleKey(who, fp), 200);
   });
   app.openapi(disableKey, async (c) => {
-    need(c, 'admin');
+    const who = need(c, 'admin');
     const fp = fingerprint(c.req.valid('param').fingerprint);
-    if (!(await keys().get(fp))) throw new ApiError(404, 'NOT_FOUND', `no key ${echo(fp)}`);
+    await visibleKey(who, fp);
     return c.json(await keys().disable(fp), 200);
   });
   app.openapi(onboard, async (c) => {
-    need(c, 'admin');
+    unscopedAdmin(c);
     const body = c.req.valid('json');
     const key = await keys().get(body.keyFingerprint);
     if (!key) throw new ApiError(404, 'NOT_FOUND', `no key ${echo(body.keyFingerprint)}`);
@@ -131,7 +153,8 @@ export function adminRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
     return c.json(await parties().onboard(body), 201);
   });
   app.openapi(listParties, async (c) => {
-    need(c, 'admin');
-    return c.json({ items: await parties().list() }, 200);
+    const who = need(c, 'admin');
+    const all = await parties().list();
+    return c.json({ items: who.party === undefined ? all : all.filter((p) => p.partyId === who.party) }, 200);
   });
 }

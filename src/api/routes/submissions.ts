@@ -164,7 +164,7 @@ export function submissionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void 
     const party = who.party ?? q.party;
     const page = await deps.store.list({
       limit: q.limit,
-      ...(party ? { party } : {}),
+      ...(party !== undefined ? { party } : {}),
       ...(q.status ? { status: q.status } : {}),
       ...(q.cursor ? { cursor: q.cursor } : {}),
     });

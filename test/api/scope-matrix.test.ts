@@ -1,0 +1,289 @@
+// Every wallet API route × {no token, read, submit, admin} × {unscoped, own party, other party}, over real HTTP
+// and real Redis. Each cell gets a fresh target party ("alice-N") with its own key and, where the route needs one,
+// a submission of hers; "own" tokens are scoped to that party, "other" tokens to an unrelated party (bob).
+// The expected status of every cell is in TABLE. For listings a cell reads 200 when the target is listed and
+// 404 when it is hidden; for a batch, the status of its one item.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiHarness, prepared } from './harness.ts';
+
+type Role = 'read' | 'submit' | 'admin';
+type Scope = 'unscoped' | 'own' | 'other';
+/** [unscoped, own party, other party] */
+type Row = readonly [number, number, number];
+interface Expect {
+  none: number;
+  read: Row;
+  submit: Row;
+  admin: Row;
+}
+
+const TABLE: Record<string, Expect> = {
+  'POST /wallet/v1/submissions': {
+    none: 401,
+    read: [403, 403, 403],
+    submit: [202, 202, 403],
+    admin: [202, 202, 403],
+  },
+  'POST /wallet/v1/submissions/batch': {
+    none: 401,
+    read: [403, 403, 403],
+    submit: [202, 202, 403],
+    admin: [202, 202, 403],
+  },
+  'GET /wallet/v1/submissions/{id}': {
+    none: 401,
+    read: [200, 200, 404],
+    submit: [200, 200, 404],
+    admin: [200, 200, 404],
+  },
+  'GET /wallet/v1/submissions/{id}?wait=1': {
+    none: 401,
+    read: [200, 200, 404],
+    submit: [200, 200, 404],
+    admin: [200, 200, 404],
+  },
+  'GET /wallet/v1/submissions': {
+    none: 401,
+    read: [200, 200, 404],
+    submit: [200, 200, 404],
+    admin: [200, 200, 404],
+  },
+  'GET /wallet/v1/submissions?party={party}': {
+    none: 401,
+    read: [200, 200, 403],
+    submit: [200, 200, 403],
+    admin: [200, 200, 403],
+  },
+  'GET /wallet/v1/updates/{updateId}': {
+    none: 401,
+    read: [200, 200, 404],
+    submit: [200, 200, 404],
+    admin: [200, 200, 404],
+  },
+  'POST /wallet/v1/keys': {
+    none: 401,
+    read: [403, 403, 403],
+    submit: [403, 403, 403],
+    admin: [201, 403, 403],
+  },
+  'GET /wallet/v1/keys': {
+    none: 401,
+    read: [403, 403, 403],
+    submit: [403, 403, 403],
+    admin: [200, 200, 404],
+  },
+  'GET /wallet/v1/keys/{fingerprint}': {
+    none: 401,
+    read: [403, 403, 403],
+    submit: [403, 403, 403],
+    admin: [200, 200, 404],
+  },
+  'POST /wallet/v1/keys/{fingerprint}/disable': {
+    none: 401,
+    read: [403, 403, 403],
+    submit: [403, 403, 403],
+    admin: [200, 200, 404],
+  },
+  'POST /wallet/v1/parties': {
+    none: 401,
+    read: [403, 403, 403],
+    submit: [403, 403, 403],
+    admin: [201, 403, 403],
+  },
+  'GET /wallet/v1/parties': {
+    none: 401,
+    read: [403, 403, 403],
+    submit: [403, 403, 403],
+    admin: [200, 200, 404],
+  },
+};
+
+type H = Awaited<ReturnType<typeof apiHarness>>;
+interface Target {
+  party: string;
+  fingerprint: string;
+  submission?: string;
+  updateId?: string;
+}
+
+let h: H;
+let bob: string;
+let n = 0;
+
+async function target(withSubmission: boolean): Promise<Target> {
+  const { id: party, fingerprint } = await h.party(`alice-${++n}`);
+  const out: Target = { party, fingerprint };
+  if (withSubmission) {
+    const res = await h.call('POST', '/wallet/v1/submissions', {
+      token: await h.token('admin'),
+      body: prepared(party).body,
+    });
+    expect(res.status).toBe(202);
+    out.submission = res.json.id as string;
+    out.updateId = `upd-${out.submission}`;
+    await h.wallet.store.update(out.submission, (r) => ({ ...r, updateId: out.updateId ?? null }));
+  }
+  return out;
+}
+
+const listed = (
+  res: Awaited<ReturnType<H['call']>>,
+  pick: (item: Record<string, unknown>) => unknown,
+  want: string,
+) =>
+  res.status !== 200
+    ? res.status
+    : (res.json.items as Record<string, unknown>[]).some((i) => pick(i) === want)
+      ? 200
+      : 404;
+
+/** Performs one route for `t` with `token`; answers the cell's status as TABLE defines it. */
+const ROUTES: Record<
+  string,
+  { needsSubmission: boolean; run: (t: Target, token?: string) => Promise<number> }
+> = {
+  'POST /wallet/v1/submissions': {
+    needsSubmission: false,
+    run: async (t, token) =>
+      (
+        await h.call('POST', '/wallet/v1/submissions', {
+          ...(token ? { token } : {}),
+          body: prepared(t.party).body,
+        })
+      ).status,
+  },
+  'POST /wallet/v1/submissions/batch': {
+    needsSubmission: false,
+    run: async (t, token) => {
+      const res = await h.call('POST', '/wallet/v1/submissions/batch', {
+        ...(token ? { token } : {}),
+        body: { submissions: [prepared(t.party).body] },
+      });
+      return res.status === 200 ? ((res.json.items as { status: number }[])[0]?.status ?? 0) : res.status;
+    },
+  },
+  'GET /wallet/v1/submissions/{id}': {
+    needsSubmission: true,
+    run: async (t, token) =>
+      (await h.call('GET', `/wallet/v1/submissions/${t.submission}`, token ? { token } : {})).status,
+  },
+  'GET /wallet/v1/submissions/{id}?wait=1': {
+    needsSubmission: true,
+    run: async (t, token) =>
+      (await h.call('GET', `/wallet/v1/submissions/${t.submission}?wait=1`, token ? { token } : {})).status,
+  },
+  'GET /wallet/v1/submissions': {
+    needsSubmission: true,
+    run: async (t, token) =>
+      listed(
+        await h.call('GET', '/wallet/v1/submissions?limit=200', token ? { token } : {}),
+        (i) => i.id,
+        t.submission ?? '',
+      ),
+  },
+  'GET /wallet/v1/submissions?party={party}': {
+    needsSubmission: true,
+    run: async (t, token) =>
+      listed(
+        await h.call(
+          'GET',
+          `/wallet/v1/submissions?party=${encodeURIComponent(t.party)}`,
+          token ? { token } : {},
+        ),
+        (i) => i.id,
+        t.submission ?? '',
+      ),
+  },
+  'GET /wallet/v1/updates/{updateId}': {
+    needsSubmission: true,
+    run: async (t, token) =>
+      (await h.call('GET', `/wallet/v1/updates/${t.updateId}`, token ? { token } : {})).status,
+  },
+  'POST /wallet/v1/keys': {
+    needsSubmission: false,
+    run: async (_t, token) =>
+      (
+        await h.call('POST', '/wallet/v1/keys', {
+          ...(token ? { token } : {}),
+          body: { algorithm: 'ed25519' },
+        })
+      ).status,
+  },
+  'GET /wallet/v1/keys': {
+    needsSubmission: false,
+    run: async (t, token) =>
+      listed(
+        await h.call('GET', '/wallet/v1/keys', token ? { token } : {}),
+        (i) => i.fingerprint,
+        t.fingerprint,
+      ),
+  },
+  'GET /wallet/v1/keys/{fingerprint}': {
+    needsSubmission: false,
+    run: async (t, token) =>
+      (await h.call('GET', `/wallet/v1/keys/${t.fingerprint}`, token ? { token } : {})).status,
+  },
+  'POST /wallet/v1/keys/{fingerprint}/disable': {
+    needsSubmission: false,
+    run: async (t, token) => {
+      const status = (
+        await h.call('POST', `/wallet/v1/keys/${t.fingerprint}/disable`, token ? { token } : {})
+      ).status;
+      // A refused disable must leave the key active.
+      const key = await h.call('GET', `/wallet/v1/keys/${t.fingerprint}`, { token: await h.token('admin') });
+      expect(key.json.status).toBe(status === 200 ? 'disabled' : 'active');
+      return status;
+    },
+  },
+  'POST /wallet/v1/parties': {
+    needsSubmission: false,
+    run: async (t, token) =>
+      (
+        await h.call('POST', '/wallet/v1/parties', {
+          ...(token ? { token } : {}),
+          body: { keyFingerprint: t.fingerprint, partyHint: `new-${++n}` },
+        })
+      ).status,
+  },
+  'GET /wallet/v1/parties': {
+    needsSubmission: false,
+    run: async (t, token) =>
+      listed(await h.call('GET', '/wallet/v1/parties', token ? { token } : {}), (i) => i.partyId, t.party),
+  },
+};
+
+beforeAll(async () => {
+  h = await apiHarness({ WAIT_MAX_SECONDS: '1' });
+  bob = (await h.party('bob')).id;
+});
+afterAll(() => h?.close());
+
+describe('scope matrix', () => {
+  it('covers every route the API documents', async () => {
+    const doc = await h.call('GET', '/openapi.json');
+    const documented = Object.entries(doc.json.paths as Record<string, Record<string, unknown>>).flatMap(
+      ([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`),
+    );
+    const covered = new Set(Object.keys(TABLE).map((k) => k.replace(/\?.*$/, '')));
+    expect(documented.filter((r) => r.includes('/wallet/') && !covered.has(r))).toEqual([]);
+    expect(Object.keys(ROUTES).sort()).toEqual(Object.keys(TABLE).sort());
+  });
+
+  for (const [route, expected] of Object.entries(TABLE)) {
+    it(route, async () => {
+      const { run, needsSubmission } = ROUTES[route] as (typeof ROUTES)[string];
+      const got: Expect = { none: 0, read: [0, 0, 0], submit: [0, 0, 0], admin: [0, 0, 0] };
+      got.none = await run(await target(needsSubmission));
+      for (const role of ['read', 'submit', 'admin'] as const satisfies readonly Role[]) {
+        const row: number[] = [];
+        for (const scope of ['unscoped', 'own', 'other'] as const satisfies readonly Scope[]) {
+          const t = await target(needsSubmission);
+          const party = scope === 'unscoped' ? undefined : scope === 'own' ? t.party : bob;
+          row.push(await run(t, await h.token(role, party)));
+        }
+        got[role] = row as unknown as Row;
+      }
+      expect(got).toEqual(expected);
+    });
+  }
+});
