@@ -315,6 +315,8 @@ const pipeline = section(
     PREPARATION_TIME_TOLERANCE_SECONDS: intIn(1, 30 * 86_400, 86_400),
     SETTLE_GRACE_SECONDS: intIn(0, 86_400, 60),
     BATCH_MAX: intIn(1, 10_000, 100),
+    ACCEPT_RATE_LIMIT: intIn(0, 1_000_000, 1000),
+    ACCEPT_RATE_WINDOW_SECONDS: intIn(1, 3600, 1),
     WAIT_MAX_SECONDS: intIn(0, 3600, 60),
     ALLOWED_SYNCHRONIZERS: list,
   },
@@ -346,6 +348,8 @@ const pipeline = section(
         settleGraceMs: e.SETTLE_GRACE_SECONDS * 1000,
       },
       batchMax: e.BATCH_MAX,
+      /** Per token (subject and party); 0 = off. */
+      acceptRateLimit: { max: e.ACCEPT_RATE_LIMIT, windowMs: e.ACCEPT_RATE_WINDOW_SECONDS * 1000 },
       waitMaxSeconds: e.WAIT_MAX_SECONDS,
       allowedSynchronizers: e.ALLOWED_SYNCHRONIZERS,
     };

@@ -55,7 +55,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
 
   app.onError((err, c) => {
     if (err instanceof SubmissionRefused) deps.metrics.refused.inc({ code: err.code });
-    const { status, body, logCause } = toHttpError(err);
+    const { status, body, logCause, retryAfterSeconds } = toHttpError(err);
+    if (retryAfterSeconds !== undefined) c.header('Retry-After', String(retryAfterSeconds));
     if (logCause) {
       // The caller learns nothing about it; the operator gets the whole error, with the request id.
       deps.log?.('error', status === 500 ? 'unexpected error' : 'dependency unavailable', {

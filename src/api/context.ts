@@ -12,6 +12,7 @@ import type {
 } from '../submissions/index.ts';
 import { allows, type Role, type Verifier } from './auth.ts';
 import { ApiError } from './errors.ts';
+import type { AcceptLimiter } from './rate-limit.ts';
 import type { KeyFileProblemView, KeyView, PartyView } from './schemas.ts';
 
 /** Key administration over src/signing's KeyStore. */
@@ -44,6 +45,8 @@ export interface AppDeps {
   parties?: PartyAdmin;
   batchMax: number;
   waitMaxSeconds: number;
+  /** Counts accepts per token; throws 429 over the limit (absent: no limit). */
+  limitAccepts?: AcceptLimiter;
   /** Access lines and unexpected errors; nothing is logged without it. */
   log?: Log;
 }

@@ -25,13 +25,16 @@ export type ErrorBody = z.infer<typeof ErrorBody>;
 /** An error the API answers with its own status and code. */
 export class ApiError extends QuillError {
   override readonly name = 'ApiError';
+  /** Sent as `Retry-After` (a 429 or 503 that knows when trying again makes sense). */
+  readonly retryAfterSeconds?: number;
   constructor(
     readonly status: ContentfulStatusCode,
     code: string,
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; retryAfterSeconds?: number },
   ) {
     super(code, message, options);
+    if (options?.retryAfterSeconds !== undefined) this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }
 
@@ -40,6 +43,7 @@ export interface HttpError {
   body: ErrorBody;
   /** Not an answer the API chose (a 5xx): the caller logs the cause, with the request id. */
   logCause: boolean;
+  retryAfterSeconds?: number;
 }
 
 /** Longest message an error body carries; each id in it is already cut by `echo`. */
@@ -71,6 +75,8 @@ const PARTY_STATUS = {
  * (they hold no secret); anything not in the table is a bare 500 whose cause only the log sees.
  */
 export function toHttpError(err: unknown): HttpError {
+  if (err instanceof ApiError && err.retryAfterSeconds !== undefined)
+    return { ...answer(err.status, err.code, err.message), retryAfterSeconds: err.retryAfterSeconds };
   if (err instanceof ApiError || err instanceof SubmissionRefused)
     return answer(err.status, err.code, err.message);
   if (storeUnavailable(err)) return answer(503, 'UNAVAILABLE', 'a dependency is unavailable, try again');

@@ -14,4 +14,5 @@ export {
 export type { AppDeps, KeyAdmin, PartyAdmin } from './context.ts';
 export { ApiError, describeCause, ErrorBody, type HttpError, toHttpError } from './errors.ts';
 export { type ProbeDeps, probeRoutes } from './probes.ts';
+export { type AcceptLimiter, type AcceptRateLimit, acceptLimiter } from './rate-limit.ts';
 export type { KeyView, PartyView } from './schemas.ts';

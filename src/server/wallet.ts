@@ -4,7 +4,14 @@ import { serve } from '@hono/node-server';
 import type { Queue, Worker } from 'bullmq';
 import { Hono } from 'hono';
 import type { Redis } from 'ioredis';
-import { type AppDeps, createApp, type PartyAdmin, probeRoutes, type Verifier } from '../api/index.ts';
+import {
+  type AppDeps,
+  acceptLimiter,
+  createApp,
+  type PartyAdmin,
+  probeRoutes,
+  type Verifier,
+} from '../api/index.ts';
 import type { Config } from '../config.ts';
 import { type Log, noLog } from '../log.ts';
 import type { KeyStore, Signer } from '../signing/index.ts';
@@ -154,6 +161,9 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
         : {}),
       batchMax: config.batchMax,
       waitMaxSeconds: config.waitMaxSeconds,
+      ...(config.acceptRateLimit.max > 0
+        ? { limitAccepts: acceptLimiter(redis, config.redisPrefix, config.acceptRateLimit) }
+        : {}),
     };
     const server = await listen(createApp(deps).fetch, config);
     port = server.port;

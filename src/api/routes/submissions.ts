@@ -101,6 +101,7 @@ export function submissionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void 
     const body = c.req.valid('json');
     const { wait } = c.req.valid('query');
     const key = c.req.valid('header')['idempotency-key'];
+    await deps.limitAccepts?.(who, 1);
     const { record: accepted } = await acceptSubmission(deps.accept, body, who, key);
     deps.metrics.acceptSeconds.observe((performance.now() - started) / 1000);
     let rec = accepted;
@@ -115,6 +116,7 @@ export function submissionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void 
     if (submissions.length > deps.batchMax) {
       throw new ApiError(413, 'BATCH_TOO_LARGE', `at most ${deps.batchMax} submissions per batch`);
     }
+    await deps.limitAccepts?.(who, submissions.length);
     const items = await Promise.all(
       submissions.map(async (raw, index) => {
         const parsed = BatchItem.safeParse(raw);

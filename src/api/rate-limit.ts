@@ -1,0 +1,44 @@
+// The per-token accept rate limit (issue #12, finding 1): a fixed window counted in Redis, so it holds across
+// every API process of a deployment. A token is its subject and party together (what scopes its idempotency keys).
+import type { Redis } from 'ioredis';
+import { StoreError } from '../submissions/index.ts';
+import { ApiError } from './errors.ts';
+
+export interface AcceptRateLimit {
+  /** Submissions a token may have accepted per window. */
+  max: number;
+  windowMs: number;
+}
+
+/** Counts `n` submissions for the token; throws 429 `RATE_LIMITED` (with when to retry) once over the limit. */
+export type AcceptLimiter = (
+  who: { subject: string; party?: string | undefined },
+  n: number,
+) => Promise<void>;
+
+export function acceptLimiter(redis: Redis, prefix: string, limit: AcceptRateLimit): AcceptLimiter {
+  return async (who, n) => {
+    const now = Date.now();
+    const window = Math.floor(now / limit.windowMs);
+    const token = `${Buffer.from(who.subject).toString('base64url')}:${Buffer.from(who.party ?? '').toString('base64url')}`;
+    const key = `${prefix}:rl:${token}:${window}`;
+    const res = await redis
+      .multi()
+      .incrby(key, n)
+      .pexpire(key, limit.windowMs * 2)
+      .exec()
+      .catch((err: unknown) => {
+        throw new StoreError('UNAVAILABLE', 'Redis is unavailable', { cause: err });
+      });
+    const count = Number(res?.[0]?.[1] ?? 0);
+    if (count > limit.max) {
+      const retryAfterSeconds = Math.max(1, Math.ceil(((window + 1) * limit.windowMs - now) / 1000));
+      throw new ApiError(
+        429,
+        'RATE_LIMITED',
+        `this token may have at most ${limit.max} submissions accepted per ${limit.windowMs / 1000} s; retry after ${retryAfterSeconds} s`,
+        { retryAfterSeconds },
+      );
+    }
+  };
+}
