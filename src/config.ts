@@ -315,6 +315,8 @@ const pipeline = section(
     PREPARATION_TIME_TOLERANCE_SECONDS: intIn(1, 30 * 86_400, 86_400),
     SETTLE_GRACE_SECONDS: intIn(0, 86_400, 60),
     BATCH_MAX: intIn(1, 10_000, 100),
+    MAX_PREPARED_TRANSACTION_BYTES: intIn(1024, 24 * 1024 * 1024, 8 * 1024 * 1024),
+    BATCH_MAX_BYTES: intIn(1024, 32 * 1024 * 1024, 32 * 1024 * 1024),
     ACCEPT_RATE_LIMIT: intIn(0, 1_000_000, 1000),
     ACCEPT_RATE_WINDOW_SECONDS: intIn(1, 3600, 1),
     WAIT_MAX_SECONDS: intIn(0, 3600, 60),
@@ -348,6 +350,7 @@ const pipeline = section(
         settleGraceMs: e.SETTLE_GRACE_SECONDS * 1000,
       },
       batchMax: e.BATCH_MAX,
+      limits: { preparedTransactionBytes: e.MAX_PREPARED_TRANSACTION_BYTES, batchBytes: e.BATCH_MAX_BYTES },
       /** Per token (subject and party); 0 = off. */
       acceptRateLimit: { max: e.ACCEPT_RATE_LIMIT, windowMs: e.ACCEPT_RATE_WINDOW_SECONDS * 1000 },
       waitMaxSeconds: e.WAIT_MAX_SECONDS,

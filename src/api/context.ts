@@ -44,6 +44,8 @@ export interface AppDeps {
   keys?: KeyAdmin;
   parties?: PartyAdmin;
   batchMax: number;
+  /** Sizes a request may have: a prepared transaction (decoded bytes) and a whole batch body. */
+  limits: { preparedTransactionBytes: number; batchBytes: number };
   waitMaxSeconds: number;
   /** Counts accepts per token; throws 429 over the limit (absent: no limit). */
   limitAccepts?: AcceptLimiter;

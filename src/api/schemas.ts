@@ -30,7 +30,7 @@ export const SubmissionBody = z
     preparedTransaction: z
       .string()
       .min(4)
-      .max(16 * 1024 * 1024)
+      .max(32 * 1024 * 1024) // the body limit; MAX_PREPARED_TRANSACTION_BYTES is checked by the route
       .refine(isStandardBase64, { error: 'must be standard base64' })
       .openapi({ description: 'base64 PreparedTransaction exactly as the participant prepared it' }),
     hashingSchemeVersion: HashingSchemeVersion,

@@ -160,6 +160,7 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
         ? { parties: { onboard: o.parties.onboard.bind(o.parties), list: o.parties.list.bind(o.parties) } }
         : {}),
       batchMax: config.batchMax,
+      limits: config.limits,
       waitMaxSeconds: config.waitMaxSeconds,
       ...(config.acceptRateLimit.max > 0
         ? { limitAccepts: acceptLimiter(redis, config.redisPrefix, config.acceptRateLimit) }

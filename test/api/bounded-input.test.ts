@@ -88,3 +88,37 @@ describe('linear checks agree with their definitions', () => {
     },
   );
 });
+
+describe('configured size limits', () => {
+  let small: Awaited<ReturnType<typeof apiHarness>>;
+  let token: string;
+  beforeAll(async () => {
+    small = await apiHarness({ MAX_PREPARED_TRANSACTION_BYTES: '1024', BATCH_MAX_BYTES: '4096' });
+    const bob = await small.party('bob');
+    token = await small.token('submit', bob.id);
+  });
+  afterAll(() => small.close());
+
+  it('a prepared transaction over MAX_PREPARED_TRANSACTION_BYTES is a 413, alone or in a batch', async () => {
+    const body = { preparedTransaction: 'A'.repeat(1400), hashingSchemeVersion: 'HASHING_SCHEME_VERSION_V2' };
+    const one = await small.call('POST', '/wallet/v1/submissions', { body, token });
+    expect(one.status).toBe(413);
+    expect(one.json.error?.message).toMatch(/^preparedTransaction: 1050 bytes, more than the 1024/);
+    const batch = await small.call('POST', '/wallet/v1/submissions/batch', {
+      body: { submissions: [body] },
+      token,
+    });
+    expect(batch.json.items).toMatchObject([{ status: 413, error: { code: 'TOO_LARGE' } }]);
+  });
+
+  it('a batch body over BATCH_MAX_BYTES is a 413, whatever its item count', async () => {
+    const item = { preparedTransaction: 'A'.repeat(1200), hashingSchemeVersion: 'HASHING_SCHEME_VERSION_V2' };
+    const res = await small.call('POST', '/wallet/v1/submissions/batch', {
+      body: { submissions: [item, item, item, item] },
+      token,
+    });
+    expect(res.status).toBe(413);
+    expect(res.json.error?.code).toBe('BATCH_TOO_LARGE');
+    expect(await small.wallet.store.auditLog()).toEqual([]);
+  });
+});

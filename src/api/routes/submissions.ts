@@ -90,6 +90,18 @@ const byUpdate = createRoute({
   responses: { 200: record('The submission'), ...errorResponses(400, 401, 403, 404) },
 });
 
+/** The configured limit on a prepared transaction, in decoded bytes (base64 holds 3 bytes in 4 characters). */
+function checkSize(deps: AppDeps, preparedTransaction: string): void {
+  const bytes = Math.floor((preparedTransaction.length * 3) / 4);
+  if (bytes > deps.limits.preparedTransactionBytes) {
+    throw new ApiError(
+      413,
+      'TOO_LARGE',
+      `preparedTransaction: ${bytes} bytes, more than the ${deps.limits.preparedTransactionBytes} this wallet accepts`,
+    );
+  }
+}
+
 function waitSeconds(deps: AppDeps, wait: number | undefined): number {
   return Math.min(deps.waitMaxSeconds, wait ?? 0);
 }
@@ -101,6 +113,7 @@ export function submissionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void 
     const body = c.req.valid('json');
     const { wait } = c.req.valid('query');
     const key = c.req.valid('header')['idempotency-key'];
+    checkSize(deps, body.preparedTransaction);
     await deps.limitAccepts?.(who, 1);
     const { record: accepted } = await acceptSubmission(deps.accept, body, who, key);
     deps.metrics.acceptSeconds.observe((performance.now() - started) / 1000);
@@ -116,6 +129,14 @@ export function submissionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void 
     if (submissions.length > deps.batchMax) {
       throw new ApiError(413, 'BATCH_TOO_LARGE', `at most ${deps.batchMax} submissions per batch`);
     }
+    const bytes = Buffer.byteLength(await c.req.text());
+    if (bytes > deps.limits.batchBytes) {
+      throw new ApiError(
+        413,
+        'BATCH_TOO_LARGE',
+        `a batch body may be at most ${deps.limits.batchBytes} bytes`,
+      );
+    }
     await deps.limitAccepts?.(who, submissions.length);
     const items = await Promise.all(
       submissions.map(async (raw, index) => {
@@ -126,6 +147,7 @@ export function submissionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void 
         }
         const { idempotencyKey, ...req } = parsed.data;
         try {
+          checkSize(deps, req.preparedTransaction);
           const { record: rec } = await acceptSubmission(deps.accept, req, who, idempotencyKey);
           return { index, status: isTerminal(rec.status) ? 200 : 202, submission: rec };
         } catch (err) {
