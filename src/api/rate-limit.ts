@@ -1,5 +1,6 @@
-// The per-token accept rate limit (issue #12, finding 1): a fixed window counted in Redis, so it holds across
-// every API process of a deployment. A token is its subject and party together (what scopes its idempotency keys).
+// The per-token accept rate limit (issue #12, finding 1): a window that opens at the token's first accept in it,
+// counted in Redis so it holds across every API process of a deployment. A token is its subject and party
+// together (what scopes its idempotency keys).
 import type { Redis } from 'ioredis';
 import { StoreError } from '../submissions/index.ts';
 import { ApiError } from './errors.ts';
@@ -18,21 +19,24 @@ export type AcceptLimiter = (
 
 export function acceptLimiter(redis: Redis, prefix: string, limit: AcceptRateLimit): AcceptLimiter {
   return async (who, n) => {
-    const now = Date.now();
-    const window = Math.floor(now / limit.windowMs);
     const token = `${Buffer.from(who.subject).toString('base64url')}:${Buffer.from(who.party ?? '').toString('base64url')}`;
-    const key = `${prefix}:rl:${token}:${window}`;
+    const key = `${prefix}:rl:${token}`;
+    // NX: only the first accept of a window sets its end; the count then lives exactly one window.
     const res = await redis
       .multi()
       .incrby(key, n)
-      .pexpire(key, limit.windowMs * 2)
+      .pexpire(key, limit.windowMs, 'NX')
+      .pttl(key)
       .exec()
       .catch((err: unknown) => {
         throw new StoreError('UNAVAILABLE', 'Redis is unavailable', { cause: err });
       });
+    // A failed command (e.g. a server without PEXPIRE NX) would leave a count that never expires: refuse instead.
+    const failed = res?.find(([e]) => e)?.[0];
+    if (failed) throw new StoreError('UNAVAILABLE', 'Redis refused the rate-limit count', { cause: failed });
     const count = Number(res?.[0]?.[1] ?? 0);
     if (count > limit.max) {
-      const retryAfterSeconds = Math.max(1, Math.ceil(((window + 1) * limit.windowMs - now) / 1000));
+      const retryAfterSeconds = Math.max(1, Math.ceil(Number(res?.[2]?.[1] ?? limit.windowMs) / 1000));
       throw new ApiError(
         429,
         'RATE_LIMITED',

@@ -21,7 +21,6 @@ export interface InspectedTransaction {
   preparationTime?: Date;
 }
 
-/** The wire signature (src/ledger `Signature`). */
 /** Adapters over src/transaction, src/signing and src/parties (see src/server/adapters.ts). */
 export interface AcceptPorts {
   /** Throws an error with `code` and a one-line `message` on bytes that are not a valid PreparedTransaction. */
