@@ -2,6 +2,7 @@
 // is one zod schema over its variables whose transform output is that section's part of `Config`; a command
 // loads only the sections it uses, so an unrelated variable never stops it.
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { QuillError } from './errors.ts';
 
@@ -319,6 +320,10 @@ const pipeline = section(
     BATCH_MAX_BYTES: intIn(1024, 32 * 1024 * 1024, 32 * 1024 * 1024),
     ACCEPT_RATE_LIMIT: intIn(0, 1_000_000, 1000),
     ACCEPT_RATE_WINDOW_SECONDS: intIn(1, 3600, 1),
+    INSPECT_THREADS: intIn(0, 64, Math.max(1, Math.min(4, availableParallelism() - 1))),
+    INSPECT_OFFLOAD_BYTES: intIn(0, 24 * 1024 * 1024, 128 * 1024),
+    INSPECT_QUEUE_MAX: intIn(1, 10_000, 32),
+    INSPECT_THREAD_MEMORY_MB: intIn(64, 16_384, 1024),
     WAIT_MAX_SECONDS: intIn(0, 3600, 60),
     ALLOWED_SYNCHRONIZERS: list,
   },
@@ -353,6 +358,13 @@ const pipeline = section(
       limits: { preparedTransactionBytes: e.MAX_PREPARED_TRANSACTION_BYTES, batchBytes: e.BATCH_MAX_BYTES },
       /** Per token (subject and party); 0 = off. */
       acceptRateLimit: { max: e.ACCEPT_RATE_LIMIT, windowMs: e.ACCEPT_RATE_WINDOW_SECONDS * 1000 },
+      /** Decode and hash of transactions of at least `offloadBytes` base64 characters run on `threads` threads (0 = inline). */
+      inspect: {
+        threads: e.INSPECT_THREADS,
+        offloadBytes: e.INSPECT_OFFLOAD_BYTES,
+        maxQueued: e.INSPECT_QUEUE_MAX,
+        threadMemoryMb: e.INSPECT_THREAD_MEMORY_MB,
+      },
       waitMaxSeconds: e.WAIT_MAX_SECONDS,
       allowedSynchronizers: e.ALLOWED_SYNCHRONIZERS,
     };

@@ -3,46 +3,26 @@ import type { KeyAdmin, PartyAdmin } from '../api/index.ts';
 import type { LedgerClient } from '../ledger/index.ts';
 import { onboardExternalParty, type PartyRegistry } from '../parties/index.ts';
 import { type KeyStore, KeyStoreError, type Signer } from '../signing/index.ts';
-import {
-  type AcceptPorts,
-  type HashingSchemeVersion,
-  type InspectedTransaction,
-  SubmissionRefused,
-} from '../submissions/index.ts';
-import {
-  decodePreparedTransactionBase64,
-  hashPreparedTransaction,
-  TransactionError,
-} from '../transaction/index.ts';
+import { type AcceptPorts, SubmissionRefused } from '../submissions/index.ts';
+import { inspectPrepared } from './inspect/inspect.ts';
+import type { InspectPool } from './inspect/pool.ts';
 
 /** Which key controls a party (src/parties PartyRegistry satisfies it through `partyLookup`). */
 export interface PartyLookup {
   keyOf(party: string): Promise<string | undefined>;
 }
 
-/** Strict decode + recomputed hash + the metadata the policy needs. */
-function inspectPrepared(b64: string, scheme: HashingSchemeVersion): InspectedTransaction {
-  const tx = decodePreparedTransactionBase64(b64);
-  const meta = tx.metadata;
-  if (!meta?.submitterInfo) {
-    throw new TransactionError('MISSING_METADATA', 'the prepared transaction has no submitter metadata');
-  }
-  const hash = hashPreparedTransaction(tx, scheme);
+export function acceptPorts(opts: {
+  keys: KeyStore;
+  signer: Signer;
+  parties: PartyLookup;
+  /** Transactions of at least `offloadChars` base64 characters are inspected off the request thread. */
+  inspectPool?: { pool: InspectPool; offloadChars: number };
+}): AcceptPorts {
+  const off = opts.inspectPool;
   return {
-    hash,
-    actAs: [...meta.submitterInfo.actAs],
-    commandId: meta.submitterInfo.commandId,
-    synchronizerId: meta.synchronizerId,
-    ...(meta.maxRecordTime !== undefined
-      ? { maxRecordTime: new Date(Number(meta.maxRecordTime / 1000n)) }
-      : {}),
-    preparationTime: new Date(Number(meta.preparationTime / 1000n)),
-  };
-}
-
-export function acceptPorts(opts: { keys: KeyStore; signer: Signer; parties: PartyLookup }): AcceptPorts {
-  return {
-    inspect: inspectPrepared,
+    inspect: (b64, scheme) =>
+      off && b64.length >= off.offloadChars ? off.pool.inspect(b64, scheme) : inspectPrepared(b64, scheme),
     partyKey: (party) => opts.parties.keyOf(party),
     sign: async (fp, hash) => {
       try {

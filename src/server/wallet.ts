@@ -4,6 +4,7 @@ import { serve } from '@hono/node-server';
 import type { Queue, Worker } from 'bullmq';
 import { Hono } from 'hono';
 import type { Redis } from 'ioredis';
+import { Counter, Gauge } from 'prom-client';
 import {
   type AppDeps,
   acceptLimiter,
@@ -33,6 +34,7 @@ import {
   watchBacklog,
 } from '../submissions/index.ts';
 import { acceptPorts, keyAdmin, type PartyLookup } from './adapters.ts';
+import { InspectPool } from './inspect/pool.ts';
 
 export type Role = 'api' | 'worker' | 'all';
 
@@ -105,11 +107,46 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
   let port: number | undefined;
   let worker: Worker<JobData> | undefined;
 
+  // Closed last, after the HTTP server has stopped taking requests.
+  const { threads, maxQueued, threadMemoryMb } = config.inspect;
+  const inspectPool =
+    o.role !== 'worker' && !o.ports && threads > 0
+      ? new InspectPool({ threads, maxQueued, threadMemoryMb, log })
+      : undefined;
+
+  if (inspectPool) {
+    const pool = inspectPool;
+    new Gauge({
+      name: 'quill_inspect_pending',
+      help: 'Large prepared transactions waiting for or being decoded on an inspection thread',
+      registers: [metrics.registry],
+      collect() {
+        this.set(pool.pending);
+      },
+    });
+    new Counter({
+      name: 'quill_inspect_offloaded_total',
+      help: 'Prepared transactions decoded and hashed on an inspection thread instead of the request thread',
+      registers: [metrics.registry],
+      collect() {
+        this.reset();
+        this.inc(pool.answered);
+      },
+    });
+  }
+
   if (o.role !== 'worker') {
     const ports =
       o.ports ??
       (o.keys && o.signer && o.parties
-        ? acceptPorts({ keys: o.keys, signer: o.signer, parties: o.parties })
+        ? acceptPorts({
+            keys: o.keys,
+            signer: o.signer,
+            parties: o.parties,
+            ...(inspectPool
+              ? { inspectPool: { pool: inspectPool, offloadChars: config.inspect.offloadBytes } }
+              : {}),
+          })
         : undefined);
     if (!ports) throw new Error('the api role needs the key store, a signer and the party registry');
     // A key found disabled (API, or `quill keys disable` seen at signing) also stops its queued submissions.
@@ -254,6 +291,7 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
     async close() {
       for (const c of closers) await c().catch((err) => log('warn', `shutdown: ${(err as Error).message}`));
       await queue.close().catch(() => {});
+      await inspectPool?.close();
       redis.disconnect();
       bull.disconnect();
     },

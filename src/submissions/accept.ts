@@ -23,8 +23,14 @@ export interface InspectedTransaction {
 
 /** Adapters over src/transaction, src/signing and src/parties (see src/server/adapters.ts). */
 export interface AcceptPorts {
-  /** Throws an error with `code` and a one-line `message` on bytes that are not a valid PreparedTransaction. */
-  inspect(preparedTransactionBase64: string, scheme: HashingSchemeVersion): InspectedTransaction;
+  /**
+   * Throws (or rejects with) an error with `code` and a one-line `message` on bytes that are not a valid
+   * PreparedTransaction; a `SubmissionRefused` (busy, too large to decode) passes through as it is.
+   */
+  inspect(
+    preparedTransactionBase64: string,
+    scheme: HashingSchemeVersion,
+  ): InspectedTransaction | Promise<InspectedTransaction>;
   /** The key that controls the party, if this wallet holds it. */
   partyKey(party: string): Promise<string | undefined>;
   /**
@@ -137,8 +143,9 @@ export async function acceptSubmission(
   const now = deps.now ?? Date.now;
   let tx: InspectedTransaction;
   try {
-    tx = ports.inspect(req.preparedTransaction, req.hashingSchemeVersion);
+    tx = await ports.inspect(req.preparedTransaction, req.hashingSchemeVersion);
   } catch (err) {
+    if (err instanceof SubmissionRefused) throw err;
     const e = err as { code?: unknown; message?: unknown };
     const detail = typeof e.message === 'string' ? e.message.split('\n')[0] : 'cannot decode';
     throw new SubmissionRefused(400, 'INVALID_PREPARED_TRANSACTION', `preparedTransaction: ${detail}`);

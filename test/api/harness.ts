@@ -109,6 +109,8 @@ export function prepared(
     preparationTime?: Date;
     commandId?: string;
     synchronizerId?: string;
+    /** Pads the create argument with a list of this many units (about 5.4 base64 characters each). */
+    units?: number;
   } = {},
 ) {
   const scheme = opts.scheme ?? 'HASHING_SCHEME_VERSION_V2';
@@ -119,7 +121,12 @@ export function prepared(
         contractId: `00${randomBytes(32).toString('hex')}`,
         packageName: 'quill-test',
         templateId: `${'ab'.repeat(32)}:Test:Thing`,
-        argument: damlValue.record({ owner: damlValue.party(party) }),
+        argument: damlValue.record({
+          owner: damlValue.party(party),
+          ...(opts.units
+            ? { items: damlValue.list(Array.from({ length: opts.units }, damlValue.unit)) }
+            : {}),
+        }),
         signatories: [party],
       },
     ],

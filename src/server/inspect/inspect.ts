@@ -1,0 +1,27 @@
+// What the accept path learns from a prepared transaction: strict decode, recomputed hash, the metadata the
+// checks need. The same function runs inline (small transactions) and in the worker pool (large ones).
+import type { HashingSchemeVersion, InspectedTransaction } from '../../submissions/index.ts';
+import {
+  decodePreparedTransactionBase64,
+  hashPreparedTransaction,
+  TransactionError,
+} from '../../transaction/index.ts';
+
+export function inspectPrepared(b64: string, scheme: HashingSchemeVersion): InspectedTransaction {
+  const tx = decodePreparedTransactionBase64(b64);
+  const meta = tx.metadata;
+  if (!meta?.submitterInfo) {
+    throw new TransactionError('MISSING_METADATA', 'the prepared transaction has no submitter metadata');
+  }
+  const hash = hashPreparedTransaction(tx, scheme);
+  return {
+    hash,
+    actAs: [...meta.submitterInfo.actAs],
+    commandId: meta.submitterInfo.commandId,
+    synchronizerId: meta.synchronizerId,
+    ...(meta.maxRecordTime !== undefined
+      ? { maxRecordTime: new Date(Number(meta.maxRecordTime / 1000n)) }
+      : {}),
+    preparationTime: new Date(Number(meta.preparationTime / 1000n)),
+  };
+}

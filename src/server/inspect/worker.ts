@@ -1,0 +1,23 @@
+// One inspection thread: answers { id, result } or { id, error: { code, message } } for each request, in order.
+import { parentPort } from 'node:worker_threads';
+import { inspectPrepared } from './inspect.ts';
+import type { InspectRequest, InspectResponse } from './pool.ts';
+
+const port = parentPort;
+if (!port) throw new Error('src/server/inspect/worker.ts runs only as a worker thread');
+port.on('message', (req: InspectRequest) => {
+  let res: InspectResponse;
+  try {
+    res = { id: req.id, result: inspectPrepared(req.b64, req.scheme) };
+  } catch (err) {
+    const e = err as { code?: unknown; message?: unknown };
+    res = {
+      id: req.id,
+      error: {
+        code: typeof e.code === 'string' ? e.code : 'MALFORMED_PROTOBUF',
+        message: typeof e.message === 'string' ? e.message : 'cannot decode',
+      },
+    };
+  }
+  port.postMessage(res);
+});
