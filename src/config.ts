@@ -325,6 +325,7 @@ const pipeline = section(
     INSPECT_QUEUE_MAX: intIn(1, 10_000, 32),
     INSPECT_THREAD_MEMORY_MB: intIn(64, 16_384, 1024),
     WAIT_MAX_SECONDS: intIn(0, 3600, 60),
+    PAYLOAD_RETENTION_HOURS: intIn(0, 24 * 3650, 168),
     ALLOWED_SYNCHRONIZERS: list,
   },
   (e, problem) => {
@@ -366,6 +367,8 @@ const pipeline = section(
         threadMemoryMb: e.INSPECT_THREAD_MEMORY_MB,
       },
       waitMaxSeconds: e.WAIT_MAX_SECONDS,
+      /** A final record's prepared transaction and signatures are dropped this long after it became final. */
+      payloadRetentionMs: e.PAYLOAD_RETENTION_HOURS * 3_600_000,
       allowedSynchronizers: e.ALLOWED_SYNCHRONIZERS,
     };
   },

@@ -266,6 +266,7 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
       try {
         const n = await requeueStranded(store, queue, every);
         if (n > 0) log('info', `requeued ${n} stranded submissions`);
+        await store.dropPayloads(Date.now() - config.payloadRetentionMs);
       } catch (err) {
         log('warn', `sweep: ${(err as Error).message}`);
       } finally {

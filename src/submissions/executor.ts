@@ -8,7 +8,7 @@ import { decide } from './decide.ts';
 import type { PipelineMetrics } from './metrics.ts';
 import { type ExecuteRequest, type LedgerPort, reconcile } from './reconcile.ts';
 import { type Attempt, type ErrorInfo, isTerminal, type SubmissionRecord } from './record.ts';
-import type { SubmissionStore, VersionedRecord } from './store.ts';
+import { StoreError, type SubmissionStore, type VersionedRecord } from './store.ts';
 import {
   awaitOutcome,
   commit as commitTransition,
@@ -93,6 +93,9 @@ export async function executeStep(deps: ExecutorDeps, id: string, signal?: Abort
     case 'attempt':
       break;
   }
+  // Payloads are dropped only from final records, which never get here.
+  const payload = cur.payload;
+  if (!payload) throw new StoreError('CORRUPT', `submission ${id} has no payload to submit`);
   const everSubmitted = rec.attempts.length > 0;
 
   // The ledger end before the first attempt bounds the reconciliation scan. Any value read earlier is a
@@ -107,9 +110,7 @@ export async function executeStep(deps: ExecutorDeps, id: string, signal?: Abort
     now: now(),
     marginSeconds: config.dedup.marginSeconds,
     maxSeconds: config.dedup.maxSeconds,
-    ...(cur.payload.deduplicationSeconds !== undefined
-      ? { requestedSeconds: cur.payload.deduplicationSeconds }
-      : {}),
+    ...(payload.deduplicationSeconds !== undefined ? { requestedSeconds: payload.deduplicationSeconds } : {}),
   });
   const attempt: Attempt = {
     submissionId,
@@ -126,16 +127,14 @@ export async function executeStep(deps: ExecutorDeps, id: string, signal?: Abort
   if (signal?.aborted) throw new Aborted('lock lost before executing');
 
   const body: ExecuteRequest = {
-    preparedTransaction: cur.payload.preparedTransaction,
-    partySignatures: cur.payload.partySignatures,
+    preparedTransaction: payload.preparedTransaction,
+    partySignatures: payload.partySignatures,
     submissionId,
     hashingSchemeVersion: rec.hashingSchemeVersion,
     deduplicationPeriod: { DeduplicationDuration: { value: { seconds: dedup, nanos: 0 } } },
     userId: rec.userId,
-    ...(cur.payload.minLedgerTime !== undefined ? { minLedgerTime: cur.payload.minLedgerTime } : {}),
-    ...(cur.payload.transactionFormat !== undefined
-      ? { transactionFormat: cur.payload.transactionFormat }
-      : {}),
+    ...(payload.minLedgerTime !== undefined ? { minLedgerTime: payload.minLedgerTime } : {}),
+    ...(payload.transactionFormat !== undefined ? { transactionFormat: payload.transactionFormat } : {}),
   };
   const started = now();
   let tx: JsTransaction;

@@ -116,3 +116,30 @@ if ARGV[7] ~= '' then redis.call('SET', ARGV[4] .. 'idx:update:' .. ARGV[7], ARG
 if FINAL[ARGV[2]] then redis.call('XADD', ARGV[4] .. 'outbox', '*', unpack(ARGV, 8)) end
 return {1, v}
 `);
+
+/**
+ * Payload retention: follows the outbox (one entry per record that became final, in the order they did) up to
+ * a cutoff, and drops the prepared transaction and signatures of each of those records; the record, its hash
+ * and the audit stay. The cursor moves in the same step, so a sweep that runs twice drops nothing twice and a
+ * crash in between loses nothing.
+ * ARGV: 1 prefix, 2 cutoff stream id (entries up to it, inclusive), 3 count, 4 now (ISO)
+ * Returns the number of outbox entries passed.
+ */
+export const DROP_PAYLOADS = script(`${RANK}
+local p = ARGV[1]
+local after = redis.call('GET', p .. 'retention:cursor') or '0-0'
+local entries = redis.call('XRANGE', p .. 'outbox', '(' .. after, ARGV[2], 'COUNT', tonumber(ARGV[3]))
+for _, e in ipairs(entries) do
+  local f = e[2]
+  local id, status
+  for i = 1, #f, 2 do
+    if f[i] == 'id' then id = f[i + 1] elseif f[i] == 'status' then status = f[i + 1] end
+  end
+  if id and FINAL[status] then
+    local key = p .. 'sub:' .. id
+    if redis.call('HDEL', key, 'payload') == 1 then redis.call('HSET', key, 'payloadDroppedAt', ARGV[4]) end
+  end
+end
+if #entries > 0 then redis.call('SET', p .. 'retention:cursor', entries[#entries][1]) end
+return #entries
+`);

@@ -12,7 +12,7 @@ import {
   type SubmissionRecord,
   type SubmissionStatus,
 } from './record.ts';
-import { CREATE, runScript, TRANSITION } from './scripts.ts';
+import { CREATE, DROP_PAYLOADS, runScript, TRANSITION } from './scripts.ts';
 
 export interface VersionedRecord {
   record: SubmissionRecord;
@@ -21,7 +21,10 @@ export interface VersionedRecord {
 }
 
 export interface StoredSubmission extends VersionedRecord {
-  payload: SubmissionPayload;
+  /** Absent once the record is final and PAYLOAD_RETENTION_HOURS have passed (`dropPayloads`). */
+  payload?: SubmissionPayload;
+  /** When the payload was dropped. */
+  payloadDroppedAt?: string;
 }
 
 export interface AuditEntry {
@@ -149,15 +152,41 @@ export class SubmissionStore {
   }
 
   async get(id: string): Promise<StoredSubmission | undefined> {
-    const [v, rec, payload] = await this.redis
-      .hmget(this.recordKey(id), 'v', 'record', 'payload')
+    const [v, rec, payload, droppedAt] = await this.redis
+      .hmget(this.recordKey(id), 'v', 'record', 'payload', 'payloadDroppedAt')
       .catch(redisFailed);
-    if (!v || !rec || !payload) return undefined;
+    if (!v || !rec) return undefined;
     return {
       version: Number(v),
       record: JSON.parse(rec) as SubmissionRecord,
-      payload: JSON.parse(payload) as SubmissionPayload,
+      ...(payload ? { payload: JSON.parse(payload) as SubmissionPayload } : {}),
+      ...(droppedAt ? { payloadDroppedAt: droppedAt } : {}),
     };
+  }
+
+  /**
+   * Drops the prepared transaction and signatures of every record that became final before `cutoffMs` (it
+   * follows the outbox with its own cursor). Returns how many final records it passed.
+   */
+  async dropPayloads(cutoffMs: number, now = new Date()): Promise<number> {
+    let passed = 0;
+    for (;;) {
+      const n = Number(
+        await runScript(
+          this.redis,
+          DROP_PAYLOADS,
+          [],
+          [
+            this.prefix,
+            `${Math.max(0, Math.floor(cutoffMs))}-${Number.MAX_SAFE_INTEGER}`,
+            500,
+            now.toISOString(),
+          ],
+        ).catch(redisFailed),
+      );
+      passed += n;
+      if (n < 500) return passed;
+    }
   }
 
   async getRecord(id: string): Promise<SubmissionRecord | undefined> {
