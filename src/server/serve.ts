@@ -94,6 +94,10 @@ export async function serve(o: ServeOptions): Promise<Serving> {
       host: '127.0.0.1',
       auth: secret ? { secret } : 'none',
       demo: !!o.demo,
+      // The embedded ledger enforces the window the wallet assumes, so the two never disagree.
+      ledger: {
+        preparationTimeToleranceSeconds: config.commitWindow.preparationToleranceMs / 1000,
+      },
     });
     sandbox = sb as unknown as NonNullable<typeof sandbox>;
     stops.push(() => sb.close());
