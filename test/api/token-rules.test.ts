@@ -115,6 +115,35 @@ describe('finding 7: COMMAND_ID_IN_USE', () => {
     expect(unscoped.status).toBe(409);
     expect(unscoped.json.error?.message).toContain(id);
   });
+
+  it('does not name it either when the two requests race past the first check (the store decides)', async () => {
+    const alice = await h.party('alice');
+    const bob = await h.party('bob');
+    const [aliceToken, bobToken] = [await h.token('submit', alice.id), await h.token('submit', bob.id)];
+    for (let round = 0; round < 10; round++) {
+      const commandId = `race-${round}-${Date.now()}-${Math.random()}`;
+      const [a, b] = await Promise.all([
+        h.call('POST', '/wallet/v1/submissions', {
+          token: aliceToken,
+          body: prepared(alice.id, { commandId }).body,
+        }),
+        h.call('POST', '/wallet/v1/submissions', {
+          token: bobToken,
+          body: prepared(bob.id, { commandId }).body,
+        }),
+      ]);
+      // Exactly one holds the command id; the other is refused without the winner's id.
+      expect([a.status, b.status].sort()).toEqual([202, 409]);
+      const [won, lost] = a.status === 202 ? [a, b] : [b, a];
+      expect(lost.json.error?.code).toBe('COMMAND_ID_IN_USE');
+      expect(lost.text).not.toContain(String(won.json.id));
+    }
+    // The race was real: both were signed, and the store kept one (the other's audit entry says so).
+    const unused = (await h.wallet.store.auditLog()).filter(
+      (e) => e.commandId.startsWith('race-') && e.stored === 'false',
+    );
+    expect(unused.length).toBeGreaterThan(0);
+  });
 });
 
 describe('finding 10: token rules', () => {
