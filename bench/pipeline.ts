@@ -18,7 +18,7 @@ import { onboardExternalParty, PartyRegistry } from '../src/parties/index.ts';
 import { startSandbox } from '../src/sandbox/index.ts';
 import { ledgerPort } from '../src/server/ledger-port.ts';
 import { startWallet } from '../src/server/wallet.ts';
-import { KeyStore, LocalSigner } from '../src/signing/index.ts';
+import { Keyring, KeyStore, verifyingSigner } from '../src/signing/index.ts';
 
 const N = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? 2000);
 /** --split: the worker runs as its own process (`quill serve --role worker`), as when scaling out. */
@@ -127,7 +127,7 @@ async function main(): Promise<void> {
   const client = new LedgerClient({ baseUrl: sandbox.url, timeoutMs: 30_000 });
   const keysDir = mkdtempSync(join(tmpdir(), 'quill-bench-keys-'));
   const keys = new KeyStore({ dir: keysDir, passphrase: 'bench', scrypt: { N: 1024 } });
-  const signer = new LocalSigner(keys);
+  const signer = verifyingSigner(keys);
   const registry = new PartyRegistry({ dir: keysDir });
   const key = await keys.generate('ed25519');
   const party = await onboardExternalParty({
@@ -218,7 +218,7 @@ async function main(): Promise<void> {
     role: SPLIT ? 'api' : 'all',
     ledger: ledgerPort(client),
     auth: (await import('../src/api/index.ts')).createVerifier(config.auth),
-    keys,
+    keys: new Keyring([keys]),
     signer,
     parties: { keyOf: async (p) => (await registry.get(p))?.keyFingerprint },
   });

@@ -1,4 +1,4 @@
-// Signing throughput per algorithm: our LocalSigner (file check + node:crypto sign + independent noble
+// Signing throughput per algorithm: our verifying signer over the file key store (file check + node:crypto sign + independent noble
 // verify) against node:crypto's native sign alone and native sign + native verify, in the same run; noble's
 // own signing for reference; and the independent check alone: noble's verify (verifySignature) beside the
 // per-key verifier UnlockedKey.sign uses. Run: npx tsx bench/sign.ts [seconds per case, default 1.5]
@@ -15,7 +15,7 @@ import {
   KEY_ALGORITHMS,
   type KeyAlgorithm,
   KeyStore,
-  LocalSigner,
+  verifyingSigner,
   verifySignature,
 } from '../src/signing/index.ts';
 
@@ -59,7 +59,7 @@ function nativePair(algorithm: KeyAlgorithm, secret: Uint8Array): { priv: KeyObj
 const dir = await mkdtemp(join(tmpdir(), 'quill-bench-sign-'));
 try {
   const keys = new KeyStore({ dir, passphrase: 'bench', scrypt: { N: 1024 } });
-  const signer = new LocalSigner(keys);
+  const signer = verifyingSigner(keys);
   const hash = randomBytes(32);
   const rows: string[][] = [];
   for (const algorithm of KEY_ALGORITHMS) {
@@ -124,7 +124,7 @@ try {
   const line = (r: string[]) =>
     r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
   console.log(
-    `signing a 32-byte hash, ${seconds}s per case (ours = LocalSigner.sign: file check, native sign, per-key noble verify)`,
+    `signing a 32-byte hash, ${seconds}s per case (ours = verifyingSigner(KeyStore).sign: file check, native sign, per-key noble verify)`,
   );
   console.log(line(head));
   for (const r of rows) console.log(line(r));

@@ -208,8 +208,50 @@ const keys = section(
     KEYSTORE_PASSPHRASE: z.string().optional(),
     KEYSTORE_PASSPHRASE_FILE: optionalText,
     KEYSTORE_SCRYPT_N: scryptN,
+    PKCS11_MODULE: optionalText,
+    PKCS11_TOKEN_LABEL: optionalText,
+    PKCS11_SLOT: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(2 ** 48)
+      .optional(),
+    PKCS11_PIN: z.string().optional(),
+    PKCS11_PIN_FILE: optionalText,
+    PKCS11_SESSIONS: intIn(1, 256, 8),
+    KEYS_DEFAULT_BACKEND: z.enum(['file', 'pkcs11']).optional(),
   },
   (e, problem) => {
+    let pkcs11:
+      | { module: string; tokenLabel?: string; slot?: number; pin: string; sessions: number }
+      | undefined;
+    if (e.PKCS11_MODULE !== undefined) {
+      if ((e.PKCS11_TOKEN_LABEL === undefined) === (e.PKCS11_SLOT === undefined)) {
+        problem('PKCS11_MODULE needs exactly one of PKCS11_TOKEN_LABEL and PKCS11_SLOT');
+      }
+      let pin: string | undefined;
+      if (e.PKCS11_PIN !== undefined && e.PKCS11_PIN_FILE !== undefined) {
+        problem('PKCS11_PIN and PKCS11_PIN_FILE are both set: choose one');
+      } else if (e.PKCS11_PIN_FILE !== undefined) {
+        pin = readSecretFile(e.PKCS11_PIN_FILE, 'PKCS11_PIN_FILE', problem);
+      } else if (e.PKCS11_PIN === undefined || e.PKCS11_PIN === '') {
+        problem('PKCS11_MODULE needs PKCS11_PIN or PKCS11_PIN_FILE');
+      } else {
+        pin = e.PKCS11_PIN;
+      }
+      pkcs11 = {
+        module: e.PKCS11_MODULE,
+        ...defined({ tokenLabel: e.PKCS11_TOKEN_LABEL, slot: e.PKCS11_SLOT }),
+        pin: pin ?? '',
+        sessions: e.PKCS11_SESSIONS,
+      };
+    } else if (
+      [e.PKCS11_TOKEN_LABEL, e.PKCS11_SLOT, e.PKCS11_PIN, e.PKCS11_PIN_FILE].some((v) => v !== undefined)
+    ) {
+      problem('PKCS11_TOKEN_LABEL, PKCS11_SLOT and PKCS11_PIN need PKCS11_MODULE (the PKCS#11 library path)');
+    }
+    if (e.KEYS_DEFAULT_BACKEND === 'pkcs11' && !pkcs11)
+      problem('KEYS_DEFAULT_BACKEND=pkcs11 needs PKCS11_MODULE');
     let keystorePassphrase: string | undefined;
     if (e.KEYSTORE_PASSPHRASE !== undefined && e.KEYSTORE_PASSPHRASE_FILE !== undefined) {
       problem('KEYSTORE_PASSPHRASE and KEYSTORE_PASSPHRASE_FILE are both set: choose one');
@@ -222,6 +264,8 @@ const keys = section(
       keysDir: e.KEYS_DIR,
       // Absent when neither variable is set: only commands that unlock keys need it (see requirePassphrase).
       ...defined({ keystorePassphrase, keystoreScryptN: e.KEYSTORE_SCRYPT_N }),
+      /** The PKCS#11 key backend, when PKCS11_MODULE is set. */
+      ...defined({ pkcs11, defaultKeyBackend: e.KEYS_DEFAULT_BACKEND }),
     };
   },
 );

@@ -17,7 +17,7 @@ import type { KeyFileProblemView, KeyView, PartyView } from './schemas.ts';
 
 /** Key administration over src/signing's KeyStore. */
 export interface KeyAdmin {
-  generate(algorithm: KeyView['algorithm'], label?: string): Promise<KeyView>;
+  generate(algorithm: KeyView['algorithm'], label?: string, backend?: KeyView['backend']): Promise<KeyView>;
   list(): Promise<KeyView[]>;
   /** The healthy keys and each key file that failed to open, by base name. */
   survey(): Promise<{ keys: KeyView[]; problems: KeyFileProblemView[] }>;

@@ -7,7 +7,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { echo, QuillError, walkCauses } from '../errors.ts';
 import { LedgerError } from '../ledger/index.ts';
 import { PartyError } from '../parties/index.ts';
-import { KeyStoreError } from '../signing/index.ts';
+import { SigningError } from '../signing/index.ts';
 import { StoreError, SubmissionRefused } from '../submissions/index.ts';
 import { TransactionError } from '../transaction/index.ts';
 import { AuthError } from './auth.ts';
@@ -84,10 +84,11 @@ export function toHttpError(err: unknown): HttpError {
     if (err.code === 'UNAUTHENTICATED') return answer(401, 'UNAUTHENTICATED', err.message);
     if (err.code === 'FORBIDDEN') return answer(403, 'FORBIDDEN', err.message);
   }
-  if (err instanceof KeyStoreError) {
+  if (err instanceof SigningError) {
     if (err.code === 'BAD_INPUT') return answer(400, 'INVALID_REQUEST', err.message);
     if (err.code === 'NOT_FOUND') return answer(404, 'NOT_FOUND', err.message);
     if (err.code === 'DISABLED') return answer(422, 'KEY_DISABLED', err.message);
+    if (err.code === 'UNSUPPORTED') return answer(422, 'UNSUPPORTED_BY_BACKEND', err.message);
     return answer(503, 'KEYSTORE_UNAVAILABLE', `the key store cannot be used: ${err.code}`);
   }
   if (err instanceof PartyError) {

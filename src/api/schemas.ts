@@ -7,7 +7,7 @@ import {
   MinLedgerTime,
   TransactionFormat,
 } from '../ledger/index.ts';
-import { KEY_ALGORITHMS } from '../signing/index.ts';
+import { KEY_ALGORITHMS, KEY_BACKENDS } from '../signing/index.ts';
 import { HashingSchemeVersion, SubmissionRecord, SubmissionStatus } from '../submissions/index.ts';
 
 // Fields passed through to the ledger's execute request are the ledger contract's own schemas: anything the
@@ -108,6 +108,9 @@ export const KeyView = z
     label: z.string().nullable().optional(),
     status: z.enum(['active', 'disabled']),
     createdAt: z.string(),
+    backend: z.enum(KEY_BACKENDS).openapi({
+      description: 'where the private key lives: an encrypted file in KEYS_DIR, or a PKCS#11 token (HSM)',
+    }),
   })
   .openapi('Key');
 export type KeyView = z.infer<typeof KeyView>;
@@ -115,13 +118,20 @@ export type KeyView = z.infer<typeof KeyView>;
 export const KeyFileProblemView = z
   .object({
     file: z.string().openapi({ description: 'the file name in KEYS_DIR', example: 'notes.json' }),
-    problem: z.enum(['wrong-passphrase', 'tampered', 'unreadable']),
+    problem: z.enum(['wrong-passphrase', 'tampered', 'unreadable', 'missing', 'unavailable']),
   })
   .openapi('KeyFileProblem');
 export type KeyFileProblemView = z.infer<typeof KeyFileProblemView>;
 
 export const NewKeyBody = z
-  .object({ algorithm: KeyAlgorithmBody, label: z.string().max(200).optional() })
+  .object({
+    algorithm: KeyAlgorithmBody,
+    label: z.string().max(200).optional(),
+    backend: z
+      .enum(KEY_BACKENDS)
+      .optional()
+      .openapi({ description: 'file (default unless KEYS_DEFAULT_BACKEND says otherwise) or pkcs11' }),
+  })
   .strict()
   .openapi('NewKeyRequest');
 

@@ -3,7 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.ts';
 import { LedgerError } from '../ledger/index.ts';
 import { PartyError } from '../parties/index.ts';
-import { KeyStoreError } from '../signing/index.ts';
+import { SigningError } from '../signing/index.ts';
 import { TransactionError } from '../transaction/index.ts';
 import { keysCommand } from './keys.ts';
 import { partiesCommand } from './parties.ts';
@@ -56,7 +56,7 @@ export function exitFor(err: unknown): { code: number; message?: string } {
   if (err instanceof TransactionError) {
     return { code: EXIT_USAGE, message: `invalid prepared transaction (${err.code}): ${err.message}` };
   }
-  if (err instanceof KeyStoreError) {
+  if (err instanceof SigningError) {
     const bad = err.code === 'BAD_INPUT' || err.code === 'CONFIG';
     return { code: bad ? EXIT_USAGE : EXIT_FAILURE, message: err.message };
   }

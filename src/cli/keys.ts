@@ -1,19 +1,35 @@
-// `quill keys generate|list|show|disable|check`: KEYS_DIR, the passphrase and KEYSTORE_SCRYPT_N (config `keys`).
+// `quill keys generate|list|show|disable|check`: KEYS_DIR, the passphrase, KEYSTORE_SCRYPT_N and PKCS11_* (config `keys`).
 import { join } from 'node:path';
 import { Command, Option } from 'commander';
 import { loadConfig } from '../config.ts';
-import { openKeyStore } from '../server/parts.ts';
-import { KEY_ALGORITHMS, type KeyAlgorithm, type KeyView } from '../signing/index.ts';
+import { openKeyring } from '../server/parts.ts';
+import {
+  KEY_ALGORITHMS,
+  KEY_BACKENDS,
+  type KeyAlgorithm,
+  type KeyBackendName,
+  type Keyring,
+  type KeyView,
+} from '../signing/index.ts';
 import { type CliEnv, CommandFailure, printJson } from './support.ts';
 
 /** Only the keys section: an unrelated bad variable never stops a key command. */
-const keyStore = (env: CliEnv) => openKeyStore(loadConfig(env, ['keys']));
+async function withKeys<T>(env: CliEnv, run: (keys: Keyring, keysDir: string) => Promise<T>): Promise<T> {
+  const config = loadConfig(env, ['keys']);
+  const keys = openKeyring(config);
+  try {
+    return await run(keys, config.keysDir);
+  } finally {
+    await keys.close();
+  }
+}
 
 function describeKey(v: KeyView): string {
   return [
     `fingerprint  ${v.fingerprint}`,
     `algorithm    ${v.algorithm} (${v.keySpec})`,
     `status       ${v.status}`,
+    `backend      ${v.backend}`,
     `label        ${v.label ?? '-'}`,
     `created      ${v.createdAt}`,
     `public key   ${v.publicKey}`,
@@ -21,13 +37,22 @@ function describeKey(v: KeyView): string {
 }
 
 function keyLine(v: KeyView): string {
-  return [v.fingerprint, v.algorithm.padEnd(9), v.status.padEnd(8), v.createdAt, v.label ?? '']
+  return [
+    v.fingerprint,
+    v.algorithm.padEnd(9),
+    v.backend.padEnd(6),
+    v.status.padEnd(8),
+    v.createdAt,
+    v.label ?? '',
+  ]
     .join('  ')
     .trimEnd();
 }
 
 export function keysCommand(env: CliEnv = {}): Command {
-  const keys = new Command('keys').description('manage the encrypted signing keys in KEYS_DIR');
+  const keys = new Command('keys').description(
+    'manage the signing keys: encrypted files in KEYS_DIR, or keys in a PKCS#11 token (PKCS11_*)',
+  );
 
   keys
     .command('generate')
@@ -37,25 +62,37 @@ export function keysCommand(env: CliEnv = {}): Command {
         .choices(KEY_ALGORITHMS)
         .makeOptionMandatory(),
     )
+    .addOption(
+      new Option(
+        '--backend <backend>',
+        'where the key is made and kept (default: file, or KEYS_DEFAULT_BACKEND)',
+      ).choices(KEY_BACKENDS),
+    )
     .option('--label <label>', 'a name for humans (1-100 characters)')
     .option('--json', 'print JSON')
-    .action(async (opts: { algorithm: KeyAlgorithm; label?: string; json?: boolean }) => {
-      const view = await keyStore(env).generate(opts.algorithm, opts.label);
-      if (opts.json) printJson(view);
-      else process.stdout.write(`${describeKey(view)}\n`);
-    });
+    .action(
+      async (opts: { algorithm: KeyAlgorithm; backend?: KeyBackendName; label?: string; json?: boolean }) => {
+        const view = await withKeys(env, (k) =>
+          k.generate(opts.algorithm, opts.label, opts.backend ?? k.defaultBackend),
+        );
+        if (opts.json) printJson(view);
+        else process.stdout.write(`${describeKey(view)}\n`);
+      },
+    );
 
   keys
     .command('list')
     .description('list every key (each file is authenticated); name each file that fails (exit 1 if any)')
     .option('--json', 'print JSON')
     .action(async (opts: { json?: boolean }) => {
-      const store = keyStore(env);
-      const { keys: views, problems } = await store.survey();
+      const [{ keys: views, problems }, dir] = await withKeys(
+        env,
+        async (k, d) => [await k.survey(), d] as const,
+      );
       if (opts.json) printJson(views);
       else process.stdout.write(views.map((v) => `${keyLine(v)}\n`).join(''));
       // The healthy keys stay listed; the broken files go to stderr so the listing stays parseable.
-      for (const p of problems) process.stderr.write(`FAILED  ${join(store.dir, p.file)}: ${p.problem}\n`);
+      for (const p of problems) process.stderr.write(`FAILED  ${join(dir, p.file)}: ${p.problem}\n`);
       if (problems.length > 0) {
         const total = views.length + problems.length;
         throw new CommandFailure(`${problems.length} of ${total} key files failed the check`);
@@ -68,7 +105,7 @@ export function keysCommand(env: CliEnv = {}): Command {
     .argument('<fingerprint>', 'key fingerprint (1220...)')
     .option('--json', 'print JSON')
     .action(async (fingerprint: string, opts: { json?: boolean }) => {
-      const view = await keyStore(env).get(fingerprint);
+      const view = await withKeys(env, (k) => k.get(fingerprint));
       if (opts.json) printJson(view);
       else process.stdout.write(`${describeKey(view)}\n`);
     });
@@ -78,19 +115,20 @@ export function keysCommand(env: CliEnv = {}): Command {
     .description('disable a key for good: it never signs again')
     .argument('<fingerprint>', 'key fingerprint (1220...)')
     .action(async (fingerprint: string) => {
-      const view = await keyStore(env).disable(fingerprint);
+      const view = await withKeys(env, (k) => k.disable(fingerprint));
       process.stdout.write(`disabled ${view.fingerprint}\n`);
     });
 
   keys
     .command('check')
-    .description('unlock every key file with the passphrase; name each one that fails (exit 1 if any)')
+    .description(
+      'unlock every key file with the passphrase and find every PKCS#11 key in its token; name each one that fails (exit 1 if any)',
+    )
     .option('--json', 'print JSON')
     .action(async (opts: { json?: boolean }) => {
-      const store = keyStore(env);
-      const results = await store.check();
+      const [results, dir] = await withKeys(env, async (k, d) => [await k.check(), d] as const);
       if (opts.json) printJson(results);
-      else if (results.length === 0) process.stdout.write(`no key files in ${store.dir}\n`);
+      else if (results.length === 0) process.stdout.write(`no key files in ${dir}\n`);
       else {
         for (const r of results)
           process.stdout.write(r.ok ? `ok      ${r.file}\n` : `FAILED  ${r.message}\n`);

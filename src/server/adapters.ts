@@ -2,7 +2,7 @@
 import type { KeyAdmin, PartyAdmin } from '../api/index.ts';
 import type { LedgerClient } from '../ledger/index.ts';
 import { onboardExternalParty, type PartyRegistry } from '../parties/index.ts';
-import { type KeyStore, KeyStoreError, type Signer } from '../signing/index.ts';
+import { type Keyring, type Signer, SigningError } from '../signing/index.ts';
 import { type AcceptPorts, SubmissionRefused } from '../submissions/index.ts';
 import { inspectPrepared } from './inspect/inspect.ts';
 import type { InspectPool } from './inspect/pool.ts';
@@ -13,7 +13,7 @@ export interface PartyLookup {
 }
 
 export function acceptPorts(opts: {
-  keys: KeyStore;
+  keys: Keyring;
   signer: Signer;
   parties: PartyLookup;
   /** Transactions of at least `offloadChars` base64 characters are inspected off the request thread. */
@@ -28,10 +28,10 @@ export function acceptPorts(opts: {
       try {
         return await opts.signer.sign(fp, hash);
       } catch (err) {
-        if (err instanceof KeyStoreError && err.code === 'DISABLED') {
+        if (err instanceof SigningError && err.code === 'DISABLED') {
           throw new SubmissionRefused(422, 'KEY_DISABLED', `key ${fp} is disabled`);
         }
-        if (err instanceof KeyStoreError && err.code === 'NOT_FOUND') {
+        if (err instanceof SigningError && err.code === 'NOT_FOUND') {
           throw new SubmissionRefused(422, 'UNKNOWN_KEY', `key ${fp} is not in the key store`);
         }
         throw err;
@@ -45,7 +45,7 @@ export function partyServices(opts: {
   registry: PartyRegistry;
   ledger: LedgerClient;
   signer: Signer;
-  keys: KeyStore;
+  keys: Keyring;
   /** The wallet's ledger user, granted CanActAs for each party it onboards. */
   userId?: string;
 }): PartyLookup & PartyAdmin {
@@ -74,16 +74,16 @@ export function partyServices(opts: {
   };
 }
 
-export function keyAdmin(keys: KeyStore): KeyAdmin {
+export function keyAdmin(keys: Keyring): KeyAdmin {
   return {
-    generate: (algorithm, label) => keys.generate(algorithm, label ?? null),
+    generate: (algorithm, label, backend) => keys.generate(algorithm, label ?? null, backend),
     list: () => keys.list(),
     survey: () => keys.survey(),
     get: async (fp) => {
       try {
         return await keys.get(fp);
       } catch (err) {
-        if (err instanceof KeyStoreError && err.code === 'NOT_FOUND') return undefined;
+        if (err instanceof SigningError && err.code === 'NOT_FOUND') return undefined;
         throw err;
       }
     },

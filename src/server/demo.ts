@@ -7,7 +7,7 @@ import { issueToken, type PartyAdmin } from '../api/index.ts';
 import { type Config, envHas } from '../config.ts';
 import type { LedgerClient } from '../ledger/index.ts';
 import type { Log } from '../log.ts';
-import type { KeyStore } from '../signing/index.ts';
+import type { Keyring } from '../signing/index.ts';
 import type { PartyLookup } from './adapters.ts';
 
 export interface DemoSecrets {
@@ -61,7 +61,7 @@ export async function demoEnv(
 export async function prepareDemo(o: {
   config: Config;
   demo: DemoSecrets;
-  keys: KeyStore;
+  keys: Keyring;
   parties: PartyLookup & PartyAdmin;
   client: LedgerClient;
   walletUrl: string;

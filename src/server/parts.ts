@@ -2,7 +2,14 @@
 import { type ConfigOf, requirePassphrase } from '../config.ts';
 import { LedgerClient, ledgerTokenOption, type TokenOption } from '../ledger/index.ts';
 import { onboardExternalParty, PartyRegistry } from '../parties/index.ts';
-import { KeyStore, LocalSigner } from '../signing/index.ts';
+import {
+  type KeyBackend,
+  Keyring,
+  KeyStore,
+  openPkcs11Backend,
+  type Signer,
+  verifyingSigner,
+} from '../signing/index.ts';
 
 /** The key store KEYS_DIR, the passphrase and KEYSTORE_SCRYPT_N describe; ConfigError without a passphrase. */
 export function openKeyStore(config: ConfigOf<'keys'>): KeyStore {
@@ -11,6 +18,22 @@ export function openKeyStore(config: ConfigOf<'keys'>): KeyStore {
     passphrase: requirePassphrase(config),
     ...(config.keystoreScryptN !== undefined ? { scrypt: { N: config.keystoreScryptN } } : {}),
   });
+}
+
+/**
+ * Every configured key backend behind one catalog: the encrypted files in KEYS_DIR (when a passphrase is set, or
+ * when nothing else is configured: then the missing passphrase is the error) and the PKCS#11 token (PKCS11_*).
+ */
+export function openKeyring(config: ConfigOf<'keys'>): Keyring {
+  const backends: KeyBackend[] = [];
+  if (config.keystorePassphrase !== undefined || !config.pkcs11) backends.push(openKeyStore(config));
+  if (config.pkcs11) backends.push(openPkcs11Backend({ ...config.pkcs11, dir: config.keysDir }));
+  return new Keyring(backends, config.defaultKeyBackend);
+}
+
+/** The one signer of a process: every backend's signatures verified before they leave. */
+export function signerFromConfig(keyring: Keyring): Signer {
+  return verifyingSigner(keyring);
 }
 
 /** A client for `baseUrl` with the configured token (LEDGER_TOKEN, LEDGER_TOKEN_FILE or LEDGER_OAUTH_*). */
@@ -29,15 +52,19 @@ export async function onboardFromConfig(
   config: ConfigOf<'keys' | 'ledger'>,
   o: { ledgerUrl: string; keyFingerprint: string; partyHint: string; synchronizerId?: string },
 ) {
-  const keys = openKeyStore(config);
-  return onboardExternalParty({
-    ledger: ledgerClient(config, o.ledgerUrl),
-    signer: new LocalSigner(keys),
-    keys,
-    registry: new PartyRegistry({ dir: config.keysDir }),
-    keyFingerprint: o.keyFingerprint,
-    partyHint: o.partyHint,
-    ...(o.synchronizerId !== undefined ? { synchronizerId: o.synchronizerId } : {}),
-    ...(config.ledgerUserId ? { userId: config.ledgerUserId } : {}),
-  });
+  const keys = openKeyring(config);
+  try {
+    return await onboardExternalParty({
+      ledger: ledgerClient(config, o.ledgerUrl),
+      signer: signerFromConfig(keys),
+      keys,
+      registry: new PartyRegistry({ dir: config.keysDir }),
+      keyFingerprint: o.keyFingerprint,
+      partyHint: o.partyHint,
+      ...(o.synchronizerId !== undefined ? { synchronizerId: o.synchronizerId } : {}),
+      ...(config.ledgerUserId ? { userId: config.ledgerUserId } : {}),
+    });
+  } finally {
+    await keys.close();
+  }
 }

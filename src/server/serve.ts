@@ -6,11 +6,11 @@ import { loadConfig } from '../config.ts';
 import { ledgerTokenOption, type TokenOption } from '../ledger/index.ts';
 import { jsonLog, type Log } from '../log.ts';
 import { PartyRegistry } from '../parties/index.ts';
-import { type KeyStore, LocalSigner } from '../signing/index.ts';
+import type { Keyring, Signer } from '../signing/index.ts';
 import { partyServices } from './adapters.ts';
 import { demoEnv, prepareDemo } from './demo.ts';
 import { ledgerPort } from './ledger-port.ts';
-import { ledgerClient, openKeyStore } from './parts.ts';
+import { ledgerClient, openKeyring, signerFromConfig } from './parts.ts';
 import { type Role, startWallet } from './wallet.ts';
 
 export interface ServeOptions {
@@ -111,12 +111,14 @@ export async function serve(o: ServeOptions): Promise<Serving> {
   if (!ledgerUrl) throw new CommandFailure('no ledger URL');
   const client = ledgerClient(config, ledgerUrl, token);
 
-  let keys: KeyStore | undefined;
+  let keys: Keyring | undefined;
   let parties: ReturnType<typeof partyServices> | undefined;
-  let signer: LocalSigner | undefined;
+  let signer: Signer | undefined;
   if (o.role !== 'worker') {
-    keys = openKeyStore(config);
-    signer = new LocalSigner(keys);
+    const keyring = openKeyring(config);
+    keys = keyring;
+    stops.push(() => keyring.close());
+    signer = signerFromConfig(keyring);
     parties = partyServices({
       registry: new PartyRegistry({ dir: config.keysDir }),
       ledger: client,

@@ -15,7 +15,7 @@ import {
 } from '../api/index.ts';
 import type { Config } from '../config.ts';
 import { type Log, noLog } from '../log.ts';
-import type { KeyStore, Signer } from '../signing/index.ts';
+import type { Keyring, Signer } from '../signing/index.ts';
 import {
   type AcceptPorts,
   closeWorker,
@@ -45,7 +45,7 @@ export interface WalletOptions {
   /** API role: how callers are authenticated ('none' = --insecure-no-auth). */
   auth?: Verifier | 'none';
   /** API role: the key store, the signer over it and the party registry. */
-  keys?: KeyStore;
+  keys?: Keyring;
   signer?: Signer;
   parties?: PartyLookup & Partial<PartyAdmin>;
   /** Overrides the accept ports (tests of policy in isolation). */

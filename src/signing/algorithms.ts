@@ -209,12 +209,32 @@ function ecdsaVerifier(algorithm: Exclude<KeyAlgorithm, 'ed25519'>, rawPublicKey
   };
 }
 
-/** OpenSSL's ECDSA picks either s; the canonical low-S form is what we hand out. */
-function lowS(algorithm: Exclude<KeyAlgorithm, 'ed25519'>, der: Uint8Array): Uint8Array {
+/** ECDSA `r || s` (what PKCS#11's CKM_ECDSA returns) as DER; undefined when the length or values are wrong. */
+export function derFromRawEcdsa(
+  algorithm: Exclude<KeyAlgorithm, 'ed25519'>,
+  raw: Uint8Array,
+): Uint8Array | undefined {
+  try {
+    return ECDSA_CURVES[algorithm].Signature.fromBytes(raw, 'compact').toBytes('der');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The form a signature leaves Quill in: Ed25519 as it is (64 bytes), ECDSA as strict DER with the low S (OpenSSL
+ * and tokens pick either S). Undefined when the bytes are not a signature of that shape.
+ */
+export function canonicalSignature(algorithm: KeyAlgorithm, signature: Uint8Array): Uint8Array | undefined {
+  if (algorithm === 'ed25519') return signature.length === 64 ? Uint8Array.from(signature) : undefined;
   const curve = ECDSA_CURVES[algorithm];
-  const sig = curve.Signature.fromBytes(der, 'der');
-  if (!sig.hasHighS()) return der;
-  return new curve.Signature(sig.r, curve.Point.Fn.ORDER - sig.s).toBytes('der');
+  try {
+    const sig = curve.Signature.fromBytes(signature, 'der');
+    const low = sig.hasHighS() ? new curve.Signature(sig.r, curve.Point.Fn.ORDER - sig.s) : sig;
+    return low.toBytes('der');
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -223,7 +243,6 @@ function lowS(algorithm: Exclude<KeyAlgorithm, 'ed25519'>, der: Uint8Array): Uin
  */
 export class UnlockedKey {
   readonly #key: KeyObject;
-  readonly #verify: KeyVerifier;
 
   private constructor(
     readonly algorithm: KeyAlgorithm,
@@ -232,7 +251,6 @@ export class UnlockedKey {
     key: KeyObject,
   ) {
     this.#key = key;
-    this.#verify = keyVerifier(algorithm, rawPublicKey);
   }
 
   /**
@@ -263,18 +281,14 @@ export class UnlockedKey {
     return new UnlockedKey(algorithm, raw, spki, key);
   }
 
-  /** Signs and verifies; throws if the signature does not verify (never returns an unverified one). */
+  /** The raw signature (ECDSA: DER, either S); `verifyingSigner` canonicalises and verifies it. */
   sign(message: Uint8Array): Uint8Array {
     const spec = ALGORITHMS[this.algorithm];
-    let signature: Uint8Array =
+    return Uint8Array.from(
       spec.digest === null
         ? nativeSign(null, message, this.#key)
-        : nativeSign(spec.digest, message, { key: this.#key, dsaEncoding: 'der' });
-    if (this.algorithm !== 'ed25519') signature = lowS(this.algorithm, signature);
-    if (!this.#verify(message, signature)) {
-      throw new Error(`a fresh ${this.algorithm} signature failed verification; nothing was returned`);
-    }
-    return Uint8Array.from(signature);
+        : nativeSign(spec.digest, message, { key: this.#key, dsaEncoding: 'der' }),
+    );
   }
 
   toJSON(): string {

@@ -70,3 +70,19 @@ export function pkcs8FromSecret(algorithm: KeyAlgorithm, secret: Uint8Array): Ui
   const ecPrivateKey = tlv(SEQUENCE, hex('020101'), tlv(OCTET_STRING, secret));
   return tlv(SEQUENCE, version0, algorithmIdentifier(algorithm), tlv(OCTET_STRING, ecPrivateKey));
 }
+
+/** The DER OID a PKCS#11 token takes as CKA_EC_PARAMS for the algorithm's curve. */
+export function curveOidDer(algorithm: KeyAlgorithm): Uint8Array {
+  return hex(algorithm === 'ed25519' ? OID_ED25519 : CURVE_OIDS[algorithm]);
+}
+
+/**
+ * The raw public key in a token's CKA_EC_POINT: a DER OCTET STRING around the point (the standard), or the bare
+ * point (some tokens). Undefined when it is neither.
+ */
+export function pointFromEcPoint(value: Uint8Array, rawLength: number): Uint8Array | undefined {
+  if (value.length === rawLength + 2 && value[0] === OCTET_STRING && value[1] === rawLength)
+    return value.slice(2);
+  if (value.length === rawLength) return Uint8Array.from(value);
+  return undefined;
+}

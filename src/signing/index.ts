@@ -10,20 +10,31 @@ export {
   type SigningAlgorithmSpec,
   verifySignature,
 } from './algorithms.ts';
-export { KeyStoreError, type KeyStoreErrorCode } from './errors.ts';
+export { SigningError, type SigningErrorCode } from './errors.ts';
 export { ensurePrivateDir, writeFileAtomic } from './files.ts';
 export { FINGERPRINT_PATTERN, fingerprintOf, isFingerprint } from './fingerprint.ts';
 export { DEFAULT_SCRYPT, type ScryptParams } from './keyfile.ts';
+export { Keyring } from './keyring.ts';
 export {
+  KEY_BACKENDS,
+  type KeyBackend,
+  type KeyBackendName,
   type KeyCatalog,
   type KeyCheckResult,
   type KeyFileProblem,
+  type KeyProblem,
   type KeyStatus,
-  KeyStore,
-  type KeyStoreOptions,
   type KeySurvey,
   type KeyView,
-  normalizeFingerprint,
-} from './keystore.ts';
+} from './keys.ts';
+export { KeyStore, type KeyStoreOptions, normalizeFingerprint } from './keystore.ts';
 export { passphraseFromEnv } from './passphrase.ts';
-export { LocalSigner, messageProblem, partySignatures, type Signer, signingPublicKey } from './signer.ts';
+export { openPkcs11Backend, type Pkcs11Options } from './pkcs11/backend.ts';
+export {
+  messageProblem,
+  partySignatures,
+  type RawSigner,
+  type Signer,
+  signingPublicKey,
+  verifyingSigner,
+} from './signer.ts';

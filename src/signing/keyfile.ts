@@ -12,7 +12,7 @@ import {
 } from 'node:crypto';
 import { z } from 'zod';
 import { ALGORITHMS, KEY_ALGORITHMS, type KeyAlgorithm, type KeySpec } from './algorithms.ts';
-import { KeyStoreError } from './errors.ts';
+import { SigningError } from './errors.ts';
 import { FINGERPRINT_PATTERN, fingerprintOf } from './fingerprint.ts';
 
 const KEY_FILE_FORMAT = 'quill-key-v1';
@@ -207,7 +207,7 @@ export function sealKeyFile(
 }
 
 const tampered = (file: string, why: string) =>
-  new KeyStoreError('TAMPERED', `${file}: tampered (${why})`, file);
+  new SigningError('TAMPERED', `${file}: tampered (${why})`, file);
 const b64 = (s: string) => Buffer.from(s, 'base64');
 
 /** Parses and authenticates a key file; the caller owns (and should zero) the returned secret. */
@@ -260,7 +260,7 @@ export async function openKeyFile(
   }
   const derived = await derive(salt, params);
   if (!timingSafeEqual(derived.check, check)) {
-    throw new KeyStoreError(
+    throw new SigningError(
       'WRONG_PASSPHRASE',
       `${file}: wrong passphrase (or the file's kdf fields were altered)`,
       file,

@@ -10,17 +10,17 @@ import {
   isKeyAlgorithm,
   KEY_ALGORITHMS,
   type KeyAlgorithm,
-  type KeySpec,
   randomSecret,
   UnlockedKey,
 } from './algorithms.ts';
-import { KeyStoreError } from './errors.ts';
+import { SigningError } from './errors.ts';
 import { ensurePrivateDir, writeFileAtomic } from './files.ts';
 import { FINGERPRINT_PATTERN, fingerprintOf } from './fingerprint.ts';
 import {
   DEFAULT_SCRYPT,
   type DerivedKey,
   deriveKey,
+  type KeyMetadata,
   keyMetadataOf,
   labelProblem,
   newSalt,
@@ -30,34 +30,7 @@ import {
   sealKeyFile,
   serializeKeyFile,
 } from './keyfile.ts';
-
-export type KeyStatus = 'active' | 'disabled';
-
-/** What anyone may see of a key. */
-export interface KeyView {
-  fingerprint: string;
-  algorithm: KeyAlgorithm;
-  keySpec: KeySpec;
-  /** DER SubjectPublicKeyInfo, standard base64. */
-  publicKey: string;
-  label: string | null;
-  status: KeyStatus;
-  createdAt: string;
-}
-
-/** Read access to key metadata: the key store, or a future KMS/HSM catalogue. */
-export interface KeyCatalog {
-  get(fingerprint: string): Promise<KeyView>;
-  list(): Promise<KeyView[]>;
-}
-
-export interface KeyCheckResult {
-  file: string;
-  fingerprint?: string;
-  ok: boolean;
-  problem?: 'wrong-passphrase' | 'tampered' | 'unreadable';
-  message?: string;
-}
+import type { KeyBackend, KeyCheckResult, KeyFileProblem, KeySurvey, KeyView } from './keys.ts';
 
 export interface KeyStoreOptions {
   dir: string;
@@ -66,23 +39,14 @@ export interface KeyStoreOptions {
   scrypt?: Partial<ScryptParams>;
 }
 
-/** A key file that failed to open: its base name (never the directory path) and why. */
-export interface KeyFileProblem {
-  file: string;
-  problem: NonNullable<KeyCheckResult['problem']>;
-}
-
-/** The healthy keys, and each file that could not be opened (one bad file never hides the others). */
-export interface KeySurvey {
-  keys: KeyView[];
-  problems: KeyFileProblem[];
-}
-
 interface Unlocked {
   stamp: string;
   view: KeyView;
   key: UnlockedKey;
 }
+
+/** The sealed metadata carries no backend (the file format predates backends): a file key says so here. */
+const fileView = (meta: KeyMetadata): KeyView => ({ ...meta, backend: 'file' });
 
 const KEY_FILE_NAME = new RegExp(`^(${FINGERPRINT_PATTERN.source.slice(1, -1)})\\.json$`);
 
@@ -90,12 +54,13 @@ const KEY_FILE_NAME = new RegExp(`^(${FINGERPRINT_PATTERN.source.slice(1, -1)})\
 export function normalizeFingerprint(input: string): string {
   const fp = input.trim().toLowerCase();
   if (!FINGERPRINT_PATTERN.test(fp)) {
-    throw new KeyStoreError('BAD_INPUT', 'not a key fingerprint (expected 1220 followed by 64 hex digits)');
+    throw new SigningError('BAD_INPUT', 'not a key fingerprint (expected 1220 followed by 64 hex digits)');
   }
   return fp;
 }
 
-export class KeyStore implements KeyCatalog {
+export class KeyStore implements KeyBackend {
+  readonly name = 'file' as const;
   readonly dir: string;
   readonly #passphrase: string;
   readonly #scrypt: ScryptParams;
@@ -105,28 +70,28 @@ export class KeyStore implements KeyCatalog {
 
   constructor(options: KeyStoreOptions) {
     if (typeof options.passphrase !== 'string' || options.passphrase.length === 0) {
-      throw new KeyStoreError('CONFIG', 'the key-store passphrase is empty');
+      throw new SigningError('CONFIG', 'the key-store passphrase is empty');
     }
     this.dir = options.dir;
     this.#passphrase = options.passphrase;
     this.#scrypt = { ...DEFAULT_SCRYPT, ...options.scrypt };
     const problem = scryptParamsProblem(this.#scrypt);
-    if (problem) throw new KeyStoreError('CONFIG', problem);
+    if (problem) throw new SigningError('CONFIG', problem);
   }
 
   /** Creates a key, writes its file and returns its public view. */
   async generate(algorithm: KeyAlgorithm, label?: string | null): Promise<KeyView> {
     if (!isKeyAlgorithm(algorithm)) {
-      throw new KeyStoreError('BAD_INPUT', `unknown algorithm; expected one of ${KEY_ALGORITHMS.join(', ')}`);
+      throw new SigningError('BAD_INPUT', `unknown algorithm; expected one of ${KEY_ALGORITHMS.join(', ')}`);
     }
     const cleanLabel = label === undefined || label === null ? null : label;
     const problem = cleanLabel === null ? undefined : labelProblem(cleanLabel);
-    if (problem) throw new KeyStoreError('BAD_INPUT', problem);
+    if (problem) throw new SigningError('BAD_INPUT', problem);
     const secret = Buffer.from(randomSecret(algorithm));
     try {
       const key = UnlockedKey.fromSecret(algorithm, secret);
-      if (!key) throw new KeyStoreError('SIGNING_FAILED', `could not create a consistent ${algorithm} key`);
-      const view: KeyView = {
+      if (!key) throw new SigningError('SIGNING_FAILED', `could not create a consistent ${algorithm} key`);
+      const meta: KeyMetadata = {
         fingerprint: fingerprintOf(algorithm, key.spki),
         algorithm,
         keySpec: ALGORITHMS[algorithm].keySpec,
@@ -135,9 +100,10 @@ export class KeyStore implements KeyCatalog {
         status: 'active',
         createdAt: new Date().toISOString(),
       };
+      const view = fileView(meta);
       const salt = newSalt();
       const derived = await this.#derive(salt, this.#scrypt);
-      const record = sealKeyFile(view, secret, derived, salt, this.#scrypt);
+      const record = sealKeyFile(meta, secret, derived, salt, this.#scrypt);
       await ensurePrivateDir(this.dir);
       const path = this.#path(view.fingerprint);
       await writeFileAtomic(path, serializeKeyFile(record));
@@ -167,10 +133,10 @@ export class KeyStore implements KeyCatalog {
     return this.#exclusive(fp, async () => {
       const path = this.#path(fp);
       const { bytes } = await this.#read(fp);
-      if (!bytes) throw new KeyStoreError('UNREADABLE', `${path}: unreadable`, path);
+      if (!bytes) throw new SigningError('UNREADABLE', `${path}: unreadable`, path);
       const { record, secret } = await openKeyFile(bytes, path, fp, (s, p) => this.#derive(s, p));
       try {
-        if (record.status === 'disabled') return keyMetadataOf(record);
+        if (record.status === 'disabled') return fileView(keyMetadataOf(record));
         const salt = Buffer.from(record.kdf.salt, 'base64');
         const params = { N: record.kdf.N, r: record.kdf.r, p: record.kdf.p };
         const derived = await this.#derive(salt, params);
@@ -183,7 +149,7 @@ export class KeyStore implements KeyCatalog {
         );
         await writeFileAtomic(path, serializeKeyFile(sealed));
         this.#unlocked.delete(fp);
-        return keyMetadataOf(sealed);
+        return fileView(keyMetadataOf(sealed));
       } finally {
         secret.fill(0);
       }
@@ -195,7 +161,7 @@ export class KeyStore implements KeyCatalog {
     try {
       return (await this.#examine()).map((e) => e.result);
     } catch (err) {
-      if (err instanceof KeyStoreError && err.code === 'UNREADABLE')
+      if (err instanceof SigningError && err.code === 'UNREADABLE')
         return [{ file: this.dir, ok: false, problem: 'unreadable', message: err.message }];
       throw err;
     }
@@ -224,7 +190,7 @@ export class KeyStore implements KeyCatalog {
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? 'error';
       if (code === 'ENOENT') return [];
-      throw new KeyStoreError('UNREADABLE', `${this.dir}: unreadable (${code})`);
+      throw new SigningError('UNREADABLE', `${this.dir}: unreadable (${code})`);
     }
     for (const name of names) {
       const file = join(this.dir, name);
@@ -240,10 +206,10 @@ export class KeyStore implements KeyCatalog {
         out.push({ result: { file, fingerprint: fp, ok: true }, view });
       } catch (err) {
         // Whatever a damaged file makes the reader throw, it is that file's problem, not the store's.
-        const code = err instanceof KeyStoreError ? err.code : 'TAMPERED';
+        const code = err instanceof SigningError ? err.code : 'TAMPERED';
         const problem =
           code === 'WRONG_PASSPHRASE' ? 'wrong-passphrase' : code === 'TAMPERED' ? 'tampered' : 'unreadable';
-        const message = err instanceof KeyStoreError ? err.message : `${file}: tampered (unexpected content)`;
+        const message = err instanceof SigningError ? err.message : `${file}: tampered (unexpected content)`;
         out.push({ result: { file, fingerprint: fp, ok: false, problem, message } });
       }
     }
@@ -254,8 +220,16 @@ export class KeyStore implements KeyCatalog {
   async signingKey(fingerprint: string): Promise<{ view: KeyView; key: UnlockedKey }> {
     const fp = normalizeFingerprint(fingerprint);
     const { view, key } = await this.#unlock(fp);
-    if (view.status !== 'active') throw new KeyStoreError('DISABLED', `key ${fp} is disabled`);
+    if (view.status !== 'active') throw new SigningError('DISABLED', `key ${fp} is disabled`);
     return { view, key };
+  }
+
+  async signBytes(
+    fingerprint: string,
+    message: Uint8Array,
+  ): Promise<{ view: KeyView; signature: Uint8Array }> {
+    const { view, key } = await this.signingKey(fingerprint);
+    return { view, signature: key.sign(message) };
   }
 
   toJSON(): string {
@@ -272,7 +246,7 @@ export class KeyStore implements KeyCatalog {
       names = await readdir(this.dir);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw new KeyStoreError(
+      throw new SigningError(
         'UNREADABLE',
         `${this.dir}: unreadable (${(err as NodeJS.ErrnoException).code})`,
       );
@@ -308,19 +282,19 @@ export class KeyStore implements KeyCatalog {
       handle = await open(path, 'r');
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') throw new KeyStoreError('NOT_FOUND', `no key ${fp} in ${this.dir}`);
-      throw new KeyStoreError('UNREADABLE', `${path}: unreadable (${code ?? 'error'})`, path);
+      if (code === 'ENOENT') throw new SigningError('NOT_FOUND', `no key ${fp} in ${this.dir}`);
+      throw new SigningError('UNREADABLE', `${path}: unreadable (${code ?? 'error'})`, path);
     }
     try {
       const s = await handle.stat({ bigint: true });
       const stamp = `${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`;
       if (stamp === cachedStamp) return { stamp };
-      if (s.size > 64 * 1024) throw new KeyStoreError('TAMPERED', `${path}: tampered (file too large)`, path);
+      if (s.size > 64 * 1024) throw new SigningError('TAMPERED', `${path}: tampered (file too large)`, path);
       return { stamp, bytes: await handle.readFile() };
     } catch (err) {
-      if (err instanceof KeyStoreError) throw err;
+      if (err instanceof SigningError) throw err;
       const code = (err as NodeJS.ErrnoException).code ?? 'error';
-      throw new KeyStoreError('UNREADABLE', `${path}: unreadable (${code})`, path);
+      throw new SigningError('UNREADABLE', `${path}: unreadable (${code})`, path);
     } finally {
       await handle.close();
     }
@@ -337,8 +311,8 @@ export class KeyStore implements KeyCatalog {
     try {
       const key = UnlockedKey.fromSecret(record.algorithm, secret, Buffer.from(record.publicKey, 'base64'));
       if (!key)
-        throw new KeyStoreError('TAMPERED', `${path}: tampered (secret does not match the public key)`, path);
-      const entry = { stamp, view: keyMetadataOf(record), key };
+        throw new SigningError('TAMPERED', `${path}: tampered (secret does not match the public key)`, path);
+      const entry = { stamp, view: fileView(keyMetadataOf(record)), key };
       this.#unlocked.set(fp, entry);
       return entry;
     } finally {

@@ -1,19 +1,27 @@
-// The Signer seam: callers (submissions, onboarding, API) ask a Signer for a wire `Signature` by key
-// fingerprint and never see key material. LocalSigner signs with the encrypted key store.
-//
-// Extension point for a KMS/HSM driver: implement `Signer` (sign remotely, return the same wire shape,
-// with `signedBy` = the participant fingerprint of the key) and `KeyCatalog` (public views, so onboarding
-// can send the public key). Wire it where LocalSigner/KeyStore are constructed; no caller changes.
+// The Signer seam, shaped like viem's accounts: callers (submissions, onboarding, API) ask a `Signer` for a wire
+// `Signature` by key fingerprint and never see key material. A backend (encrypted files, a PKCS#11 token, later
+// a cloud KMS) only produces raw signature bytes (`RawSigner`); `verifyingSigner` puts every one of them in
+// canonical form and verifies it with an independent implementation (noble) before it leaves, whatever the
+// backend, so a faulty token or driver can never hand out a signature the participant would refuse.
 import type { PartySignatures, Signature } from '../ledger/index.ts';
-import { ALGORITHMS } from './algorithms.ts';
-import { KeyStoreError } from './errors.ts';
-import type { KeyStore, KeyView } from './keystore.ts';
+import {
+  ALGORITHMS,
+  canonicalSignature,
+  type KeyVerifier,
+  keyVerifier,
+  rawPublicKeyFromSpki,
+} from './algorithms.ts';
+import { SigningError } from './errors.ts';
+import type { KeyView, RawSigner } from './keys.ts';
+
+export type { RawSigner };
 
 export interface Signer {
   /**
    * Signs `message` with the key `keyFingerprint`: a raw 32-byte transaction hash, or the 34-byte
    * topology multi-hash (`0x12 0x20` + 32 bytes) when onboarding. The result has been verified.
-   * Throws KeyStoreError: NOT_FOUND, DISABLED, BAD_INPUT, WRONG_PASSPHRASE, TAMPERED, UNREADABLE.
+   * Throws SigningError: NOT_FOUND, DISABLED, BAD_INPUT, SIGNING_FAILED, or the backend's own codes
+   * (WRONG_PASSPHRASE, TAMPERED, UNREADABLE, WRONG_PIN, UNAVAILABLE, UNSUPPORTED).
    */
   sign(keyFingerprint: string, message: Uint8Array): Promise<Signature>;
 }
@@ -26,37 +34,52 @@ export function messageProblem(message: Uint8Array): string | undefined {
   return 'only a 32-byte hash or a 34-byte sha2-256 multihash is signed';
 }
 
-export class LocalSigner implements Signer {
-  constructor(private readonly keys: KeyStore) {}
-
-  async sign(keyFingerprint: string, message: Uint8Array): Promise<Signature> {
-    const problem = messageProblem(message);
-    if (problem) throw new KeyStoreError('BAD_INPUT', problem);
-    const { view, key } = await this.keys.signingKey(keyFingerprint);
-    let bytes: Uint8Array;
-    try {
-      bytes = key.sign(message);
-    } catch {
-      throw new KeyStoreError(
-        'SIGNING_FAILED',
-        `signing with key ${view.fingerprint} failed its own verification`,
-      );
+/**
+ * The one way a signature leaves Quill: the message is checked, the backend signs, ECDSA signatures are put in
+ * low-S DER form, and the result is verified against the key's public key (one verifier per key, its table
+ * built once) before it is returned.
+ */
+export function verifyingSigner(backend: RawSigner): Signer {
+  const verifiers = new Map<string, KeyVerifier>();
+  const verifierOf = (view: KeyView): KeyVerifier => {
+    const id = `${view.fingerprint}:${view.publicKey}`;
+    let verify = verifiers.get(id);
+    if (!verify) {
+      const raw = rawPublicKeyFromSpki(view.algorithm, Buffer.from(view.publicKey, 'base64'));
+      verify = raw ? keyVerifier(view.algorithm, raw) : () => false;
+      verifiers.set(id, verify);
     }
-    const spec = ALGORITHMS[view.algorithm];
-    return {
-      format: spec.signatureFormat,
-      signature: Buffer.from(bytes).toString('base64'),
-      signedBy: view.fingerprint,
-      signingAlgorithmSpec: spec.signingAlgorithmSpec,
-    };
-  }
+    return verify;
+  };
+  return {
+    async sign(keyFingerprint, message) {
+      const problem = messageProblem(message);
+      if (problem) throw new SigningError('BAD_INPUT', problem);
+      const { view, signature } = await backend.signBytes(keyFingerprint, message);
+      if (view.status !== 'active') throw new SigningError('DISABLED', `key ${view.fingerprint} is disabled`);
+      const canonical = canonicalSignature(view.algorithm, signature);
+      if (!canonical || !verifierOf(view)(message, canonical)) {
+        throw new SigningError(
+          'SIGNING_FAILED',
+          `signing with key ${view.fingerprint} (${view.backend}) failed its own verification; nothing was returned`,
+        );
+      }
+      const spec = ALGORITHMS[view.algorithm];
+      return {
+        format: spec.signatureFormat,
+        signature: Buffer.from(canonical).toString('base64'),
+        signedBy: view.fingerprint,
+        signingAlgorithmSpec: spec.signingAlgorithmSpec,
+      };
+    },
+  };
 }
 
 /** `PartySignatures` for the single submitting party (the only case the participant supports). */
 export function partySignatures(party: string, signatures: Signature[]): PartySignatures {
   if (typeof party !== 'string' || party.length === 0)
-    throw new KeyStoreError('BAD_INPUT', 'party must be non-empty');
-  if (signatures.length === 0) throw new KeyStoreError('BAD_INPUT', 'at least one signature is needed');
+    throw new SigningError('BAD_INPUT', 'party must be non-empty');
+  if (signatures.length === 0) throw new SigningError('BAD_INPUT', 'at least one signature is needed');
   return { signatures: [{ party, signatures: [...signatures] }] };
 }
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, AuthError, toHttpError } from '../../src/api/index.ts';
 import { invalidArgument, LedgerError } from '../../src/ledger/index.ts';
 import { PartyError } from '../../src/parties/index.ts';
-import { KeyStoreError } from '../../src/signing/index.ts';
+import { SigningError } from '../../src/signing/index.ts';
 import { StoreError, SubmissionRefused } from '../../src/submissions/index.ts';
 import { TransactionError } from '../../src/transaction/index.ts';
 import { apiHarness, prepared } from './harness.ts';
@@ -22,16 +22,12 @@ describe('toHttpError', () => {
     ['AuthError', new AuthError('UNAUTHENTICATED', 'x'), { status: 401, code: 'UNAUTHENTICATED' }],
     ['AuthError FORBIDDEN', new AuthError('FORBIDDEN', 'x'), { status: 403, code: 'FORBIDDEN' }],
     ['AuthError CONFIG', new AuthError('CONFIG', 'x'), { status: 500, code: 'INTERNAL' }],
+    ['SigningError BAD_INPUT', new SigningError('BAD_INPUT', 'x'), { status: 400, code: 'INVALID_REQUEST' }],
+    ['SigningError NOT_FOUND', new SigningError('NOT_FOUND', 'x'), { status: 404, code: 'NOT_FOUND' }],
+    ['SigningError DISABLED', new SigningError('DISABLED', 'x'), { status: 422, code: 'KEY_DISABLED' }],
     [
-      'KeyStoreError BAD_INPUT',
-      new KeyStoreError('BAD_INPUT', 'x'),
-      { status: 400, code: 'INVALID_REQUEST' },
-    ],
-    ['KeyStoreError NOT_FOUND', new KeyStoreError('NOT_FOUND', 'x'), { status: 404, code: 'NOT_FOUND' }],
-    ['KeyStoreError DISABLED', new KeyStoreError('DISABLED', 'x'), { status: 422, code: 'KEY_DISABLED' }],
-    [
-      'KeyStoreError TAMPERED',
-      new KeyStoreError('TAMPERED', 'x'),
+      'SigningError TAMPERED',
+      new SigningError('TAMPERED', 'x'),
       { status: 503, code: 'KEYSTORE_UNAVAILABLE' },
     ],
     ['PartyError BAD_INPUT', new PartyError('BAD_INPUT', 'x'), { status: 400, code: 'BAD_INPUT' }],

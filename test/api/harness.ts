@@ -4,7 +4,7 @@ import { inject } from 'vitest';
 import { issueToken } from '../../src/api/index.ts';
 import { loadConfig } from '../../src/config.ts';
 import { startWallet } from '../../src/server/wallet.ts';
-import { KeyStore, LocalSigner } from '../../src/signing/index.ts';
+import { Keyring, KeyStore, verifyingSigner } from '../../src/signing/index.ts';
 import type { LedgerPort } from '../../src/submissions/index.ts';
 import {
   buildPreparedTransaction,
@@ -45,8 +45,8 @@ export async function apiHarness(env: Record<string, string> = {}) {
     log: (level, msg, fields) => logs.push({ level, msg, ...fields }),
     ledger: unreachableLedger,
     auth: (await import('../../src/api/index.ts')).createVerifier(config.auth),
-    keys,
-    signer: new LocalSigner(keys),
+    keys: new Keyring([keys]),
+    signer: verifyingSigner(keys),
     parties: {
       keyOf: async (p) => parties.get(p),
       // Registry-only onboarding: no ledger here, so the party is recorded as if the ledger had allocated it.

@@ -14,7 +14,7 @@ import {
 import { partyServices } from '../../src/server/adapters.ts';
 import { ledgerPort } from '../../src/server/ledger-port.ts';
 import { type Role, startWallet } from '../../src/server/wallet.ts';
-import { KeyStore, LocalSigner } from '../../src/signing/index.ts';
+import { type KeyBackend, Keyring, KeyStore, verifyingSigner } from '../../src/signing/index.ts';
 import { tempDir } from '../support/tmp.ts';
 
 export const SECRET = 'e2e-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
@@ -50,11 +50,16 @@ export async function startFullWallet(
   config: Config,
   role: Role = 'all',
   keysDir?: string,
+  /** More key backends beside the file store (the PKCS#11 token in the HSM tests). */
+  moreBackends: (dir: string) => KeyBackend[] = () => [],
 ) {
   const dir = keysDir ?? tempDir('quill-e2e-keys-');
   const client = new LedgerClient({ baseUrl: sandbox.url, timeoutMs: config.ledgerTimeoutMs });
-  const keys = new KeyStore({ dir, passphrase: 'e2e passphrase', scrypt: { N: 1024 } });
-  const signer = new LocalSigner(keys);
+  const keys = new Keyring([
+    new KeyStore({ dir, passphrase: 'e2e passphrase', scrypt: { N: 1024 } }),
+    ...moreBackends(dir),
+  ]);
+  const signer = verifyingSigner(keys);
   const parties = partyServices({ registry: new PartyRegistry({ dir }), ledger: client, signer, keys });
   const wallet = await startWallet({
     config,

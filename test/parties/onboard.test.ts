@@ -13,7 +13,7 @@ import {
   parsePartyId,
   partyHintProblem,
 } from '../../src/parties/index.ts';
-import { KEY_ALGORITHMS, type KeyStore, LocalSigner } from '../../src/signing/index.ts';
+import { KEY_ALGORITHMS, type KeyStore, verifyingSigner } from '../../src/signing/index.ts';
 import { topologyMultiHash } from '../../src/transaction/index.ts';
 import { tempStore } from '../signing/helpers.ts';
 import { type FakeParticipant, multiHashOf, SYNCHRONIZER, startFakeParticipant } from './fake-participant.ts';
@@ -34,7 +34,7 @@ afterAll(() => participant.close());
 const onboard = (keyFingerprint: string, partyHint: string, synchronizerId?: string) =>
   onboardExternalParty({
     ledger,
-    signer: new LocalSigner(keys),
+    signer: verifyingSigner(keys),
     keys,
     registry,
     keyFingerprint,

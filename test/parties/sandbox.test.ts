@@ -1,25 +1,31 @@
 // End to end on the embedded sandbox over real HTTP: onboard a party with each algorithm, then a transaction
-// prepared for it, re-hashed here and signed by LocalSigner, commits.
+// prepared for it, re-hashed here and signed by the verifying signer, commits.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LedgerClient } from '../../src/ledger/index.ts';
 import { onboardExternalParty, PartyRegistry } from '../../src/parties/index.ts';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.ts';
-import { KEY_ALGORITHMS, type KeyStore, LocalSigner, partySignatures } from '../../src/signing/index.ts';
+import {
+  KEY_ALGORITHMS,
+  type KeyStore,
+  partySignatures,
+  type Signer,
+  verifyingSigner,
+} from '../../src/signing/index.ts';
 import { decodePreparedTransactionBase64, hashPreparedTransaction } from '../../src/transaction/index.ts';
 import { tempStore } from '../signing/helpers.ts';
 
 let sandbox: Sandbox;
 let ledger: LedgerClient;
 let keys: KeyStore;
-let signer: LocalSigner;
+let signer: Signer;
 let registry: PartyRegistry;
 
 beforeAll(async () => {
   sandbox = await startSandbox({ port: 0, scanPort: 0, host: '127.0.0.1', auth: 'none' });
   ledger = new LedgerClient({ baseUrl: sandbox.url });
   keys = await tempStore();
-  signer = new LocalSigner(keys);
+  signer = verifyingSigner(keys);
   registry = new PartyRegistry({ dir: keys.dir });
 });
 afterAll(() => sandbox?.close());

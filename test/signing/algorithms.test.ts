@@ -9,7 +9,8 @@ import {
   type KeyAlgorithm,
   type KeyStore,
   type KeyView,
-  LocalSigner,
+  type Signer,
+  verifyingSigner,
   verifySignature,
 } from '../../src/signing/index.ts';
 import { tempStore } from './helpers.ts';
@@ -73,12 +74,12 @@ function derS(sig: Buffer): bigint {
 }
 
 let store: KeyStore;
-let signer: LocalSigner;
+let signer: Signer;
 const views = {} as Record<KeyAlgorithm, KeyView>;
 
 beforeAll(async () => {
   store = await tempStore();
-  signer = new LocalSigner(store);
+  signer = verifyingSigner(store);
   for (const a of KEY_ALGORITHMS) views[a] = await store.generate(a, `test ${a}`);
 });
 
@@ -175,7 +176,7 @@ describe('fingerprintOf', () => {
   });
 });
 
-describe('LocalSigner', () => {
+describe('verifyingSigner over the file key store', () => {
   it('signs only 32-byte hashes and 34-byte sha2-256 multihashes', async () => {
     const fp = views.ed25519.fingerprint;
     for (const bad of [

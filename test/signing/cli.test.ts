@@ -36,7 +36,9 @@ describe('quill keys', () => {
     expect(list.code).toBe(0);
     expect(JSON.parse(list.stdout)).toHaveLength(2);
     const text = await runCli(['keys', 'list'], env);
-    expect(text.stdout).toContain(`${view.fingerprint}  ed25519    active    ${view.createdAt}  ops key`);
+    expect(text.stdout).toContain(
+      `${view.fingerprint}  ed25519    file    active    ${view.createdAt}  ops key`,
+    );
 
     const show = await runCli(['keys', 'show', view.fingerprint, '--json'], env);
     expect(JSON.parse(show.stdout)).toEqual(view);

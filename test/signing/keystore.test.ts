@@ -9,8 +9,8 @@ import {
   KEY_ALGORITHMS,
   type KeyAlgorithm,
   KeyStore,
-  KeyStoreError,
-  LocalSigner,
+  SigningError,
+  verifyingSigner,
 } from '../../src/signing/index.ts';
 import { type DerivedKey, deriveKey, openKeyFile, type ScryptParams } from '../../src/signing/keyfile.ts';
 import { FAST_SCRYPT, PASSPHRASE, tempStore } from './helpers.ts';
@@ -88,8 +88,12 @@ describe('key files', () => {
         expect(file.includes(encoding)).toBe(false);
       expect(text).not.toContain('"d"');
       const parsed = JSON.parse(text);
+      // The file holds the public metadata; `backend` is what the store says of it, not a sealed field.
+      const { backend, ...sealed } = view;
+      expect(backend).toBe('file');
+      expect(parsed).not.toHaveProperty('backend');
       expect(parsed).toMatchObject({
-        ...view,
+        ...sealed,
         kdf: { name: 'scrypt', ...FAST_SCRYPT },
         cipher: { name: 'aes-256-gcm' },
       });
@@ -118,9 +122,9 @@ describe('tamper detection', () => {
       () => undefined,
       (e: unknown) => e,
     );
-    expect(err).toBeInstanceOf(KeyStoreError);
-    expect(['TAMPERED', 'WRONG_PASSPHRASE']).toContain((err as KeyStoreError).code);
-    expect((err as KeyStoreError).message).toContain(`keys/${fp}.json`);
+    expect(err).toBeInstanceOf(SigningError);
+    expect(['TAMPERED', 'WRONG_PASSPHRASE']).toContain((err as SigningError).code);
+    expect((err as SigningError).message).toContain(`keys/${fp}.json`);
   }
 
   it('every single-bit flip of an Ed25519 key file is detected (exhaustive)', async () => {
@@ -153,7 +157,7 @@ describe('tamper detection', () => {
             () => undefined,
             (e: unknown) => e,
           );
-          expect(err).toBeInstanceOf(KeyStoreError);
+          expect(err).toBeInstanceOf(SigningError);
           expect((err as Error).message).toContain(path);
         }),
         { numRuns: 60 },
@@ -168,7 +172,7 @@ describe('tamper detection', () => {
     const path = join(store.dir, `${view.fingerprint}.json`);
     const text = await readFile(path, 'utf8');
     await writeFile(path, text.replace('"status": "disabled"', '"status": "active"'));
-    await expect(new LocalSigner(store).sign(view.fingerprint, new Uint8Array(32))).rejects.toMatchObject({
+    await expect(verifyingSigner(store).sign(view.fingerprint, new Uint8Array(32))).rejects.toMatchObject({
       code: 'TAMPERED',
     });
   });
@@ -192,7 +196,7 @@ describe('passphrase', () => {
     const other = new KeyStore({ dir: store.dir, passphrase: 'not the passphrase' });
     const err = await other.get(view.fingerprint).then(
       () => undefined,
-      (e: unknown) => e as KeyStoreError,
+      (e: unknown) => e as SigningError,
     );
     expect(err?.code).toBe('WRONG_PASSPHRASE');
     expect(err?.message).toContain(join(store.dir, `${view.fingerprint}.json`));
@@ -201,7 +205,7 @@ describe('passphrase', () => {
   });
 
   it('an empty passphrase or a weak scrypt setting is refused', () => {
-    expect(() => new KeyStore({ dir: 'x', passphrase: '' })).toThrow(KeyStoreError);
+    expect(() => new KeyStore({ dir: 'x', passphrase: '' })).toThrow(SigningError);
     expect(() => new KeyStore({ dir: 'x', passphrase: 'p', scrypt: { N: 1000 } })).toThrow(/power of two/);
   });
 
@@ -224,7 +228,7 @@ describe('passphrase', () => {
 describe('disable, list, get, check', () => {
   it('a disabled key never signs, also when disabled by another process', async () => {
     const store = await tempStore();
-    const signer = new LocalSigner(store);
+    const signer = verifyingSigner(store);
     const view = await store.generate('ed25519', 'hot');
     await signer.sign(view.fingerprint, new Uint8Array(32)); // unlocked and cached
     const cli = new KeyStore({ dir: store.dir, passphrase: PASSPHRASE });
@@ -270,13 +274,13 @@ describe('disable, list, get, check', () => {
     expect(wrong.find((r) => r.fingerprint === good.fingerprint)).toMatchObject({
       problem: 'wrong-passphrase',
     });
-    await expect(store.list()).rejects.toBeInstanceOf(KeyStoreError);
+    await expect(store.list()).rejects.toBeInstanceOf(SigningError);
   });
 
   it('signs concurrently from a cold cache', async () => {
     const store = await tempStore();
     const views = await Promise.all(KEY_ALGORITHMS.map((a) => store.generate(a)));
-    const fresh = new LocalSigner(new KeyStore({ dir: store.dir, passphrase: PASSPHRASE }));
+    const fresh = verifyingSigner(new KeyStore({ dir: store.dir, passphrase: PASSPHRASE }));
     const sigs = await Promise.all(
       views.flatMap((v) => [1, 2, 3].map(() => fresh.sign(v.fingerprint, new Uint8Array(32)))),
     );

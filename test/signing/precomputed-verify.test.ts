@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   ALGORITHMS,
+  canonicalSignature,
   KEY_ALGORITHMS,
   type KeyAlgorithm,
   keyVerifier,
@@ -152,11 +153,12 @@ describe.each(KEY_ALGORITHMS)('%s per-key verifier', (algorithm) => {
     );
   });
 
-  it('accepts what UnlockedKey.sign returns', () => {
+  it('accepts what UnlockedKey.sign returns, in canonical (low-S) form', () => {
     const unlocked = UnlockedKey.fromSecret(algorithm, key.secret);
     expect(unlocked).toBeDefined();
     const message = new Uint8Array(32).fill(7);
-    expect(verdicts(key, message, unlocked!.sign(message))).toEqual({ ours: true, node: true });
+    const signature = canonicalSignature(algorithm, unlocked!.sign(message));
+    expect(verdicts(key, message, signature!)).toEqual({ ours: true, node: true });
   });
 
   it('rejects everything for a public key that does not decode', () => {

@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { verifySignedTxHash } from '@canton-network/core-signing-lib';
 import { describe, expect, it } from 'vitest';
-import { LocalSigner } from '../../src/signing/index.ts';
+import { verifyingSigner } from '../../src/signing/index.ts';
 import { tempStore } from './helpers.ts';
 
 describe('wallet SDK interop (Ed25519)', () => {
@@ -11,7 +11,7 @@ describe('wallet SDK interop (Ed25519)', () => {
     const { OfflineInitializedSDK: Sdk } = await import('@canton-network/wallet-sdk');
     const sdk = new Sdk({ logger: console, error: { throw: () => undefined } } as never);
     const store = await tempStore();
-    const signer = new LocalSigner(store);
+    const signer = verifyingSigner(store);
     for (let i = 0; i < 5; i++) {
       const view = await store.generate('ed25519');
       const raw = Buffer.from(view.publicKey, 'base64').subarray(12).toString('base64'); // SPKI minus its 12-byte header

@@ -121,8 +121,8 @@ export function adminRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
 
   app.openapi(createKey, async (c) => {
     unscopedAdmin(c);
-    const { algorithm, label } = c.req.valid('json');
-    return c.json(await keys().generate(algorithm, label), 201);
+    const { algorithm, label, backend } = c.req.valid('json');
+    return c.json(await keys().generate(algorithm, label, backend), 201);
   });
   app.openapi(listKeys, async (c) => {
     const mine = await scopedKey(need(c, 'admin'));

@@ -1,0 +1,316 @@
+// A connection to one PKCS#11 token: the module (pkcs11js, an optional native dependency, loaded on first use),
+// the slot found by token label or number, a pool of logged-in sessions, and recovery when the token goes away
+// (the module is finalized and initialized again, the slot found again, sessions reopened) — never a crash.
+import { createRequire } from 'node:module';
+import { SigningError } from '../errors.ts';
+
+// The slice of pkcs11js this module uses (its own typings live in an optional dependency).
+type Handle = Buffer;
+export interface Attribute {
+  type: number;
+  value?: number | boolean | string | Buffer;
+}
+interface Pkcs11Module {
+  load(path: string): void;
+  C_Initialize(): void;
+  C_Finalize(): void;
+  C_GetSlotList(tokenPresent?: boolean): Handle[];
+  C_GetTokenInfo(slot: Handle): { label: string };
+  C_GetMechanismList(slot: Handle): number[];
+  C_OpenSession(slot: Handle, flags: number): Handle;
+  C_CloseSession(session: Handle): void;
+  C_Login(session: Handle, userType: number, pin?: string): void;
+  C_FindObjectsInit(session: Handle, template: Attribute[]): void;
+  C_FindObjects(session: Handle, max: number): Handle[];
+  C_FindObjectsFinal(session: Handle): void;
+  C_GetAttributeValue(session: Handle, object: Handle, template: Attribute[]): Attribute[];
+  C_SetAttributeValue(session: Handle, object: Handle, template: Attribute[]): void;
+  C_GenerateKeyPair(
+    session: Handle,
+    mechanism: { mechanism: number },
+    pub: Attribute[],
+    priv: Attribute[],
+  ): { publicKey: Handle; privateKey: Handle };
+  C_SignInit(session: Handle, mechanism: { mechanism: number }, key: Handle): void;
+  C_SignAsync(session: Handle, data: Buffer, out: Buffer): Promise<Buffer>;
+}
+interface Pkcs11Js {
+  PKCS11: new () => Pkcs11Module;
+  [constant: string]: unknown;
+}
+
+/** PKCS#11 constants: pkcs11js's, plus the EdDSA ones it lacks (PKCS#11 3.0). */
+export const CK = {
+  CKM_EC_EDWARDS_KEY_PAIR_GEN: 0x1055,
+  CKM_EDDSA: 0x1057,
+  CKM_EC_KEY_PAIR_GEN: 0x1040,
+  CKM_ECDSA: 0x1041,
+  CKO_PUBLIC_KEY: 2,
+  CKO_PRIVATE_KEY: 3,
+  CKA_CLASS: 0x0,
+  CKA_TOKEN: 0x1,
+  CKA_PRIVATE: 0x2,
+  CKA_LABEL: 0x3,
+  CKA_ID: 0x102,
+  CKA_SENSITIVE: 0x103,
+  CKA_SIGN: 0x108,
+  CKA_VERIFY: 0x10a,
+  CKA_EXTRACTABLE: 0x162,
+  CKA_NEVER_EXTRACTABLE: 0x164,
+  CKA_EC_PARAMS: 0x180,
+  CKA_EC_POINT: 0x181,
+  CKF_RW_SESSION: 0x2,
+  CKF_SERIAL_SESSION: 0x4,
+  CKU_USER: 1,
+} as const;
+
+const CKR = {
+  PIN_INCORRECT: 0xa0,
+  PIN_LOCKED: 0xa4,
+  PIN_EXPIRED: 0xa3,
+  USER_ALREADY_LOGGED_IN: 0x100,
+  MECHANISM_INVALID: 0x70,
+} as const;
+
+/** Return values after which the connection is rebuilt: the token, the session or the module went away. */
+const LOST = new Set([
+  0x5, // GENERAL_ERROR
+  0x6, // FUNCTION_FAILED
+  0x3, // SLOT_ID_INVALID
+  0x30, // DEVICE_ERROR
+  0x32, // DEVICE_REMOVED
+  0x82, // OBJECT_HANDLE_INVALID (the token was replaced)
+  0xb0, // SESSION_CLOSED
+  0xb3, // SESSION_HANDLE_INVALID
+  0xe0, // TOKEN_NOT_PRESENT
+  0xe1, // TOKEN_NOT_RECOGNIZED
+  0x101, // USER_NOT_LOGGED_IN
+  0x190, // CRYPTOKI_NOT_INITIALIZED
+]);
+
+export interface TokenOptions {
+  /** Path of the PKCS#11 library (PKCS11_MODULE). */
+  module: string;
+  /** The token, by label (PKCS11_TOKEN_LABEL) or by slot number (PKCS11_SLOT). */
+  tokenLabel?: string;
+  slot?: number;
+  pin: string;
+  /** Sessions kept open: how many signatures run at once. */
+  sessions: number;
+  /** Mechanisms to treat as absent (an operator may forbid one; tests use it to play a token without EdDSA). */
+  withoutMechanisms?: readonly number[];
+}
+
+interface Connection {
+  module: Pkcs11Module;
+  slot: Handle;
+  mechanisms: Set<number>;
+  idle: Handle[];
+  all: Handle[];
+  /** Bumped on every reconnect: object handles from an older connection are stale. */
+  generation: number;
+}
+
+const ckrOf = (err: unknown): number | undefined => {
+  const code = (err as { code?: unknown })?.code;
+  return typeof code === 'number' ? code : undefined;
+};
+
+let loaded: Pkcs11Js | undefined;
+function pkcs11js(): Pkcs11Js {
+  if (!loaded) {
+    try {
+      loaded = createRequire(import.meta.url)('pkcs11js') as Pkcs11Js;
+    } catch (err) {
+      throw new SigningError(
+        'CONFIG',
+        'the PKCS#11 backend needs the optional npm package pkcs11js, which is not installed or did not build (npm install pkcs11js)',
+        undefined,
+        { cause: err },
+      );
+    }
+  }
+  return loaded;
+}
+
+export class Pkcs11Token {
+  readonly #opts: TokenOptions;
+  #conn: Connection | undefined;
+  #connecting: Promise<Connection> | undefined;
+  #generation = 0;
+  /** A refused PIN is never tried again by this process: tokens lock after a few wrong tries. */
+  #pinRefused: SigningError | undefined;
+  readonly #waiting: (() => void)[] = [];
+
+  constructor(opts: TokenOptions) {
+    if (opts.sessions < 1) throw new SigningError('CONFIG', 'PKCS11_SESSIONS must be at least 1');
+    pkcs11js(); // a missing binding is a configuration error at start, not at the first signature
+    this.#opts = opts;
+  }
+
+  /** Which token this is, for messages (never the PIN). */
+  get description(): string {
+    return this.#opts.tokenLabel !== undefined
+      ? `token "${this.#opts.tokenLabel}"`
+      : `slot ${this.#opts.slot}`;
+  }
+
+  async hasMechanism(mechanism: number): Promise<boolean> {
+    return (await this.#connection()).mechanisms.has(mechanism);
+  }
+
+  /**
+   * Runs `work` on a logged-in session of its own. When the token, session or module was lost, the connection
+   * is rebuilt and `work` runs once more; `generation` tells it whether handles it cached are still valid.
+   */
+  async withSession<T>(
+    work: (m: Pkcs11Module, session: Handle, generation: number) => Promise<T> | T,
+  ): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      const conn = await this.#connection();
+      const session = await this.#acquire(conn);
+      if (!session) continue; // the connection was rebuilt while this waited for a session
+      try {
+        return await work(conn.module, session, conn.generation);
+      } catch (err) {
+        const ckr = ckrOf(err);
+        if (ckr !== undefined && LOST.has(ckr) && attempt === 0) {
+          this.#drop(conn);
+          continue;
+        }
+        throw this.#translate(err);
+      } finally {
+        this.#release(conn, session);
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    const conn = this.#conn;
+    this.#conn = undefined;
+    if (conn) this.#teardown(conn);
+  }
+
+  #translate(err: unknown): unknown {
+    if (err instanceof SigningError) return err;
+    const ckr = ckrOf(err);
+    if (ckr === CKR.MECHANISM_INVALID) {
+      return new SigningError('UNSUPPORTED', `the ${this.description} refused the mechanism`, undefined, {
+        cause: err,
+      });
+    }
+    const what = ckr !== undefined ? `CKR 0x${ckr.toString(16)}` : (err as Error)?.message;
+    return new SigningError('UNAVAILABLE', `the ${this.description} failed (${what})`, undefined, {
+      cause: err,
+    });
+  }
+
+  async #connection(): Promise<Connection> {
+    if (this.#pinRefused) throw this.#pinRefused;
+    if (this.#conn) return this.#conn;
+    this.#connecting ??= Promise.resolve()
+      .then(() => this.#connect())
+      .finally(() => {
+        this.#connecting = undefined;
+      });
+    return this.#connecting;
+  }
+
+  #connect(): Connection {
+    const lib = pkcs11js();
+    const module = new lib.PKCS11();
+    try {
+      module.load(this.#opts.module);
+    } catch (err) {
+      throw new SigningError('CONFIG', `PKCS11_MODULE ${this.#opts.module} does not load`, undefined, {
+        cause: err,
+      });
+    }
+    try {
+      module.C_Initialize();
+    } catch (err) {
+      throw new SigningError(
+        'UNAVAILABLE',
+        `PKCS11_MODULE ${this.#opts.module} does not initialize`,
+        undefined,
+        {
+          cause: err,
+        },
+      );
+    }
+    const sessions: Handle[] = [];
+    try {
+      const slots = module.C_GetSlotList(true);
+      const slot =
+        this.#opts.tokenLabel !== undefined
+          ? slots.find((s) => module.C_GetTokenInfo(s).label.trim() === this.#opts.tokenLabel)
+          : slots.find((s) => s.readUIntLE(0, Math.min(6, s.length)) === this.#opts.slot);
+      if (!slot) throw new SigningError('UNAVAILABLE', `no ${this.description} is present`);
+      const excluded = new Set(this.#opts.withoutMechanisms ?? []);
+      const mechanisms = new Set(module.C_GetMechanismList(slot).filter((m) => !excluded.has(m)));
+      for (let i = 0; i < this.#opts.sessions; i++) {
+        sessions.push(module.C_OpenSession(slot, CK.CKF_SERIAL_SESSION | CK.CKF_RW_SESSION));
+      }
+      try {
+        module.C_Login(sessions[0] as Handle, CK.CKU_USER, this.#opts.pin);
+      } catch (err) {
+        const ckr = ckrOf(err);
+        if (ckr === CKR.PIN_INCORRECT || ckr === CKR.PIN_LOCKED || ckr === CKR.PIN_EXPIRED) {
+          this.#pinRefused = new SigningError(
+            'WRONG_PIN',
+            `the ${this.description} refused PKCS11_PIN (${ckr === CKR.PIN_LOCKED ? 'PIN locked' : ckr === CKR.PIN_EXPIRED ? 'PIN expired' : 'wrong PIN'}); it is not tried again until Quill restarts`,
+          );
+          throw this.#pinRefused;
+        }
+        if (ckr !== CKR.USER_ALREADY_LOGGED_IN) throw err;
+      }
+      const conn: Connection = {
+        module,
+        slot,
+        mechanisms,
+        idle: [...sessions],
+        all: sessions,
+        generation: ++this.#generation,
+      };
+      this.#conn = conn;
+      return conn;
+    } catch (err) {
+      this.#teardown({ module, all: sessions });
+      throw this.#translate(err);
+    }
+  }
+
+  /** Forget a lost connection (once, whoever noticed first); the next use connects again. */
+  #drop(conn: Connection): void {
+    if (this.#conn !== conn) return;
+    this.#conn = undefined;
+    for (const w of this.#waiting.splice(0)) w(); // woken waiters see the connection is gone
+    this.#teardown(conn);
+  }
+
+  #teardown(conn: Pick<Connection, 'module' | 'all'>): void {
+    for (const s of conn.all) {
+      try {
+        conn.module.C_CloseSession(s);
+      } catch {}
+    }
+    try {
+      conn.module.C_Finalize();
+    } catch {}
+  }
+
+  async #acquire(conn: Connection): Promise<Handle | undefined> {
+    for (;;) {
+      if (this.#conn !== conn) return undefined;
+      const s = conn.idle.pop();
+      if (s) return s;
+      await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    }
+  }
+
+  #release(conn: Connection, session: Handle): void {
+    if (this.#conn !== conn) return;
+    conn.idle.push(session);
+    this.#waiting.shift()?.();
+  }
+}
