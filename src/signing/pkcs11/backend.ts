@@ -84,6 +84,8 @@ export class Pkcs11Backend implements KeyBackend {
         [
           { type: CK.CKA_TOKEN, value: true },
           { type: CK.CKA_VERIFY, value: true },
+          { type: CK.CKA_ENCRYPT, value: false },
+          { type: CK.CKA_WRAP, value: false },
           { type: CK.CKA_EC_PARAMS, value: Buffer.from(curveOidDer(algorithm)) },
         ],
         [
@@ -92,6 +94,10 @@ export class Pkcs11Backend implements KeyBackend {
           { type: CK.CKA_SENSITIVE, value: true },
           { type: CK.CKA_EXTRACTABLE, value: false },
           { type: CK.CKA_SIGN, value: true },
+          // A signing key and nothing else.
+          { type: CK.CKA_DECRYPT, value: false },
+          { type: CK.CKA_UNWRAP, value: false },
+          { type: CK.CKA_DERIVE, value: false },
         ],
       );
       const [point] = m.C_GetAttributeValue(session, publicKey, [{ type: CK.CKA_EC_POINT }]);

@@ -1,6 +1,7 @@
 // A connection to one PKCS#11 token: the module (pkcs11js, an optional native dependency, loaded on first use),
 // the slot found by token label or number, a pool of logged-in sessions, and recovery when the token goes away
 // (the module is finalized and initialized again, the slot found again, sessions reopened) — never a crash.
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { SigningError } from '../errors.ts';
 
@@ -53,6 +54,11 @@ export const CK = {
   CKA_LABEL: 0x3,
   CKA_ID: 0x102,
   CKA_SENSITIVE: 0x103,
+  CKA_ENCRYPT: 0x104,
+  CKA_DECRYPT: 0x105,
+  CKA_WRAP: 0x106,
+  CKA_UNWRAP: 0x107,
+  CKA_DERIVE: 0x10c,
   CKA_SIGN: 0x108,
   CKA_VERIFY: 0x10a,
   CKA_EXTRACTABLE: 0x162,
@@ -65,6 +71,7 @@ export const CK = {
 } as const;
 
 const CKR = {
+  CRYPTOKI_ALREADY_INITIALIZED: 0x191,
   PIN_INCORRECT: 0xa0,
   PIN_LOCKED: 0xa4,
   PIN_EXPIRED: 0xa3,
@@ -103,6 +110,8 @@ export interface TokenOptions {
 
 interface Connection {
   module: Pkcs11Module;
+  /** The shared module's generation this connection's sessions belong to. */
+  moduleGeneration: number;
   slot: Handle;
   mechanisms: Set<number>;
   idle: Handle[];
@@ -133,8 +142,66 @@ function pkcs11js(): Pkcs11Js {
   return loaded;
 }
 
+/**
+ * A PKCS#11 library is initialized once per process, however many tokens use it: one shared instance per path.
+ * `reset` finalizes and initializes it again (the way to see a token that was removed and inserted again); every
+ * connection made before holds stale sessions and reconnects when it notices the new generation.
+ */
+interface SharedModule {
+  module: Pkcs11Module;
+  generation: number;
+  users: number;
+}
+const modules = new Map<string, SharedModule>();
+
+function acquireModule(path: string): SharedModule {
+  let shared = modules.get(path);
+  if (!shared) {
+    const module = new (pkcs11js().PKCS11)();
+    try {
+      module.load(path);
+    } catch (err) {
+      throw new SigningError('CONFIG', `PKCS11_MODULE ${path} does not load`, undefined, { cause: err });
+    }
+    initialize(module, path);
+    shared = { module, generation: 1, users: 0 };
+    modules.set(path, shared);
+  }
+  shared.users++;
+  return shared;
+}
+
+function initialize(module: Pkcs11Module, path: string): void {
+  try {
+    module.C_Initialize();
+  } catch (err) {
+    if (ckrOf(err) === CKR.CRYPTOKI_ALREADY_INITIALIZED) return;
+    throw new SigningError('UNAVAILABLE', `PKCS11_MODULE ${path} does not initialize`, undefined, {
+      cause: err,
+    });
+  }
+}
+
+function resetModule(path: string, shared: SharedModule, seen: number): void {
+  if (shared.generation !== seen) return; // someone else already did
+  try {
+    shared.module.C_Finalize();
+  } catch {}
+  shared.generation++;
+  initialize(shared.module, path);
+}
+
+function releaseModule(path: string, shared: SharedModule): void {
+  if (--shared.users > 0 || modules.get(path) !== shared) return;
+  modules.delete(path);
+  try {
+    shared.module.C_Finalize();
+  } catch {}
+}
+
 export class Pkcs11Token {
   readonly #opts: TokenOptions;
+  #shared: SharedModule | undefined;
   #conn: Connection | undefined;
   #connecting: Promise<Connection> | undefined;
   #generation = 0;
@@ -145,6 +212,8 @@ export class Pkcs11Token {
   constructor(opts: TokenOptions) {
     if (opts.sessions < 1) throw new SigningError('CONFIG', 'PKCS11_SESSIONS must be at least 1');
     pkcs11js(); // a missing binding is a configuration error at start, not at the first signature
+    if (!existsSync(opts.module))
+      throw new SigningError('CONFIG', `PKCS11_MODULE ${opts.module} does not exist`);
     this.#opts = opts;
   }
 
@@ -188,7 +257,9 @@ export class Pkcs11Token {
   async close(): Promise<void> {
     const conn = this.#conn;
     this.#conn = undefined;
-    if (conn) this.#teardown(conn);
+    if (conn) this.#closeSessions(conn.module, conn.all);
+    if (this.#shared) releaseModule(this.#opts.module, this.#shared);
+    this.#shared = undefined;
   }
 
   #translate(err: unknown): unknown {
@@ -207,7 +278,9 @@ export class Pkcs11Token {
 
   async #connection(): Promise<Connection> {
     if (this.#pinRefused) throw this.#pinRefused;
-    if (this.#conn) return this.#conn;
+    const conn = this.#conn;
+    if (conn && this.#shared?.generation === conn.moduleGeneration) return conn;
+    if (conn) this.#conn = undefined; // another token reset the shared module: these sessions are gone
     this.#connecting ??= Promise.resolve()
       .then(() => this.#connect())
       .finally(() => {
@@ -217,35 +290,19 @@ export class Pkcs11Token {
   }
 
   #connect(): Connection {
-    const lib = pkcs11js();
-    const module = new lib.PKCS11();
-    try {
-      module.load(this.#opts.module);
-    } catch (err) {
-      throw new SigningError('CONFIG', `PKCS11_MODULE ${this.#opts.module} does not load`, undefined, {
-        cause: err,
-      });
-    }
-    try {
-      module.C_Initialize();
-    } catch (err) {
-      throw new SigningError(
-        'UNAVAILABLE',
-        `PKCS11_MODULE ${this.#opts.module} does not initialize`,
-        undefined,
-        {
-          cause: err,
-        },
-      );
-    }
+    this.#shared ??= acquireModule(this.#opts.module);
+    const shared = this.#shared;
+    const { module } = shared;
+    const moduleGeneration = shared.generation;
     const sessions: Handle[] = [];
     try {
-      const slots = module.C_GetSlotList(true);
-      const slot =
-        this.#opts.tokenLabel !== undefined
-          ? slots.find((s) => module.C_GetTokenInfo(s).label.trim() === this.#opts.tokenLabel)
-          : slots.find((s) => s.readUIntLE(0, Math.min(6, s.length)) === this.#opts.slot);
-      if (!slot) throw new SigningError('UNAVAILABLE', `no ${this.description} is present`);
+      let slot = this.#findSlot(module);
+      if (!slot) {
+        // A library lists its tokens when initialized: a token inserted (or created) since is seen after a reset.
+        resetModule(this.#opts.module, shared, moduleGeneration);
+        slot = this.#findSlot(module);
+        if (!slot) throw new SigningError('UNAVAILABLE', `no ${this.description} is present`);
+      }
       const excluded = new Set(this.#opts.withoutMechanisms ?? []);
       const mechanisms = new Set(module.C_GetMechanismList(slot).filter((m) => !excluded.has(m)));
       for (let i = 0; i < this.#opts.sessions; i++) {
@@ -256,9 +313,11 @@ export class Pkcs11Token {
       } catch (err) {
         const ckr = ckrOf(err);
         if (ckr === CKR.PIN_INCORRECT || ckr === CKR.PIN_LOCKED || ckr === CKR.PIN_EXPIRED) {
+          const why =
+            ckr === CKR.PIN_LOCKED ? 'PIN locked' : ckr === CKR.PIN_EXPIRED ? 'PIN expired' : 'wrong PIN';
           this.#pinRefused = new SigningError(
             'WRONG_PIN',
-            `the ${this.description} refused PKCS11_PIN (${ckr === CKR.PIN_LOCKED ? 'PIN locked' : ckr === CKR.PIN_EXPIRED ? 'PIN expired' : 'wrong PIN'}); it is not tried again until Quill restarts`,
+            `the ${this.description} refused PKCS11_PIN (${why}); it is not tried again until Quill restarts`,
           );
           throw this.#pinRefused;
         }
@@ -266,6 +325,7 @@ export class Pkcs11Token {
       }
       const conn: Connection = {
         module,
+        moduleGeneration: shared.generation,
         slot,
         mechanisms,
         idle: [...sessions],
@@ -275,28 +335,41 @@ export class Pkcs11Token {
       this.#conn = conn;
       return conn;
     } catch (err) {
-      this.#teardown({ module, all: sessions });
+      this.#closeSessions(module, sessions);
+      const ckr = ckrOf(err);
+      // The module was reset under this connection attempt, or lost the token list: once more from scratch.
+      if (ckr !== undefined && LOST.has(ckr) && shared.generation === moduleGeneration) {
+        resetModule(this.#opts.module, shared, moduleGeneration);
+      }
       throw this.#translate(err);
     }
   }
 
-  /** Forget a lost connection (once, whoever noticed first); the next use connects again. */
+  #findSlot(module: Pkcs11Module): Handle | undefined {
+    const slots = module.C_GetSlotList(true);
+    return this.#opts.tokenLabel !== undefined
+      ? slots.find((s) => module.C_GetTokenInfo(s).label.trim() === this.#opts.tokenLabel)
+      : slots.find((s) => s.readUIntLE(0, Math.min(6, s.length)) === this.#opts.slot);
+  }
+
+  /**
+   * Forget a lost connection (once, whoever noticed first) and reset the module, so that the next use finds the
+   * token again (a PKCS#11 library only rescans its tokens when initialized).
+   */
   #drop(conn: Connection): void {
     if (this.#conn !== conn) return;
     this.#conn = undefined;
     for (const w of this.#waiting.splice(0)) w(); // woken waiters see the connection is gone
-    this.#teardown(conn);
+    this.#closeSessions(conn.module, conn.all);
+    if (this.#shared) resetModule(this.#opts.module, this.#shared, conn.moduleGeneration);
   }
 
-  #teardown(conn: Pick<Connection, 'module' | 'all'>): void {
-    for (const s of conn.all) {
+  #closeSessions(module: Pkcs11Module, sessions: Handle[]): void {
+    for (const s of sessions) {
       try {
-        conn.module.C_CloseSession(s);
+        module.C_CloseSession(s);
       } catch {}
     }
-    try {
-      conn.module.C_Finalize();
-    } catch {}
   }
 
   async #acquire(conn: Connection): Promise<Handle | undefined> {

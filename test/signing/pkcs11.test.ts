@@ -1,0 +1,125 @@
+// The PKCS#11 backend against a real SoftHSM2 token: what stays in the token, one clear error for each way a
+// token can be wrong (PIN, missing token, missing mechanism, bad module), and a running signer that survives the
+// token being deleted and created again.
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openPkcs11Backend, type Pkcs11Options, verifyingSigner } from '../../src/signing/index.ts';
+import { CK } from '../../src/signing/pkcs11/token.ts';
+import { softhsmToken } from '../support/softhsm.ts';
+import { tempDir } from '../support/tmp.ts';
+
+const token = softhsmToken('quill-p11');
+const options = (over: Partial<Pkcs11Options> = {}): Pkcs11Options => ({
+  module: token.module,
+  tokenLabel: token.tokenLabel,
+  pin: token.pin,
+  sessions: 4,
+  dir: tempDir('quill-p11-keys-'),
+  ...over,
+});
+const opened: { close(): Promise<void> }[] = [];
+const open = (over: Partial<Pkcs11Options> = {}) => {
+  const b = openPkcs11Backend(options(over));
+  opened.push(b);
+  return b;
+};
+afterAll(async () => {
+  for (const b of opened) await b.close();
+});
+
+describe('keys in the token', () => {
+  it('private keys are token objects, sensitive and never extractable, labelled by fingerprint', async () => {
+    const backend = open();
+    const views = [await backend.generate('ed25519'), await backend.generate('p256')];
+    const listing = execFileSync(
+      'pkcs11-tool',
+      [
+        '--module',
+        token.module,
+        '--token-label',
+        token.tokenLabel,
+        '--login',
+        '--pin',
+        token.pin,
+        '--list-objects',
+      ],
+      { env: { ...process.env, SOFTHSM2_CONF: token.conf }, encoding: 'utf8' },
+    );
+    const privateObjects = listing.split(/\n(?=\S)/).filter((o) => o.startsWith('Private Key Object'));
+    for (const v of views) {
+      const object = privateObjects.find((o) => o.includes(`quill:${v.fingerprint}`));
+      expect(object, `private key of ${v.fingerprint}`).toBeDefined();
+      const access = /Access:\s+(.*)/.exec(object ?? '')?.[1]?.split(', ') ?? [];
+      expect(access).toEqual(
+        expect.arrayContaining(['sensitive', 'always sensitive', 'never extractable', 'local']),
+      );
+      expect(access).not.toContain('extractable');
+      expect(/Usage:\s+(.*)/.exec(object ?? '')?.[1]).toBe('sign');
+      expect(object).toContain(v.fingerprint); // CKA_ID
+    }
+  });
+});
+
+describe('one clear error, never a crash', () => {
+  it('a wrong PIN is WRONG_PIN, never retried, and never named', async () => {
+    // A token of its own: a PKCS#11 login is per process and token, and the main test token is logged in.
+    const locked = softhsmToken('quill-p11-pin');
+    const backend = open({ tokenLabel: locked.tokenLabel, pin: '999999' });
+    const first = await backend.generate('p256').catch((e) => e);
+    expect(first).toMatchObject({ name: 'SigningError', code: 'WRONG_PIN' });
+    expect(first.message).not.toContain('999999');
+    // The token is not asked again (tokens lock after a few wrong tries): the same refusal, at once.
+    const t0 = performance.now();
+    await expect(backend.check()).resolves.toEqual([]);
+    await expect(backend.generate('ed25519')).rejects.toBe(first);
+    expect(performance.now() - t0).toBeLessThan(50);
+  });
+
+  it('a token that is not there is UNAVAILABLE; a module that does not exist is CONFIG', async () => {
+    await expect(open({ tokenLabel: 'no-such-token' }).generate('p256')).rejects.toMatchObject({
+      code: 'UNAVAILABLE',
+      message: expect.stringContaining('no token "no-such-token" is present'),
+    });
+    expect(() => openPkcs11Backend(options({ module: '/nonexistent/libpkcs11.so' }))).toThrow(
+      expect.objectContaining({ code: 'CONFIG' }),
+    );
+  });
+
+  it('a token without EdDSA says so for Ed25519 only', async () => {
+    const backend = open({ withoutMechanisms: [CK.CKM_EDDSA] });
+    await expect(backend.generate('ed25519')).rejects.toMatchObject({
+      code: 'UNSUPPORTED',
+      message: expect.stringContaining('EdDSA'),
+    });
+    const ec = await backend.generate('p256');
+    await expect(verifyingSigner(backend).sign(ec.fingerprint, randomBytes(32))).resolves.toMatchObject({
+      signedBy: ec.fingerprint,
+    });
+  });
+});
+
+describe('the token deleted and created again under a running signer', () => {
+  it('old keys are reported missing, new keys work, nothing crashes', async () => {
+    const local = softhsmToken('quill-p11-again');
+    const backend = open({ tokenLabel: local.tokenLabel, pin: local.pin });
+    const signer = verifyingSigner(backend);
+    const before = await backend.generate('p256');
+    await signer.sign(before.fingerprint, randomBytes(32));
+
+    local.recreate();
+    await expect(signer.sign(before.fingerprint, randomBytes(32))).rejects.toMatchObject({
+      code: 'UNAVAILABLE',
+      message: expect.stringContaining(`does not hold key ${before.fingerprint}`),
+    });
+    const check = await backend.check();
+    expect(check).toEqual([
+      expect.objectContaining({ fingerprint: before.fingerprint, ok: false, problem: 'missing' }),
+    ]);
+
+    const after = await backend.generate('ed25519');
+    await expect(signer.sign(after.fingerprint, randomBytes(32))).resolves.toMatchObject({
+      signedBy: after.fingerprint,
+    });
+  });
+});
