@@ -1,8 +1,12 @@
 // Signing throughput per algorithm: our verifying signer over the file key store (file check + node:crypto sign + independent noble
 // verify) against node:crypto's native sign alone and native sign + native verify, in the same run; noble's
 // own signing for reference; and the independent check alone: noble's verify (verifySignature) beside the
-// per-key verifier UnlockedKey.sign uses. Run: npx tsx bench/sign.ts [seconds per case, default 1.5]
+// per-key verifier the verifying signer uses. Then the PKCS#11 backend on a SoftHSM2 token (a fresh one in a temporary
+// folder; or PKCS11_MODULE, PKCS11_TOKEN_LABEL and PKCS11_PIN for a real token) beside the file signer, one signature at
+// a time and PKCS11_SESSIONS (default 8) at once. Run: npx tsx bench/sign.ts [seconds per case, default 1.5]
+import { execFileSync } from 'node:child_process';
 import { createPrivateKey, createPublicKey, type KeyObject, randomBytes, sign, verify } from 'node:crypto';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +19,7 @@ import {
   KEY_ALGORITHMS,
   type KeyAlgorithm,
   KeyStore,
+  openPkcs11Backend,
   verifyingSigner,
   verifySignature,
 } from '../src/signing/index.ts';
@@ -128,6 +133,78 @@ try {
   );
   console.log(line(head));
   for (const r of rows) console.log(line(r));
+
+  // PKCS#11: the same signer over a token.
+  const token = pkcs11Token();
+  if (!token) {
+    console.log('\nPKCS#11: skipped (no SoftHSM2 and no PKCS11_MODULE)');
+  } else {
+    const sessions = Number(process.env.PKCS11_SESSIONS ?? 8);
+    const backend = openPkcs11Backend({ ...token, sessions, dir: join(dir, 'p11') });
+    const hsm = verifyingSigner(backend);
+    const p11rows: string[][] = [];
+    for (const [i, algorithm] of KEY_ALGORITHMS.entries()) {
+      const view = await backend.generate(algorithm);
+      const one = await rate(() => hsm.sign(view.fingerprint, hash));
+      const many = await rate(() =>
+        Promise.all(Array.from({ length: sessions }, () => hsm.sign(view.fingerprint, hash))),
+      );
+      const file = Number(rows[i]?.[1]);
+      p11rows.push([
+        algorithm,
+        file.toFixed(0),
+        one.toFixed(0),
+        (many * sessions).toFixed(0),
+        Number(rows[i]?.[2]).toFixed(0),
+        ((many * sessions) / file).toFixed(2),
+      ]);
+    }
+    await backend.close();
+    const h2 = [
+      'algorithm',
+      'file/s',
+      'pkcs11/s (1)',
+      `pkcs11/s (${sessions})`,
+      'native/s',
+      `pkcs11 (${sessions})/file`,
+    ];
+    const w2 = h2.map((h, i) => Math.max(h.length, ...p11rows.map((r) => r[i]!.length)));
+    const line2 = (r: string[]) =>
+      r.map((c, i) => (i === 0 ? c.padEnd(w2[i]!) : c.padStart(w2[i]!))).join('  ');
+    console.log(
+      `\nPKCS#11 (${token.label}): verifyingSigner over the token, each signature verified before it leaves`,
+    );
+    console.log(line2(h2));
+    for (const r of p11rows) console.log(line2(r));
+  }
 } finally {
   await rm(dir, { recursive: true, force: true });
+}
+
+/** PKCS11_* from the environment, or a fresh SoftHSM2 token in the benchmark's temporary folder. */
+function pkcs11Token(): { module: string; tokenLabel: string; pin: string; label: string } | undefined {
+  const env = process.env;
+  if (env.PKCS11_MODULE && env.PKCS11_TOKEN_LABEL && env.PKCS11_PIN) {
+    return {
+      module: env.PKCS11_MODULE,
+      tokenLabel: env.PKCS11_TOKEN_LABEL,
+      pin: env.PKCS11_PIN,
+      label: env.PKCS11_MODULE,
+    };
+  }
+  const module = '/usr/lib/softhsm/libsofthsm2.so';
+  if (!existsSync(module)) return undefined;
+  const tokens = join(dir, 'tokens');
+  mkdirSync(tokens, { recursive: true });
+  const conf = join(dir, 'softhsm2.conf');
+  writeFileSync(conf, `directories.tokendir = ${tokens}\nobjectstore.backend = file\nlog.level = ERROR\n`);
+  process.env.SOFTHSM2_CONF = conf;
+  execFileSync(
+    'softhsm2-util',
+    ['--init-token', '--free', '--label', 'bench', '--pin', '1234', '--so-pin', '5678'],
+    {
+      stdio: 'ignore',
+    },
+  );
+  return { module, tokenLabel: 'bench', pin: '1234', label: 'SoftHSM2' };
 }

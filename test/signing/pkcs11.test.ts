@@ -61,6 +61,21 @@ describe('keys in the token', () => {
   });
 });
 
+describe('concurrency', () => {
+  it('2,000 signatures, 64 at a time over 8 sessions, all valid (the library locks for itself)', async () => {
+    const backend = open({ sessions: 8 });
+    const signer = verifyingSigner(backend);
+    const keys = [await backend.generate('ed25519'), await backend.generate('secp256k1')];
+    for (let round = 0; round < 2000 / 64; round++) {
+      await Promise.all(
+        Array.from({ length: 64 }, (_, i) =>
+          signer.sign((keys[i % 2] as { fingerprint: string }).fingerprint, randomBytes(32)),
+        ),
+      );
+    }
+  }, 60_000);
+});
+
 describe('one clear error, never a crash', () => {
   it('a wrong PIN is WRONG_PIN, never retried, and never named', async () => {
     // A token of its own: a PKCS#11 login is per process and token, and the main test token is logged in.

@@ -13,7 +13,7 @@ export interface Attribute {
 }
 interface Pkcs11Module {
   load(path: string): void;
-  C_Initialize(): void;
+  C_Initialize(options?: { flags?: number }): void;
   C_Finalize(): void;
   C_GetSlotList(tokenPresent?: boolean): Handle[];
   C_GetTokenInfo(slot: Handle): { label: string };
@@ -69,6 +69,8 @@ export const CK = {
   CKF_SERIAL_SESSION: 0x4,
   CKU_USER: 1,
 } as const;
+
+const CKF_OS_LOCKING_OK = 0x2;
 
 const CKR = {
   CRYPTOKI_ALREADY_INITIALIZED: 0x191,
@@ -173,7 +175,9 @@ function acquireModule(path: string): SharedModule {
 
 function initialize(module: Pkcs11Module, path: string): void {
   try {
-    module.C_Initialize();
+    // Signatures run on libuv's thread pool (C_SignAsync): the library must lock for itself, or concurrent calls
+    // corrupt its heap.
+    module.C_Initialize({ flags: CKF_OS_LOCKING_OK });
   } catch (err) {
     if (ckrOf(err) === CKR.CRYPTOKI_ALREADY_INITIALIZED) return;
     throw new SigningError('UNAVAILABLE', `PKCS11_MODULE ${path} does not initialize`, undefined, {
