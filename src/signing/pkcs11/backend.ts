@@ -5,18 +5,20 @@
 // exactly: Ed25519 over the message (CKM_EDDSA), ECDSA over SHA-256 (P-256, secp256k1) or SHA-384 (P-384) of
 // the message, computed here and signed with CKM_ECDSA, the raw r||s turned into DER (low-S is applied, and the
 // signature verified, by `verifyingSigner`).
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import {
   ALGORITHMS,
+  canonicalSignature,
   derFromRawEcdsa,
   isKeyAlgorithm,
   KEY_ALGORITHMS,
   type KeyAlgorithm,
   rawPublicKeyFromSpki,
+  verifySignature,
 } from '../algorithms.ts';
 import { curveOidDer, pointFromEcPoint, spkiFromRaw } from '../der.ts';
 import { SigningError } from '../errors.ts';
@@ -200,6 +202,19 @@ export class Pkcs11Backend implements KeyBackend {
           const expected = rawPublicKeyFromSpki(view.algorithm, Buffer.from(view.publicKey, 'base64'));
           return !!raw && !!expected && Buffer.from(raw).equals(Buffer.from(expected));
         });
+        // Usable: an active key signs a random hash and the signature verifies.
+        if (matches && view.status === 'active') {
+          const probe = randomBytes(32);
+          const { signature } = await this.signBytes(fp, probe);
+          const canonical = canonicalSignature(view.algorithm, signature);
+          const raw = rawPublicKeyFromSpki(view.algorithm, Buffer.from(view.publicKey, 'base64'));
+          if (!canonical || !raw || !verifySignature(view.algorithm, raw, probe, canonical)) {
+            throw new SigningError(
+              'SIGNING_FAILED',
+              `${file}: the token's signature with this key does not verify`,
+            );
+          }
+        }
         results.push(
           matches
             ? { file, fingerprint: fp, ok: true }
@@ -213,11 +228,12 @@ export class Pkcs11Backend implements KeyBackend {
         );
       } catch (err) {
         const missing = err instanceof SigningError && err.code === 'NOT_FOUND';
+        const broken = err instanceof SigningError && err.code === 'SIGNING_FAILED';
         results.push({
           file,
           fingerprint: fp,
           ok: false,
-          problem: missing ? 'missing' : 'unavailable',
+          problem: missing ? 'missing' : broken ? 'tampered' : 'unavailable',
           message: missing
             ? `${file}: the ${this.#token.description} does not hold this key`
             : (err as Error).message,
