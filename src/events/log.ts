@@ -2,8 +2,38 @@
 // id being the event id. Readers page after an id with type/party filters or block for new entries on a
 // connection of their own; retention trims by age and/or count, and an id older than what was trimmed is
 // recognised (`expired`), so a reader knows it missed events instead of silently skipping them.
+import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { QuillError } from '../errors.ts';
+import { type LuaScript, runScript } from '../submissions/index.ts';
+
+/**
+ * KEYS: 1 stream, 2 mark (newest removed id). ARGV: 1 minimum id to keep ('' = no age limit), 2 max count (0 =
+ * none). Redis' own max-deleted-entry-id does not count trimming, hence the mark.
+ */
+const TRIM: LuaScript = (() => {
+  const source = `
+local removed = nil
+local n = 0
+if ARGV[1] ~= '' then
+  local r = redis.call('XREVRANGE', KEYS[1], '(' .. ARGV[1], '-', 'COUNT', 1)
+  if #r > 0 then removed = r[1][1] end
+  n = n + redis.call('XTRIM', KEYS[1], 'MINID', ARGV[1])
+end
+local max = tonumber(ARGV[2])
+if max > 0 then
+  local len = redis.call('XLEN', KEYS[1])
+  if len > max then
+    local r = redis.call('XRANGE', KEYS[1], '-', '+', 'COUNT', len - max)
+    removed = r[#r][1]
+    n = n + redis.call('XTRIM', KEYS[1], 'MAXLEN', max)
+  end
+end
+if removed then redis.call('SET', KEYS[2], removed) end
+return n
+`;
+  return { source, sha: createHash('sha1').update(source).digest('hex') };
+})();
 
 export const EVENT_TYPES = [
   'submission.accepted',
@@ -146,16 +176,7 @@ export class EventLog {
 
   /** The newest id retention removed ('0-0' when none was). */
   async trimmedThrough(): Promise<string> {
-    try {
-      const info = (await this.redis.xinfo('STREAM', this.key)) as unknown[];
-      for (let i = 0; i + 1 < info.length; i += 2) {
-        if (info[i] === 'max-deleted-entry-id') return String(info[i + 1]);
-      }
-      return '0-0';
-    } catch (err) {
-      if (err instanceof Error && /no such key/i.test(err.message)) return '0-0';
-      return unavailable(err);
-    }
+    return (await this.redis.get(`${this.key}:trimmed`).catch(unavailable)) ?? '0-0';
   }
 
   /** Whether a reader that last saw `after` has missed events retention removed. */
@@ -163,16 +184,19 @@ export class EventLog {
     return compareIds(after, await this.trimmedThrough()) < 0;
   }
 
-  /** Applies retention: drops events older than maxAgeMs and beyond maxCount. Returns how many went. */
+  /**
+   * Applies retention: drops events older than maxAgeMs and beyond maxCount, and notes the newest id it
+   * removed (in the same script), so `expired` knows who missed what. Returns how many went.
+   */
   async trim(now = Date.now()): Promise<number> {
-    let n = 0;
-    if (this.retention.maxAgeMs > 0) {
-      const minId = `${Math.max(0, now - this.retention.maxAgeMs)}-0`;
-      n += Number(await this.redis.xtrim(this.key, 'MINID', minId).catch(unavailable));
-    }
-    if (this.retention.maxCount > 0) {
-      n += Number(await this.redis.xtrim(this.key, 'MAXLEN', this.retention.maxCount).catch(unavailable));
-    }
-    return n;
+    const minId = this.retention.maxAgeMs > 0 ? `${Math.max(0, now - this.retention.maxAgeMs)}-0` : '';
+    return Number(
+      await runScript(
+        this.redis,
+        TRIM,
+        [this.key, `${this.key}:trimmed`],
+        [minId, this.retention.maxCount],
+      ).catch(unavailable),
+    );
   }
 }
