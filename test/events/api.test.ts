@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventLog, relayStep } from '../../src/events/index.ts';
 import { apiHarness } from '../api/harness.ts';
+import { runCli } from '../signing/run-cli.ts';
 import { payload, record } from '../submissions/records.ts';
 import { conn, until } from './support.ts';
 
@@ -163,6 +164,37 @@ describe('GET /wallet/v1/events', () => {
     }
     const anon = await fetch(`${h.wallet.url}/wallet/v1/events`);
     expect(anon.status).toBe(401);
+  });
+});
+
+describe('quill events tail', () => {
+  it('prints the events after --after as JSON lines, scoped by --party and --types; bad options exit 2', async () => {
+    const start = await log.end();
+    await log.append('submission.accepted', BOB, {});
+    const a = await log.append('submission.committed', ALICE, { x: 1 });
+    await log.append('submission.accepted', ALICE, {});
+    const env = { QUILL_URL: h.wallet.url, QUILL_TOKEN: await h.token('read') };
+    const r = await runCli(
+      ['events', 'tail', '--party', ALICE, '--types', 'submission.committed', '--after', start, '--max', '1'],
+      env,
+    );
+    expect(r.code).toBe(0);
+    expect(
+      r.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).id),
+    ).toEqual([a]);
+    for (const bad of [
+      ['--types', 'nope'],
+      ['--after', 'x'],
+      ['--max', '0'],
+      ['--party', ''],
+    ]) {
+      expect((await runCli(['events', 'tail', ...bad], env)).code, bad.join(' ')).toBe(2);
+    }
+    const scoped = { QUILL_URL: h.wallet.url, QUILL_TOKEN: await h.token('read', ALICE) };
+    expect((await runCli(['events', 'tail', '--party', BOB], scoped)).code).toBe(1);
   });
 });
 
