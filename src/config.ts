@@ -432,7 +432,45 @@ const client = section(
   (e) => ({ walletUrl: noTrailingSlash(e.QUILL_URL), ...defined({ walletToken: e.QUILL_TOKEN }) }),
 );
 
-const SECTIONS = { server, redis, ledger, scan, keys, auth, sandbox, pipeline, log, client };
+// events, stream and webhooks (issue 14 part B)
+const events = section(
+  {
+    EVENTS_RETENTION_HOURS: intIn(0, 24 * 3650, 168),
+    EVENTS_RETENTION_MAX: intIn(0, 1_000_000_000, 1_000_000),
+    EVENTS_HEARTBEAT_SECONDS: intIn(1, 3600, 15),
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: z.enum(['true', 'false']).default('false'),
+    WEBHOOK_TIMEOUT_MS: intIn(100, 120_000, 10_000),
+    WEBHOOK_RETRY_BASE_MS: intIn(1, 3_600_000, 1000),
+    WEBHOOK_RETRY_MAX_DELAY_MS: intIn(1, 86_400_000, 3_600_000),
+    WEBHOOK_RETRY_FOR_SECONDS: intIn(1, 30 * 86_400, 86_400),
+    WEBHOOK_SECRET_GRACE_SECONDS: intIn(0, 30 * 86_400, 86_400),
+    WEBHOOK_CONCURRENCY: intIn(1, 1000, 16),
+  },
+  (e, problem) => {
+    if (e.WEBHOOK_RETRY_BASE_MS > e.WEBHOOK_RETRY_MAX_DELAY_MS)
+      problem('WEBHOOK_RETRY_BASE_MS must not exceed WEBHOOK_RETRY_MAX_DELAY_MS');
+    return {
+      events: {
+        /** Events older than this are trimmed (0 = no age limit). */
+        retentionMs: e.EVENTS_RETENTION_HOURS * 3_600_000,
+        /** At most this many events are kept (0 = no count limit). */
+        retentionMax: e.EVENTS_RETENTION_MAX,
+        heartbeatMs: e.EVENTS_HEARTBEAT_SECONDS * 1000,
+      },
+      webhooks: {
+        allowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'true',
+        timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+        retryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
+        retryMaxDelayMs: e.WEBHOOK_RETRY_MAX_DELAY_MS,
+        retryForMs: e.WEBHOOK_RETRY_FOR_SECONDS * 1000,
+        secretGraceMs: e.WEBHOOK_SECRET_GRACE_SECONDS * 1000,
+        concurrency: e.WEBHOOK_CONCURRENCY,
+      },
+    };
+  },
+);
+
+const SECTIONS = { server, redis, ledger, scan, keys, auth, sandbox, pipeline, log, client, events };
 export type SectionName = keyof typeof SECTIONS;
 /** What `quill serve` reads: every section but the API client's. */
 const WALLET_SECTIONS = [
@@ -445,6 +483,7 @@ const WALLET_SECTIONS = [
   'sandbox',
   'pipeline',
   'log',
+  'events',
 ] as const satisfies readonly SectionName[];
 
 // Arrays keep a mutable type: the API's settings types (not ours to change here) take `string[]`.

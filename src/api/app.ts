@@ -12,7 +12,9 @@ import { describeCause, errorJson, invalidRequest, toHttpError } from './errors.
 import { jsonTooDeep, MAX_JSON_DEPTH } from './json-depth.ts';
 import { probeRoutes } from './probes.ts';
 import { adminRoutes } from './routes/admin.ts';
+import { eventRoutes } from './routes/events.ts';
 import { submissionRoutes } from './routes/submissions.ts';
+import { webhookRoutes } from './routes/webhooks.ts';
 import { BatchItem } from './schemas.ts';
 
 /** A caller's own X-Request-Id is kept when it is a sane token; otherwise one is made. */
@@ -110,6 +112,9 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   });
   submissionRoutes(app, deps);
   adminRoutes(app, deps);
+  // events, stream and webhooks (issue 14 part B)
+  eventRoutes(app, deps);
+  webhookRoutes(app, deps);
 
   app.openAPIRegistry.register('BatchSubmissionItem', BatchItem);
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {

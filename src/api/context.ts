@@ -1,6 +1,7 @@
 // What the API's routes share: dependencies, the Hono environment, and role/party checks.
 import type { Context } from 'hono';
 import type { Redis } from 'ioredis';
+import type { Deliveries, EventLog, WebhookRegistry } from '../events/index.ts';
 import type { Log } from '../log.ts';
 import type {
   AcceptDeps,
@@ -31,6 +32,20 @@ export interface PartyAdmin {
   list(): Promise<PartyView[]>;
 }
 
+/** Events, the live stream and webhooks (issue 14 part B). */
+export interface EventsDeps {
+  log: EventLog;
+  hooks: WebhookRegistry;
+  deliveries: Deliveries;
+  /** A new Redis connection for one stream's blocking reads (closed by the stream). */
+  connect(): Redis;
+  heartbeatMs: number;
+  allowPrivateTargets: boolean;
+  secretGraceMs: number;
+  /** Aborted at shutdown: every open stream ends. */
+  closing: AbortSignal;
+}
+
 export interface AppDeps {
   store: SubmissionStore;
   accept: AcceptDeps;
@@ -51,6 +66,7 @@ export interface AppDeps {
   limitAccepts?: AcceptLimiter;
   /** Access lines and unexpected errors; nothing is logged without it. */
   log?: Log;
+  events?: EventsDeps;
 }
 
 export type AppEnv = { Variables: { principal: Principal; requestId: string } };

@@ -5,6 +5,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { echo, QuillError, walkCauses } from '../errors.ts';
+import { EventLogError, WebhookError } from '../events/index.ts';
 import { LedgerError } from '../ledger/index.ts';
 import { PartyError } from '../parties/index.ts';
 import { SigningError } from '../signing/index.ts';
@@ -111,6 +112,11 @@ export function toHttpError(err: unknown): HttpError {
       return answer(503, 'UNAVAILABLE', 'a dependency is unavailable, try again');
     }
   }
+  if (err instanceof EventLogError || err instanceof WebhookError) {
+    if (err.code === 'NOT_FOUND') return answer(404, 'NOT_FOUND', err.message);
+    if (err.code === 'INVALID_ID') return answer(400, 'INVALID_EVENT_ID', err.message);
+    return answer(503, 'UNAVAILABLE', 'a dependency is unavailable, try again');
+  }
   if (err instanceof StoreError && err.code === 'INVALID_CURSOR') {
     return answer(400, 'INVALID_CURSOR', 'cursor is not one this API returned');
   }
@@ -168,6 +174,7 @@ export function errorResponses(...statuses: number[]) {
     403: 'The token lacks the role or party scope for this',
     404: 'Not found',
     409: 'Conflicts with an existing resource',
+    410: 'Gone: the events after this id were removed by retention',
     413: 'Too many items',
     422: 'Well-formed but refused by policy (hash mismatch, unknown party, disabled key, expired, …)',
     503: 'A dependency (Redis, the ledger) is unavailable',

@@ -5,6 +5,7 @@ import { LedgerError } from '../ledger/index.ts';
 import { PartyError } from '../parties/index.ts';
 import { SigningError } from '../signing/index.ts';
 import { TransactionError } from '../transaction/index.ts';
+import { eventsCommand } from './events.ts';
 import { keysCommand } from './keys.ts';
 import { partiesCommand } from './parties.ts';
 import { sandboxCommand } from './sandbox.ts';
@@ -32,6 +33,7 @@ function subcommands(env: CliEnv): Command[] {
     partiesCommand(env),
     txCommand(),
     submitCommand(env),
+    eventsCommand(env),
     tokensCommand(env),
     sandboxCommand(env),
     serveCommand(env),

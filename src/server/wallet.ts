@@ -14,6 +14,7 @@ import {
   type Verifier,
 } from '../api/index.ts';
 import type { Config } from '../config.ts';
+import { Deliveries, EventLog, startDelivery, startRelay, WebhookRegistry } from '../events/index.ts';
 import { type Log, noLog } from '../log.ts';
 import type { Keyring, Signer } from '../signing/index.ts';
 import {
@@ -50,7 +51,13 @@ export interface WalletOptions {
   parties?: PartyLookup & Partial<PartyAdmin>;
   /** Overrides the accept ports (tests of policy in isolation). */
   ports?: AcceptPorts;
-  worker?: { lockDurationMs?: number; stalledIntervalMs?: number; sweepEveryMs?: number };
+  worker?: {
+    lockDurationMs?: number;
+    stalledIntervalMs?: number;
+    sweepEveryMs?: number;
+    /** Webhook chains without a job are looked for this often (default 5 s). */
+    webhookSweepEveryMs?: number;
+  };
   log?: Log;
 }
 
@@ -103,6 +110,14 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
     jobs: () => queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children'),
   });
   const closers: (() => Promise<void>)[] = [];
+  // events, stream and webhooks (issue 14 part B)
+  const eventLog = new EventLog(redis, config.redisPrefix, {
+    maxAgeMs: config.events.retentionMs,
+    maxCount: config.events.retentionMax,
+  });
+  const hooks = new WebhookRegistry(redis, config.redisPrefix);
+  const deliveries = new Deliveries(redis, bull, config.redisPrefix, eventLog, hooks, config.webhooks, log);
+  const closing = new AbortController();
   let url: string | undefined;
   let port: number | undefined;
   let worker: Worker<JobData> | undefined;
@@ -199,6 +214,16 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
       batchMax: config.batchMax,
       limits: config.limits,
       waitMaxSeconds: config.waitMaxSeconds,
+      events: {
+        log: eventLog,
+        hooks,
+        deliveries,
+        connect: () => redisConnection(config.redisUrl, { maxRetriesPerRequest: 1 }),
+        heartbeatMs: config.events.heartbeatMs,
+        allowPrivateTargets: config.webhooks.allowPrivateTargets,
+        secretGraceMs: config.webhooks.secretGraceMs,
+        closing: closing.signal,
+      },
       ...(config.acceptRateLimit.max > 0
         ? { limitAccepts: acceptLimiter(redis, config.redisPrefix, config.acceptRateLimit) }
         : {}),
@@ -207,6 +232,7 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
     port = server.port;
     url = server.url;
     closers.push(async () => {
+      closing.abort(); // open event streams end, so the server can close
       await server.close();
       await waiter.close();
     });
@@ -275,6 +301,22 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
     };
     const timer = setInterval(sweep, every);
     timer.unref();
+    const relay = startRelay({
+      redis,
+      reader: redisConnection(config.redisUrl),
+      prefix: config.redisPrefix,
+      events: eventLog,
+      log,
+    });
+    const delivery = startDelivery(deliveries, {
+      connection: redisConnection(config.redisUrl),
+      reader: redisConnection(config.redisUrl),
+      ...(o.worker?.webhookSweepEveryMs ? { sweepEveryMs: o.worker.webhookSweepEveryMs } : {}),
+    });
+    closers.push(async () => {
+      await relay.stop();
+      await delivery.stop();
+    });
     closers.push(async () => {
       clearInterval(timer);
       await closeWorker(w, config.shutdownTimeoutMs);
@@ -292,6 +334,7 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
     async close() {
       for (const c of closers) await c().catch((err) => log('warn', `shutdown: ${(err as Error).message}`));
       await queue.close().catch(() => {});
+      await deliveries.close();
       await inspectPool?.close();
       redis.disconnect();
       bull.disconnect();

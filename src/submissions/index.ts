@@ -38,6 +38,7 @@ export {
 } from './queue.ts';
 export { type ExecuteRequest, type LedgerPort, type ReconcileResult, reconcile } from './reconcile.ts';
 export * from './record.ts';
+export { type LuaScript, runScript } from './scripts.ts';
 export {
   type AuditEntry,
   newSubmissionId,

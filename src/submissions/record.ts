@@ -6,15 +6,16 @@ import { HASHING_SCHEME_VERSIONS } from '../transaction/index.ts';
 /**
  * The state machine, declared once: each status's rank (a record only moves to a higher rank; executing may
  * repeat) and whether it is final. The type, the API enum, the store's index lists and the Lua rank table
- * (scripts.ts) are all derived from this table.
+ * (scripts.ts) are all derived from this table. `announce`: a transition into the status writes an outbox entry
+ * (and so a `submission.<status>` event); creation always writes one.
  */
 export const STATUS_TABLE = {
-  accepted: { rank: 0, final: false },
-  queued: { rank: 1, final: false },
-  executing: { rank: 2, final: false },
-  committed: { rank: 3, final: true },
-  rejected: { rank: 3, final: true },
-  expired: { rank: 3, final: true },
+  accepted: { rank: 0, final: false, announce: false },
+  queued: { rank: 1, final: false, announce: false },
+  executing: { rank: 2, final: false, announce: false },
+  committed: { rank: 3, final: true, announce: true },
+  rejected: { rank: 3, final: true, announce: true },
+  expired: { rank: 3, final: true, announce: true },
 } as const;
 
 type Status = keyof typeof STATUS_TABLE;

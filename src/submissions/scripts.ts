@@ -35,6 +35,9 @@ local RANK = { ${SUBMISSION_STATUSES.map((s) => `${s} = ${STATUS_TABLE[s].rank}`
 local FINAL = { ${SUBMISSION_STATUSES.filter((s) => STATUS_TABLE[s].final)
   .map((s) => `${s} = true`)
   .join(', ')} }
+local ANNOUNCE = { ${SUBMISSION_STATUSES.filter((s) => STATUS_TABLE[s].announce)
+  .map((s) => `${s} = true`)
+  .join(', ')} }
 `;
 
 /**
@@ -42,7 +45,9 @@ local FINAL = { ${SUBMISSION_STATUSES.filter((s) => STATUS_TABLE[s].final)
  * KEYS: 1 record, 2 command index, 3 seq counter, 4 all index, 5 party index, 6 status index,
  *       7 party+status index, 8 idempotency key ('' slot allowed), 9 audit stream
  * ARGV: 1 id, 2 record json, 3 payload json, 4 status, 5 hash hex, 6 idempotency value ('' = none),
- *       7 key prefix (for the replaced record's indexes), 8.. audit entry field/value pairs (the signature
+ *       7 key prefix (for the replaced record's indexes), 8 n = number of outbox field/value items that follow
+ *       (the created record's outbox entry, written when it is stored; 0 = none), 9..8+n those items,
+ *       9+n.. audit entry field/value pairs (the signature
  *       made for this request is logged whatever the outcome, with `stored` true or false; when false,
  *       `existingSubmission` names the record that holds the command id, so no audit line points nowhere)
  * Returns {1, id, seq} created, {0, existingId} taken by a live or same-hash record.
@@ -50,10 +55,11 @@ local FINAL = { ${SUBMISSION_STATUSES.filter((s) => STATUS_TABLE[s].final)
  * the new record.
  */
 export const CREATE = script(`${RANK}
+local OUTN = tonumber(ARGV[8])
 local function audit(stored, existing)
-  if #ARGV <= 7 then return end
+  if #ARGV <= 8 + OUTN then return end
   local entry = {}
-  for i = 8, #ARGV do entry[#entry + 1] = ARGV[i] end
+  for i = 9 + OUTN, #ARGV do entry[#entry + 1] = ARGV[i] end
   entry[#entry + 1] = 'stored'
   entry[#entry + 1] = stored
   if existing then
@@ -82,17 +88,19 @@ redis.call('ZADD', KEYS[5], seq, ARGV[1])
 redis.call('ZADD', KEYS[6], seq, ARGV[1])
 redis.call('ZADD', KEYS[7], seq, ARGV[1])
 if ARGV[6] ~= '' then redis.call('SET', KEYS[8], ARGV[6]) end
+if OUTN > 0 then redis.call('XADD', ARGV[7] .. 'outbox', '*', unpack(ARGV, 9, 8 + OUTN)) end
 return {1, ARGV[1], seq}
 `);
 
 /**
  * Compare-and-set of a record: applies only if the version matches and the status never moves backwards.
- * The write that makes a record final appends its outbox entry in the same step, so the outbox holds exactly
- * one entry per final record (a final record is never written again). The outbox is not trimmed: its readers
+ * The write that moves a record into an announced status (STATUS_TABLE `announce`: the final ones) appends its
+ * outbox entry in the same step, so the outbox holds exactly one entry per final record (a final record is
+ * never written again); creation writes one too (scripts CREATE), so readers filter on `status`. The outbox is not trimmed: its readers
  * (the waiter, events, webhooks) may be behind, and an entry is a few dozen bytes.
  * KEYS: 1 record
  * ARGV: 1 expected version, 2 new status, 3 new record json, 4 prefix, 5 id, 6 party, 7 update id ('' none),
- *       8.. the outbox entry's field/value pairs (when the new status is final)
+ *       8.. the outbox entry's field/value pairs (when the new status is announced)
  * Returns {1, newVersion} | {0, currentVersion} (conflict) | {-1, status} (terminal or backwards: refused)
  */
 export const TRANSITION = script(`${RANK}
@@ -113,7 +121,7 @@ if old ~= ARGV[2] then
   redis.call('ZADD', p .. 'idx:ps:' .. ARGV[6] .. ':' .. ARGV[2], seq, ARGV[5])
 end
 if ARGV[7] ~= '' then redis.call('SET', ARGV[4] .. 'idx:update:' .. ARGV[7], ARGV[5]) end
-if FINAL[ARGV[2]] then redis.call('XADD', ARGV[4] .. 'outbox', '*', unpack(ARGV, 8)) end
+if ANNOUNCE[ARGV[2]] and old ~= ARGV[2] then redis.call('XADD', ARGV[4] .. 'outbox', '*', unpack(ARGV, 8)) end
 return {1, v}
 `);
 

@@ -4,9 +4,9 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { QuillError } from '../errors.ts';
 import {
-  type FinalStatus,
   isTerminal,
   STATUS_RANK,
+  STATUS_TABLE,
   SUBMISSION_STATUSES,
   type SubmissionPayload,
   type SubmissionRecord,
@@ -135,6 +135,8 @@ export class SubmissionStore {
         record.preparedTransactionHash,
         idemValue,
         this.prefix,
+        String(outboxFields(record).length),
+        ...outboxFields(record),
         ...(audit ? Object.entries(audit).flat() : []),
       ],
     ).catch(redisFailed)) as [number, string];
@@ -257,7 +259,7 @@ export class SubmissionStore {
           id,
           next.party,
           next.updateId && next.updateId !== cur.record.updateId ? next.updateId : '',
-          ...(isTerminal(next.status) ? outboxFields(next) : []),
+          ...(STATUS_TABLE[next.status].announce ? outboxFields(next) : []),
         ],
       ).catch(redisFailed)) as [number, string | number];
       if (res[0] === 1) return { record: next, version: Number(res[1]) };
@@ -369,12 +371,15 @@ export class SubmissionStore {
   }
 }
 
-/** A record that became final, as the outbox tells it. */
+/**
+ * A record that was created or moved into an announced status (STATUS_TABLE `announce`), as the outbox tells
+ * it; `status` is the status it had then (not necessarily final: filter with `isTerminal`).
+ */
 export interface OutboxEntry {
   /** The stream entry id: read after it to resume. */
   cursor: string;
   id: string;
-  status: FinalStatus;
+  status: SubmissionStatus;
   party: string;
   commandId: string;
   updateId: string | null;
@@ -411,7 +416,7 @@ function outboxEntry(cursor: string, fields: string[]): OutboxEntry {
   return {
     cursor,
     id: f.id ?? '',
-    status: f.status as FinalStatus,
+    status: f.status as SubmissionStatus,
     party: f.party ?? '',
     commandId: f.commandId ?? '',
     updateId: f.updateId || null,

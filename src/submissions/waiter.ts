@@ -27,6 +27,8 @@ export class OutcomeWaiter {
           const entries = await this.store.readOutbox(after, 100, { blockMs: this.pollMs, via: this.reader });
           for (const e of entries) {
             after = e.cursor;
+            // Creation and approval entries are not outcomes: only a final entry wakes a wait.
+            if (!isTerminal(e.status)) continue;
             for (const wake of this.waiting.get(e.id) ?? []) wake();
           }
         } catch {

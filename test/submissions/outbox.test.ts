@@ -16,15 +16,18 @@ const committed = (updateId: string, offset: number) => (r: Parameters<ReturnTyp
 });
 
 describe('outbox', () => {
-  it('gets one entry when a record becomes final, with what readers need, and none for other changes', async () => {
+  it('gets one entry at creation and one when a record becomes final, with what readers need, and none for other changes', async () => {
     const store = freshStore(redis);
     const a = record();
     await store.create(a, payload);
+    const created = await store.readOutbox('0-0');
+    expect(created.map((e) => [e.id, e.status])).toEqual([[a.id, a.status]]);
+    const start = created[0]?.cursor ?? '';
     await store.update(a.id, (r) => ({ ...r, status: 'queued' }));
     await store.update(a.id, (r) => ({ ...r, status: 'executing' }));
-    expect(await store.readOutbox('0-0')).toEqual([]);
+    expect(await store.readOutbox(start)).toEqual([]);
     const done = await store.update(a.id, committed('upd-1', 7));
-    const entries = await store.readOutbox('0-0');
+    const entries = await store.readOutbox(start);
     expect(entries).toEqual([
       {
         cursor: expect.stringMatching(/^\d+-\d+$/),
@@ -40,7 +43,7 @@ describe('outbox', () => {
     ]);
     // A final record is never written again: a later transition is refused and adds nothing.
     await store.update(a.id, expire({ code: 'LATE', message: 'late' }));
-    expect(await store.readOutbox('0-0')).toHaveLength(1);
+    expect(await store.readOutbox(start)).toHaveLength(1);
     expect(await store.outboxEnd()).toBe(entries[0]?.cursor);
   });
 
@@ -48,6 +51,7 @@ describe('outbox', () => {
     const store = freshStore(redis);
     const recs = Array.from({ length: 20 }, () => record({ status: 'executing' }));
     for (const r of recs) await store.create(r, payload);
+    const start = await store.outboxEnd();
     await Promise.all(
       recs.flatMap((r, i) => [
         store.update(r.id, committed(`upd-${i}`, i + 1)),
@@ -56,7 +60,7 @@ describe('outbox', () => {
         store.update(r.id, committed(`upd-${i}-b`, i + 100)),
       ]),
     );
-    const entries = await store.readOutbox('0-0', 1000);
+    const entries = await store.readOutbox(start, 1000);
     expect(entries.map((e) => e.id).sort()).toEqual(recs.map((r) => r.id).sort());
     for (const e of entries) {
       const final = await store.getRecord(e.id);
@@ -69,8 +73,9 @@ describe('outbox', () => {
     const store = freshStore(redis);
     const recs = Array.from({ length: 5 }, () => record({ status: 'executing' }));
     for (const r of recs) await store.create(r, payload);
+    const start = await store.outboxEnd();
     for (const r of recs.slice(0, 3)) await store.update(r.id, reject({ code: 'R', message: 'r' }));
-    const first = await store.readOutbox('0-0', 2);
+    const first = await store.readOutbox(start, 2);
     expect(first.map((e) => e.id)).toEqual(recs.slice(0, 2).map((r) => r.id));
     const rest = await store.readOutbox(first[1]?.cursor ?? '', 10);
     expect(rest.map((e) => e.id)).toEqual([recs[2]?.id]);

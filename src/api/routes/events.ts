@@ -1,0 +1,109 @@
+// GET /wallet/v1/events: Server-Sent Events of the event log (read role). A party-scoped token sees only its
+// party's events; asking for another party is 403. Resumes after `Last-Event-ID` (or `?after=`); an id older
+// than what retention removed is 410 EVENTS_EXPIRED (nothing is silently skipped). Without an id the stream
+// starts with the events written from now on. A comment line `: ping` is sent every EVENTS_HEARTBEAT_SECONDS
+// without events; the stream ends at shutdown.
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import { echo } from '../../errors.ts';
+import { EVENT_TYPES, type EventFilter, type EventType, isEventId, isEventType } from '../../events/index.ts';
+import { type AppDeps, type AppEnv, type EventsDeps, need } from '../context.ts';
+import { ApiError } from '../errors.ts';
+
+export function eventsDeps(deps: AppDeps): EventsDeps {
+  if (!deps.events) throw new ApiError(503, 'EVENTS_UNAVAILABLE', 'events are not available in this process');
+  return deps.events;
+}
+
+/** `types=a,b`: every name must be a known event type. */
+export function parseTypes(raw: string | undefined): EventType[] {
+  if (raw === undefined || raw.trim() === '') return [];
+  const out: EventType[] = [];
+  for (const t of raw.split(',').map((s) => s.trim())) {
+    if (!isEventType(t))
+      throw new ApiError(
+        400,
+        'INVALID_REQUEST',
+        `types: unknown event type ${echo(t)} (one of ${EVENT_TYPES.join(', ')})`,
+      );
+    if (!out.includes(t)) out.push(t);
+  }
+  return out;
+}
+
+/** The party filter the caller may use: its own party when scoped (another party: 403). */
+export function scopedParty(c: Context<AppEnv>, asked: string | undefined): string | undefined {
+  const who = c.get('principal');
+  if (asked !== undefined && (asked.length === 0 || asked.length > 512))
+    throw new ApiError(400, 'INVALID_REQUEST', 'party: must be 1-512 characters');
+  if (who.party === undefined) return asked;
+  if (asked !== undefined && asked !== who.party)
+    throw new ApiError(403, 'FORBIDDEN', 'this token may only see its own party');
+  return who.party;
+}
+
+export function eventRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
+  app.get('/wallet/v1/events', async (c) => {
+    need(c, 'read');
+    const ev = eventsDeps(deps);
+    const types = parseTypes(c.req.query('types'));
+    const party = scopedParty(c, c.req.query('party'));
+    const given = c.req.header('last-event-id') ?? c.req.query('after');
+    if (given !== undefined && !isEventId(given))
+      throw new ApiError(400, 'INVALID_EVENT_ID', 'Last-Event-ID: not an event id (<ms>-<seq>)');
+    if (given !== undefined && (await ev.log.expired(given)))
+      throw new ApiError(
+        410,
+        'EVENTS_EXPIRED',
+        'events after this id were removed by retention: resume without Last-Event-ID and reconcile',
+      );
+    const start = given ?? (await ev.log.end());
+    const filter: EventFilter = {
+      ...(types.length > 0 ? { types } : {}),
+      ...(party !== undefined ? { party } : {}),
+    };
+    const conn = ev.connect();
+    c.header('Cache-Control', 'no-cache');
+    c.header('X-Accel-Buffering', 'no');
+    return streamSSE(
+      c,
+      async (stream) => {
+        let after = start;
+        let closed = false;
+        const stop = () => {
+          closed = true;
+          conn.disconnect();
+        };
+        stream.onAbort(stop);
+        if (ev.closing.aborted) stop();
+        ev.closing.addEventListener('abort', stop, { once: true });
+        try {
+          await stream.write(': connected\n\n');
+          while (!closed) {
+            let res: Awaited<ReturnType<typeof ev.log.read>>;
+            try {
+              res = await ev.log.read(after, filter, 200, { blockMs: ev.heartbeatMs, via: conn });
+            } catch {
+              if (closed) break;
+              await stream.write(': redis unavailable, retrying\n\n');
+              await stream.sleep(Math.min(1000, ev.heartbeatMs));
+              continue;
+            }
+            after = res.next;
+            for (const e of res.events) {
+              await stream.writeSSE({ id: e.id, event: e.type, data: JSON.stringify(e) });
+            }
+            if (res.events.length === 0) await stream.write(': ping\n\n');
+          }
+        } finally {
+          ev.closing.removeEventListener('abort', stop);
+          conn.disconnect();
+        }
+      },
+      async () => {
+        conn.disconnect();
+      },
+    );
+  });
+}
