@@ -131,12 +131,13 @@ return {1, v}
  * and the audit stay. The cursor moves in the same step, so a sweep that runs twice drops nothing twice and a
  * crash in between loses nothing.
  * ARGV: 1 prefix, 2 cutoff stream id (entries up to it, inclusive), 3 count, 4 now (ISO)
- * Returns the number of outbox entries passed.
+ * Returns {outbox entries passed, payloads dropped}.
  */
 export const DROP_PAYLOADS = script(`${RANK}
 local p = ARGV[1]
 local after = redis.call('GET', p .. 'retention:cursor') or '0-0'
 local entries = redis.call('XRANGE', p .. 'outbox', '(' .. after, ARGV[2], 'COUNT', tonumber(ARGV[3]))
+local dropped = 0
 for _, e in ipairs(entries) do
   local f = e[2]
   local id, status
@@ -145,9 +146,12 @@ for _, e in ipairs(entries) do
   end
   if id and FINAL[status] then
     local key = p .. 'sub:' .. id
-    if redis.call('HDEL', key, 'payload') == 1 then redis.call('HSET', key, 'payloadDroppedAt', ARGV[4]) end
+    if redis.call('HDEL', key, 'payload') == 1 then
+      redis.call('HSET', key, 'payloadDroppedAt', ARGV[4])
+      dropped = dropped + 1
+    end
   end
 end
 if #entries > 0 then redis.call('SET', p .. 'retention:cursor', entries[#entries][1]) end
-return #entries
+return {#entries, dropped}
 `);

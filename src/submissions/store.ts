@@ -168,26 +168,19 @@ export class SubmissionStore {
 
   /**
    * Drops the prepared transaction and signatures of every record that became final before `cutoffMs` (it
-   * follows the outbox with its own cursor). Returns how many final records it passed.
+   * follows the outbox with its own cursor). Returns how many payloads it dropped.
    */
   async dropPayloads(cutoffMs: number, now = new Date()): Promise<number> {
-    let passed = 0;
+    let dropped = 0;
     for (;;) {
-      const n = Number(
-        await runScript(
-          this.redis,
-          DROP_PAYLOADS,
-          [],
-          [
-            this.prefix,
-            `${Math.max(0, Math.floor(cutoffMs))}-${Number.MAX_SAFE_INTEGER}`,
-            500,
-            now.toISOString(),
-          ],
-        ).catch(redisFailed),
-      );
-      passed += n;
-      if (n < 500) return passed;
+      const [passed, n] = (await runScript(
+        this.redis,
+        DROP_PAYLOADS,
+        [],
+        [this.prefix, `${Math.max(0, Math.floor(cutoffMs))}-${Number.MAX_SAFE_INTEGER}`, 500, now.toISOString()],
+      ).catch(redisFailed)) as [number, number];
+      dropped += n;
+      if (passed < 500) return dropped;
     }
   }
 

@@ -3,7 +3,8 @@
 // a submission of hers; "own" tokens are scoped to that party, "other" tokens to an unrelated party (bob).
 // The expected status of every cell is in TABLE. For listings a cell reads 200 when the target is listed and
 // 404 when it is hidden; for a batch, the status of its one item.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { apiHarness, prepared } from './harness.ts';
 
 type Role = 'read' | 'submit' | 'admin';
@@ -96,6 +97,54 @@ const TABLE: Record<string, Expect> = {
     submit: [403, 403, 403],
     admin: [200, 200, 404],
   },
+  'GET /wallet/v1/events': {
+    none: 401,
+    read: [200, 200, 403],
+    submit: [200, 200, 403],
+    admin: [200, 200, 403],
+  },
+  'POST /wallet/v1/webhooks': {
+    none: 401,
+    read: [403, 403, 403],
+    submit: [403, 403, 403],
+    admin: [201, 201, 403],
+  },
+  'GET /wallet/v1/webhooks': {
+    none: 401,
+    read: [403, 403, 403],
+    submit: [403, 403, 403],
+    admin: [200, 200, 404],
+  },
+  'GET /wallet/v1/webhooks/{id}': {
+    none: 401,
+    read: [403, 403, 403],
+    submit: [403, 403, 403],
+    admin: [200, 200, 404],
+  },
+  'DELETE /wallet/v1/webhooks/{id}': {
+    none: 401,
+    read: [403, 403, 403],
+    submit: [403, 403, 403],
+    admin: [204, 204, 404],
+  },
+  'POST /wallet/v1/webhooks/{id}/rotate-secret': {
+    none: 401,
+    read: [403, 403, 403],
+    submit: [403, 403, 403],
+    admin: [200, 200, 404],
+  },
+  'GET /wallet/v1/webhooks/{id}/deliveries': {
+    none: 401,
+    read: [403, 403, 403],
+    submit: [403, 403, 403],
+    admin: [200, 200, 404],
+  },
+  'POST /wallet/v1/webhooks/{id}/deliveries/{eventId}/redeliver': {
+    none: 401,
+    read: [403, 403, 403],
+    submit: [403, 403, 403],
+    admin: [202, 202, 404],
+  },
 };
 
 type H = Awaited<ReturnType<typeof apiHarness>>;
@@ -104,15 +153,39 @@ interface Target {
   fingerprint: string;
   submission?: string;
   updateId?: string;
+  /** A webhook on the target's party and an event of hers (webhook routes). */
+  webhook?: string;
+  eventId?: string;
 }
 
 let h: H;
 let bob: string;
 let n = 0;
 
-async function target(withSubmission: boolean): Promise<Target> {
+async function target(withSubmission: boolean | 'webhook'): Promise<Target> {
   const { id: party, fingerprint } = await h.party(`alice-${++n}`);
   const out: Target = { party, fingerprint };
+  if (withSubmission === 'webhook') {
+    const made = await h.call('POST', '/wallet/v1/webhooks', {
+      token: await h.token('admin'),
+      body: { url: 'http://127.0.0.1:9/hook', party },
+    });
+    expect(made.status).toBe(201);
+    out.webhook = made.json.id as string;
+    out.eventId = (await redis.xadd(
+      `${h.config.redisPrefix}:events`,
+      '*',
+      'type',
+      'ledger.gap',
+      'party',
+      party,
+      'at',
+      new Date().toISOString(),
+      'body',
+      '{}',
+    )) as string;
+    return out;
+  }
   if (withSubmission) {
     const res = await h.call('POST', '/wallet/v1/submissions', {
       token: await h.token('admin'),
@@ -138,10 +211,62 @@ const listed = (
       : 404;
 
 /** Performs one route for `t` with `token`; answers the cell's status as TABLE defines it. */
+const hook = (method: string, path: (t: Target) => string, body?: unknown) => ({
+  needsSubmission: 'webhook' as const,
+  run: async (t: Target, token?: string) =>
+    (await h.call(method, path(t), { ...(token ? { token } : {}), ...(body ? { body } : {}) })).status,
+});
+
 const ROUTES: Record<
   string,
-  { needsSubmission: boolean; run: (t: Target, token?: string) => Promise<number> }
+  { needsSubmission: boolean | 'webhook'; run: (t: Target, token?: string) => Promise<number> }
 > = {
+  'GET /wallet/v1/events': {
+    needsSubmission: false,
+    // A stream: the status is all this cell needs, then the request is dropped.
+    run: async (t, token) => {
+      const abort = new AbortController();
+      const res = await fetch(`${h.wallet.url}/wallet/v1/events?party=${encodeURIComponent(t.party)}`, {
+        headers: token ? { authorization: `Bearer ${token}` } : {},
+        signal: abort.signal,
+      });
+      abort.abort();
+      return res.status;
+    },
+  },
+  'POST /wallet/v1/webhooks': {
+    needsSubmission: false,
+    run: async (t, token) =>
+      (
+        await h.call('POST', '/wallet/v1/webhooks', {
+          ...(token ? { token } : {}),
+          body: { url: 'http://127.0.0.1:9/hook', party: t.party },
+        })
+      ).status,
+  },
+  'GET /wallet/v1/webhooks': {
+    needsSubmission: 'webhook',
+    run: async (t, token) =>
+      listed(
+        await h.call('GET', '/wallet/v1/webhooks', token ? { token } : {}),
+        (i) => i.id,
+        t.webhook ?? '',
+      ),
+  },
+  'GET /wallet/v1/webhooks/{id}': hook('GET', (t) => `/wallet/v1/webhooks/${t.webhook}`),
+  'DELETE /wallet/v1/webhooks/{id}': hook('DELETE', (t) => `/wallet/v1/webhooks/${t.webhook}`),
+  'POST /wallet/v1/webhooks/{id}/rotate-secret': hook(
+    'POST',
+    (t) => `/wallet/v1/webhooks/${t.webhook}/rotate-secret`,
+  ),
+  'GET /wallet/v1/webhooks/{id}/deliveries': hook(
+    'GET',
+    (t) => `/wallet/v1/webhooks/${t.webhook}/deliveries`,
+  ),
+  'POST /wallet/v1/webhooks/{id}/deliveries/{eventId}/redeliver': hook(
+    'POST',
+    (t) => `/wallet/v1/webhooks/${t.webhook}/deliveries/${t.eventId}/redeliver`,
+  ),
   'POST /wallet/v1/submissions': {
     needsSubmission: false,
     run: async (t, token) =>
@@ -252,11 +377,16 @@ const ROUTES: Record<
   },
 };
 
+let redis: Redis;
 beforeAll(async () => {
-  h = await apiHarness({ WAIT_MAX_SECONDS: '1' });
+  h = await apiHarness({ WAIT_MAX_SECONDS: '1', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
+  redis = new Redis(inject('redisUrl'));
   bob = (await h.party('bob')).id;
 });
-afterAll(() => h?.close());
+afterAll(async () => {
+  await h?.close();
+  redis?.disconnect();
+});
 
 describe('scope matrix', () => {
   it('covers every route the API documents', async () => {
