@@ -177,7 +177,12 @@ export class SubmissionStore {
         this.redis,
         DROP_PAYLOADS,
         [],
-        [this.prefix, `${Math.max(0, Math.floor(cutoffMs))}-${Number.MAX_SAFE_INTEGER}`, 500, now.toISOString()],
+        [
+          this.prefix,
+          `${Math.max(0, Math.floor(cutoffMs))}-${Number.MAX_SAFE_INTEGER}`,
+          500,
+          now.toISOString(),
+        ],
       ).catch(redisFailed)) as [number, number];
       dropped += n;
       if (passed < 500) return dropped;

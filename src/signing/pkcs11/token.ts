@@ -153,6 +153,10 @@ interface SharedModule {
   module: Pkcs11Module;
   generation: number;
   users: number;
+  /** Calls into the library in flight: a reset waits for them (finalizing under a running C_Sign crashes). */
+  busy: number;
+  onIdle?: () => void;
+  resetting?: Promise<void>;
 }
 const modules = new Map<string, SharedModule>();
 
@@ -166,7 +170,7 @@ function acquireModule(path: string): SharedModule {
       throw new SigningError('CONFIG', `PKCS11_MODULE ${path} does not load`, undefined, { cause: err });
     }
     initialize(module, path);
-    shared = { module, generation: 1, users: 0 };
+    shared = { module, generation: 1, users: 0, busy: 0 };
     modules.set(path, shared);
   }
   shared.users++;
@@ -186,13 +190,25 @@ function initialize(module: Pkcs11Module, path: string): void {
   }
 }
 
-function resetModule(path: string, shared: SharedModule, seen: number): void {
-  if (shared.generation !== seen) return; // someone else already did
-  try {
-    shared.module.C_Finalize();
-  } catch {}
-  shared.generation++;
-  initialize(shared.module, path);
+/** Finalizes and initializes the library again, once the calls in flight have returned; new calls wait. */
+function resetModule(path: string, shared: SharedModule, seen: number): Promise<void> {
+  if (shared.resetting) return shared.resetting;
+  if (shared.generation !== seen) return Promise.resolve(); // someone else already did
+  shared.resetting = (async () => {
+    while (shared.busy > 0) {
+      await new Promise<void>((resolve) => {
+        shared.onIdle = resolve;
+      });
+    }
+    try {
+      shared.module.C_Finalize();
+    } catch {}
+    shared.generation++;
+    initialize(shared.module, path);
+  })().finally(() => {
+    shared.resetting = undefined;
+  });
+  return shared.resetting;
 }
 
 function releaseModule(path: string, shared: SharedModule): void {
@@ -243,18 +259,24 @@ export class Pkcs11Token {
       const conn = await this.#connection();
       const session = await this.#acquire(conn);
       if (!session) continue; // the connection was rebuilt while this waited for a session
+      const shared = this.#shared as SharedModule;
+      let lost = false;
+      shared.busy++;
       try {
         return await work(conn.module, session, conn.generation);
       } catch (err) {
         const ckr = ckrOf(err);
-        if (ckr !== undefined && LOST.has(ckr) && attempt === 0) {
-          this.#drop(conn);
-          continue;
-        }
-        throw this.#translate(err);
+        if (!(ckr !== undefined && LOST.has(ckr) && attempt === 0)) throw this.#translate(err);
+        lost = true;
       } finally {
+        if (--shared.busy === 0) {
+          const idle = shared.onIdle;
+          shared.onIdle = undefined;
+          idle?.();
+        }
         this.#release(conn, session);
       }
+      if (lost) await this.#drop(conn);
     }
   }
 
@@ -282,6 +304,7 @@ export class Pkcs11Token {
 
   async #connection(): Promise<Connection> {
     if (this.#pinRefused) throw this.#pinRefused;
+    await this.#shared?.resetting?.catch(() => {});
     const conn = this.#conn;
     if (conn && this.#shared?.generation === conn.moduleGeneration) return conn;
     if (conn) this.#conn = undefined; // another token reset the shared module: these sessions are gone
@@ -293,7 +316,7 @@ export class Pkcs11Token {
     return this.#connecting;
   }
 
-  #connect(): Connection {
+  async #connect(): Promise<Connection> {
     this.#shared ??= acquireModule(this.#opts.module);
     const shared = this.#shared;
     const { module } = shared;
@@ -303,7 +326,7 @@ export class Pkcs11Token {
       let slot = this.#findSlot(module);
       if (!slot) {
         // A library lists its tokens when initialized: a token inserted (or created) since is seen after a reset.
-        resetModule(this.#opts.module, shared, moduleGeneration);
+        await resetModule(this.#opts.module, shared, moduleGeneration);
         slot = this.#findSlot(module);
         if (!slot) throw new SigningError('UNAVAILABLE', `no ${this.description} is present`);
       }
@@ -343,7 +366,7 @@ export class Pkcs11Token {
       const ckr = ckrOf(err);
       // The module was reset under this connection attempt, or lost the token list: once more from scratch.
       if (ckr !== undefined && LOST.has(ckr) && shared.generation === moduleGeneration) {
-        resetModule(this.#opts.module, shared, moduleGeneration);
+        await resetModule(this.#opts.module, shared, moduleGeneration).catch(() => {});
       }
       throw this.#translate(err);
     }
@@ -360,12 +383,14 @@ export class Pkcs11Token {
    * Forget a lost connection (once, whoever noticed first) and reset the module, so that the next use finds the
    * token again (a PKCS#11 library only rescans its tokens when initialized).
    */
-  #drop(conn: Connection): void {
-    if (this.#conn !== conn) return;
-    this.#conn = undefined;
-    for (const w of this.#waiting.splice(0)) w(); // woken waiters see the connection is gone
-    this.#closeSessions(conn.module, conn.all);
-    if (this.#shared) resetModule(this.#opts.module, this.#shared, conn.moduleGeneration);
+  async #drop(conn: Connection): Promise<void> {
+    if (this.#conn === conn) {
+      this.#conn = undefined;
+      for (const w of this.#waiting.splice(0)) w(); // woken waiters see the connection is gone
+    }
+    // The reset's C_Finalize closes every session, once the calls still using them have returned.
+    if (this.#shared)
+      await resetModule(this.#opts.module, this.#shared, conn.moduleGeneration).catch(() => {});
   }
 
   #closeSessions(module: Pkcs11Module, sessions: Handle[]): void {
