@@ -1,6 +1,6 @@
 // Which folder of src/ may import which (DESIGN.md "Layout"). `npm run lint` fails on a forbidden import.
 // Leaves every folder may use: src/errors.ts (the base error) and src/log.ts (the Log type).
-const DOMAIN = '^src/(ledger|scan|transaction|signing|parties|submissions)/';
+const DOMAIN = '^src/(ledger|scan|transaction|signing|parties|submissions|policy)/';
 const LEAVES = '^src/(errors|log)[.]ts$';
 
 /** A rule: files under `from` may import nothing of src/ except what `allowed` matches. */
@@ -41,13 +41,19 @@ module.exports = {
     only(
       'submissions-use-leaves',
       '^src/(submissions)/',
-      '^src/(submissions|ledger|transaction|signing)/',
+      '^src/(submissions|policy|ledger|transaction|signing)/',
       'The pipeline is wired by the composition root, never the other way round.',
+    ),
+    only(
+      'policy-uses-transaction',
+      '^src/(policy)/',
+      '^src/(policy|ledger|transaction)/',
+      'Approval policy reads decoded transactions; it knows nothing of the pipeline or the sandbox.',
     ),
     only(
       'api-uses-domain',
       '^src/(api)/',
-      `^src/(api|ledger|scan|transaction|signing|parties|submissions)/`,
+      `^src/(api|ledger|scan|transaction|signing|parties|submissions|policy)/`,
       'The HTTP layer uses domain folders; configuration and wiring come from src/server.',
     ),
     only(
@@ -67,7 +73,7 @@ module.exports = {
       name: 'server-not-from-below',
       comment: 'Nothing below the composition root imports it.',
       severity: 'error',
-      from: { path: '^src/(ledger|scan|transaction|signing|parties|submissions|api|sandbox)/' },
+      from: { path: '^src/(ledger|scan|transaction|signing|parties|submissions|policy|api|sandbox)/' },
       to: { path: '^src/(server|cli)/' },
     },
   ],
