@@ -2,6 +2,7 @@
 import type { KeyAdmin, PartyAdmin } from '../api/index.ts';
 import type { LedgerClient } from '../ledger/index.ts';
 import { onboardExternalParty, type PartyRegistry } from '../parties/index.ts';
+import { transactionFacts } from '../policy/index.ts';
 import { type KeyStore, KeyStoreError, type Signer } from '../signing/index.ts';
 import {
   type AcceptPorts,
@@ -12,6 +13,7 @@ import {
 import {
   decodePreparedTransactionBase64,
   hashPreparedTransaction,
+  previewPreparedTransaction,
   TransactionError,
 } from '../transaction/index.ts';
 
@@ -37,6 +39,7 @@ function inspectPrepared(b64: string, scheme: HashingSchemeVersion): InspectedTr
       ? { maxRecordTime: new Date(Number(meta.maxRecordTime / 1000n)) }
       : {}),
     preparationTime: new Date(Number(meta.preparationTime / 1000n)),
+    facts: () => transactionFacts(previewPreparedTransaction(tx, scheme)),
   };
 }
 

@@ -14,6 +14,7 @@ import {
 } from '../api/index.ts';
 import type { Config } from '../config.ts';
 import { type Log, noLog } from '../log.ts';
+import type { PolicyDocument } from '../policy/index.ts';
 import type { KeyStore, Signer } from '../signing/index.ts';
 import {
   type AcceptPorts,
@@ -30,6 +31,7 @@ import {
   SubmissionRefused,
   SubmissionStore,
   startWorker,
+  storeVelocity,
   watchBacklog,
 } from '../submissions/index.ts';
 import { acceptPorts, keyAdmin, type PartyLookup } from './adapters.ts';
@@ -143,6 +145,15 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
         preparationToleranceMs: config.commitWindow.preparationToleranceMs,
         metrics,
         log,
+        // Approval policy (issue 15): POLICY_FILE, version 1 (PUT /wallet/v1/policy is not built yet).
+        ...(config.policy
+          ? {
+              policy: {
+                current: async () => ({ document: config.policy as PolicyDocument, version: 1 }),
+                velocity: storeVelocity(store),
+              },
+            }
+          : {}),
       },
       ...(keys
         ? {

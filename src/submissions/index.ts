@@ -1,4 +1,6 @@
 // Public surface of the submission pipeline: record, store, accept path, worker, waiter, metrics.
+
+export type { PolicyPort } from './accept.ts';
 export {
   type AcceptDeps,
   type AcceptPorts,
@@ -10,6 +12,13 @@ export {
   parseHash,
   type SubmissionRequest,
 } from './accept.ts';
+export {
+  type ApprovalDeps,
+  type ApprovalInput,
+  type ApprovalResult,
+  decideApproval,
+  listAwaiting,
+} from './approvals.ts';
 export {
   backoffDelay,
   type Classification,
@@ -47,4 +56,5 @@ export {
   SubmissionStore,
   type VersionedRecord,
 } from './store.ts';
+export { storeVelocity } from './velocity.ts';
 export { OutcomeWaiter } from './waiter.ts';
