@@ -123,4 +123,16 @@ export function watchBacklog(
     });
   gauge('quill_submissions', 'Submission records by status', 'status', sources.statuses);
   gauge('quill_queue_jobs', 'Jobs of the submissions queue by state', 'state', sources.jobs);
+  new Gauge({
+    name: 'quill_approvals_pending',
+    help: 'Submissions awaiting approval (held unsigned by the approval policy)',
+    registers: [registry],
+    async collect() {
+      try {
+        this.set((await sources.statuses()).awaiting_approval ?? 0);
+      } catch {
+        // Redis unreachable: as above.
+      }
+    },
+  });
 }

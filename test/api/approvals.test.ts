@@ -291,3 +291,65 @@ describe('approval policy over the API', () => {
     }
   });
 });
+
+describe('approval metrics', () => {
+  it('exposes pending approvals, decisions by outcome and time to quorum', async () => {
+    const dir = (await import('node:fs')).mkdtempSync(
+      join((await import('node:os')).tmpdir(), 'quill-policy-'),
+    );
+    const file = join(dir, 'policy.yaml');
+    writeFileSync(file, 'rules:\n  - {name: all, action: approve, quorum: 1}\n');
+    const h = await apiHarness({ POLICY_FILE: file });
+    try {
+      const alice = await h.party('alice');
+      const t = transfer(alice.id, 'bob::1', '1.0');
+      const sub = issueToken({ secret: SECRET, role: 'submit', ttlSeconds: 600, subject: 's' });
+      const held = await h.call('POST', '/wallet/v1/submissions', { token: await sub, body: t.body });
+      let m = (await h.call('GET', '/metrics')).text;
+      expect(m).toMatch(/^quill_approvals_pending 1$/m);
+      const ok = await h.call('POST', `/wallet/v1/submissions/${held.json.id}/approvals`, {
+        token: await issueToken({ secret: SECRET, role: 'approve', ttlSeconds: 600, subject: 'a' }),
+        body: { decision: 'approve', hash: t.hashHex },
+      });
+      expect(ok.json.status).toBe('queued');
+      m = (await h.call('GET', '/metrics')).text;
+      expect(m).toMatch(/^quill_approvals_pending 0$/m);
+      expect(m).toMatch(/^quill_approval_decisions_total\{decision="approve"\} 1$/m);
+      expect(m).toMatch(/^quill_approval_time_to_quorum_seconds_count 1$/m);
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+describe('velocity through the API', () => {
+  it('trips on the Nth transfer inside its window and not after the window', async () => {
+    const dir = (await import('node:fs')).mkdtempSync(
+      join((await import('node:os')).tmpdir(), 'quill-policy-'),
+    );
+    const file = join(dir, 'policy.yaml');
+    writeFileSync(
+      file,
+      'rules:\n  - name: burst\n    match: { velocity: { window: 2s, maxCount: 2 } }\n    action: deny\n    reason: too many\n',
+    );
+    const h = await apiHarness({ POLICY_FILE: file });
+    try {
+      const alice = await h.party('alice');
+      const token = await issueToken({ secret: SECRET, role: 'submit', ttlSeconds: 600, subject: 's' });
+      const send = async () =>
+        (
+          await h.call('POST', '/wallet/v1/submissions', {
+            token,
+            body: transfer(alice.id, 'bob::1', '1.0').body,
+          })
+        ).status;
+      expect(await send()).toBe(202);
+      expect(await send()).toBe(202);
+      expect(await send()).toBe(422);
+      await new Promise((r) => setTimeout(r, 2100));
+      expect(await send()).toBe(202);
+    } finally {
+      await h.close();
+    }
+  });
+});
