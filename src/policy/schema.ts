@@ -2,7 +2,7 @@
 // superset), validated with zod; every problem is reported with its path.
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { QuillError } from '../errors.ts';
+import { echo, QuillError } from '../errors.ts';
 import { isDecimal } from './decimal.ts';
 
 const Decimal = z
@@ -159,7 +159,9 @@ function pathText(path: readonly PropertyKey[]): string {
 export function validatePolicy(value: unknown): PolicyDocument {
   const r = PolicyDocument.safeParse(value);
   if (r.success) return r.data;
-  throw new PolicyInvalid(r.error.issues.map((i) => ({ path: pathText(i.path), message: i.message })));
+  throw new PolicyInvalid(
+    r.error.issues.map((i) => ({ path: echo(pathText(i.path), 200), message: echo(i.message, 200) })),
+  );
 }
 
 /** YAML or JSON text → a validated document. */

@@ -26,6 +26,7 @@ import {
   type LedgerPort,
   OutcomeWaiter,
   type PipelineMetrics,
+  PolicyStore,
   redisConnection,
   requeueStranded,
   SubmissionRefused,
@@ -124,6 +125,8 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
       }
     };
     const keys = o.keys ? keyAdmin(o.keys) : undefined;
+    const policies = new PolicyStore(redis, config.redisPrefix);
+    if (config.policy) await policies.seed(config.policy as PolicyDocument, 'POLICY_FILE');
     const waiter = new OutcomeWaiter(redisConnection(config.redisUrl), store);
     const deps: AppDeps = {
       store,
@@ -145,15 +148,14 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
         preparationToleranceMs: config.commitWindow.preparationToleranceMs,
         metrics,
         log,
-        // Approval policy (issue 15): POLICY_FILE, version 1 (PUT /wallet/v1/policy is not built yet).
-        ...(config.policy
-          ? {
-              policy: {
-                current: async () => ({ document: config.policy as PolicyDocument, version: 1 }),
-                velocity: storeVelocity(store),
-              },
-            }
-          : {}),
+        // Approval policy (issue 15): the current version in Redis (PUT /wallet/v1/policy), seeded from POLICY_FILE.
+        policy: {
+          current: async () => {
+            const cur = await policies.current();
+            return cur ? { document: cur.document, version: cur.version } : undefined;
+          },
+          velocity: storeVelocity(store),
+        },
       },
       ...(keys
         ? {
@@ -170,6 +172,7 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
       ...(o.parties?.onboard && o.parties.list
         ? { parties: { onboard: o.parties.onboard.bind(o.parties), list: o.parties.list.bind(o.parties) } }
         : {}),
+      policies,
       batchMax: config.batchMax,
       limits: config.limits,
       waitMaxSeconds: config.waitMaxSeconds,

@@ -35,6 +35,7 @@ export {
   type StepResult,
 } from './executor.ts';
 export { createMetrics, type PipelineMetrics, watchBacklog } from './metrics.ts';
+export { PolicyStore, type PolicyVersion } from './policy-store.ts';
 export {
   closeWorker,
   createQueue,

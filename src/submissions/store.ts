@@ -71,7 +71,7 @@ export class StoreError extends QuillError<StoreErrorCode> {
 }
 
 /** Wraps whatever a Redis command threw (connection closed, retries spent, an error reply). */
-function redisFailed(err: unknown): never {
+export function redisFailed(err: unknown): never {
   if (err instanceof StoreError) throw err;
   throw new StoreError('UNAVAILABLE', 'Redis is unavailable', { cause: err });
 }

@@ -353,3 +353,57 @@ describe('velocity through the API', () => {
     }
   });
 });
+
+describe('policy versions', () => {
+  it('PUT makes a new numbered version that accept applies at once; bad documents are 400 with paths', async () => {
+    const h = await apiHarness({});
+    try {
+      const admin = await issueToken({ secret: SECRET, role: 'admin', ttlSeconds: 600, subject: 'root' });
+      const alice = await h.party('alice');
+      const submit = await issueToken({ secret: SECRET, role: 'submit', ttlSeconds: 600, subject: 's' });
+      expect((await h.call('GET', '/wallet/v1/policy', { token: admin })).json).toEqual({
+        version: null,
+        document: null,
+      });
+      const put = await h.call('PUT', '/wallet/v1/policy', {
+        token: admin,
+        body: { rules: [{ name: 'none', action: 'deny', reason: 'frozen' }] },
+      });
+      expect(put.status).toBe(200);
+      expect(put.json).toMatchObject({ version: 1, by: 'root' });
+      const refused = await h.call('POST', '/wallet/v1/submissions', {
+        token: submit,
+        body: transfer(alice.id, 'b::1', '1.0').body,
+      });
+      expect(refused.json.error?.code).toBe('POLICY_DENIED');
+      const second = await h.call('PUT', '/wallet/v1/policy', { token: admin, body: { default: 'allow' } });
+      expect(second.json.version).toBe(2);
+      const ok = await h.call('POST', '/wallet/v1/submissions', {
+        token: submit,
+        body: transfer(alice.id, 'b::1', '1.0').body,
+      });
+      expect(ok.status).toBe(202);
+      const bad = await h.call('PUT', '/wallet/v1/policy', {
+        token: admin,
+        body: { rules: [{ name: 'x', action: 'approve', quorum: 0, 'evil\u202e': 1 }] },
+      });
+      expect(bad.status).toBe(400);
+      expect(bad.json.error?.code).toBe('POLICY_INVALID');
+      expect(bad.json.error?.message).toContain('rules[0].quorum');
+      expect(bad.json.error?.message).not.toContain('\u202e');
+      const scoped = await issueToken({
+        secret: SECRET,
+        role: 'admin',
+        ttlSeconds: 600,
+        subject: 'x',
+        party: alice.id,
+      });
+      expect((await h.call('PUT', '/wallet/v1/policy', { token: scoped, body: {} })).status).toBe(403);
+      expect((await h.call('PUT', '/wallet/v1/policy', { token: submit, body: {} })).status).toBe(403);
+      expect((await h.call('PUT', '/wallet/v1/policy', { token: admin, body: '[1]' })).status).toBe(400);
+      expect((await h.call('GET', '/wallet/v1/policy', { token: admin })).json.version).toBe(2);
+    } finally {
+      await h.close();
+    }
+  });
+});

@@ -122,6 +122,12 @@ const TABLE: Record<string, Expect> = {
     submit: [403, 403, 403],
     admin: [200, 200, 200],
   },
+  'PUT /wallet/v1/policy': {
+    none: 401,
+    read: [403, 403, 403],
+    submit: [403, 403, 403],
+    admin: [200, 403, 403],
+  },
   'POST /wallet/v1/policy/evaluate': {
     none: 401,
     read: [200, 200, 403],
@@ -312,6 +318,12 @@ const ROUTES: Record<
   'GET /wallet/v1/policy': {
     needsSubmission: false,
     run: async (_t, token) => (await h.call('GET', '/wallet/v1/policy', token ? { token } : {})).status,
+  },
+  'PUT /wallet/v1/policy': {
+    needsSubmission: false,
+    // An empty document: allow everything (what the other cells of this wallet expect anyway).
+    run: async (_t, token) =>
+      (await h.call('PUT', '/wallet/v1/policy', { ...(token ? { token } : {}), body: {} })).status,
   },
   'POST /wallet/v1/policy/evaluate': {
     needsSubmission: false,

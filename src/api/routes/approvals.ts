@@ -1,7 +1,7 @@
 // Approval policy routes (issue 15): decisions on submissions awaiting approval, the list of what awaits,
 // the policy in force and a dry run of it.
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import { evaluatePolicy } from '../../policy/index.ts';
+import { evaluatePolicy, PolicyInvalid, validatePolicy } from '../../policy/index.ts';
 import {
   decideApproval,
   listAwaiting,
@@ -81,6 +81,33 @@ const getPolicy = createRoute({
   },
 });
 
+const putPolicy = createRoute({
+  method: 'put',
+  path: '/wallet/v1/policy',
+  tags: ['approvals'],
+  summary: 'Replace the approval policy (unscoped admin); each change is a new numbered version',
+  security,
+  request: {
+    body: { required: true, content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } } },
+  },
+  responses: {
+    200: {
+      description: 'The new version',
+      content: {
+        'application/json': {
+          schema: z.object({
+            version: z.number().int(),
+            at: z.string(),
+            by: z.string(),
+            document: z.unknown(),
+          }),
+        },
+      },
+    },
+    ...errorResponses(400, 401, 403),
+  },
+});
+
 const evaluate = createRoute({
   method: 'post',
   path: '/wallet/v1/policy/evaluate',
@@ -146,6 +173,28 @@ export function approvalRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
     need(c, 'admin');
     const current = await deps.accept.policy?.current();
     return c.json({ version: current?.version ?? null, document: current?.document ?? null }, 200);
+  });
+
+  app.openapi(putPolicy, async (c) => {
+    const who = need(c, 'admin');
+    if (who.party !== undefined) {
+      throw new ApiError(
+        403,
+        'FORBIDDEN',
+        'the policy covers every party: only an unscoped admin may change it',
+      );
+    }
+    if (!deps.policies) throw new ApiError(404, 'NOT_FOUND', 'this wallet keeps no policy versions');
+    let doc: ReturnType<typeof validatePolicy>;
+    try {
+      doc = validatePolicy(c.req.valid('json'));
+    } catch (err) {
+      if (err instanceof PolicyInvalid) throw new ApiError(400, 'POLICY_INVALID', err.message);
+      throw err;
+    }
+    const v = await deps.policies.put(doc, who.subject);
+    deps.log?.('info', 'policy changed', { version: v.version, by: who.subject });
+    return c.json(v, 200);
   });
 
   app.openapi(evaluate, async (c) => {
