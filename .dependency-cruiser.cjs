@@ -1,6 +1,6 @@
 // Which folder of src/ may import which (DESIGN.md "Layout"). `npm run lint` fails on a forbidden import.
 // Leaves every folder may use: src/errors.ts (the base error) and src/log.ts (the Log type).
-const DOMAIN = '^src/(ledger|scan|transaction|signing|parties|submissions|events)/';
+const DOMAIN = '^src/(ledger|scan|transaction|signing|parties|submissions|events|policy)/';
 const LEAVES = '^src/(errors|log)[.]ts$';
 
 /** A rule: files under `from` may import nothing of src/ except what `allowed` matches. */
@@ -41,7 +41,7 @@ module.exports = {
     only(
       'submissions-use-leaves',
       '^src/(submissions)/',
-      '^src/(submissions|ledger|transaction|signing)/',
+      '^src/(submissions|policy|ledger|transaction|signing)/',
       'The pipeline is wired by the composition root, never the other way round.',
     ),
     only(
@@ -51,9 +51,15 @@ module.exports = {
       'Events, streams and webhooks (issue 14) build on the domain folders, never on the API or the wiring.',
     ),
     only(
+      'policy-uses-transaction',
+      '^src/(policy)/',
+      '^src/(policy|ledger|transaction)/',
+      'Approval policy reads decoded transactions; it knows nothing of the pipeline or the sandbox.',
+    ),
+    only(
       'api-uses-domain',
       '^src/(api)/',
-      `^src/(api|ledger|scan|transaction|signing|parties|submissions|events)/`,
+      `^src/(api|ledger|scan|transaction|signing|parties|submissions|events|policy)/`,
       'The HTTP layer uses domain folders; configuration and wiring come from src/server.',
     ),
     only(
@@ -73,7 +79,7 @@ module.exports = {
       name: 'server-not-from-below',
       comment: 'Nothing below the composition root imports it.',
       severity: 'error',
-      from: { path: '^src/(ledger|scan|transaction|signing|parties|submissions|events|api|sandbox)/' },
+      from: { path: '^src/(ledger|scan|transaction|signing|parties|submissions|events|policy|api|sandbox)/' },
       to: { path: '^src/(server|cli)/' },
     },
   ],

@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { QuillError } from './errors.ts';
+import { type PolicyDocument, PolicyInvalid, parsePolicy } from './policy/index.ts';
 
 /** A bad environment: `problems` has one line per bad value (never the secret itself). */
 export class ConfigError extends QuillError<'CONFIG'> {
@@ -418,6 +419,29 @@ const pipeline = section(
   },
 );
 
+// Approval policy (issue 15): the document in POLICY_FILE (YAML or JSON), validated at start.
+function readPolicyFile(path: string, problem: (line: string) => void): PolicyDocument | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    problem(`POLICY_FILE: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    return undefined;
+  }
+  try {
+    return parsePolicy(text);
+  } catch (err) {
+    if (!(err instanceof PolicyInvalid)) throw err;
+    for (const p of err.problems) problem(`POLICY_FILE: ${p.path || '(document)'}: ${p.message}`);
+    return undefined;
+  }
+}
+
+const policy = section({ POLICY_FILE: optionalText }, (e, problem): { policy?: PolicyDocument } => {
+  const doc = e.POLICY_FILE !== undefined ? readPolicyFile(e.POLICY_FILE, problem) : undefined;
+  return doc ? { policy: doc } : {};
+});
+
 const log = section(
   { LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info') },
   (e) => ({ logLevel: e.LOG_LEVEL }),
@@ -470,7 +494,7 @@ const events = section(
   },
 );
 
-const SECTIONS = { server, redis, ledger, scan, keys, auth, sandbox, pipeline, log, client, events };
+const SECTIONS = { server, redis, ledger, scan, keys, auth, sandbox, pipeline, policy, log, client, events };
 export type SectionName = keyof typeof SECTIONS;
 /** What `quill serve` reads: every section but the API client's. */
 const WALLET_SECTIONS = [
@@ -482,6 +506,7 @@ const WALLET_SECTIONS = [
   'auth',
   'sandbox',
   'pipeline',
+  'policy',
   'log',
   'events',
 ] as const satisfies readonly SectionName[];

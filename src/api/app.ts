@@ -12,6 +12,7 @@ import { describeCause, errorJson, invalidRequest, toHttpError } from './errors.
 import { jsonTooDeep, MAX_JSON_DEPTH } from './json-depth.ts';
 import { probeRoutes } from './probes.ts';
 import { adminRoutes } from './routes/admin.ts';
+import { approvalRoutes } from './routes/approvals.ts';
 import { eventRoutes } from './routes/events.ts';
 import { submissionRoutes } from './routes/submissions.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
@@ -115,6 +116,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   // events, stream and webhooks (issue 14 part B)
   eventRoutes(app, deps);
   webhookRoutes(app, deps);
+  approvalRoutes(app, deps);
 
   app.openAPIRegistry.register('BatchSubmissionItem', BatchItem);
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {

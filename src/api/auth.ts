@@ -5,13 +5,16 @@ import { QuillError } from '../errors.ts';
 import type { Principal } from '../submissions/index.ts';
 
 export type Role = Principal['role'];
-export const ROLES: readonly Role[] = ['read', 'submit', 'admin'];
+export const ROLES: readonly Role[] = ['read', 'submit', 'approve', 'admin'];
 
-/** read < submit < admin: a submit token may read (its own party's) submissions, admin may do everything. */
-const LEVEL: Record<Role, number> = { read: 0, submit: 1, admin: 2 };
+/**
+ * read < submit < admin and read < approve < admin: a submit token may read (its own party's) submissions but
+ * not approve; an approve token may read and approve but not submit (issue 15); admin may do everything.
+ */
+const LEVEL: Record<Role, number> = { read: 0, submit: 1, approve: 1, admin: 2 };
 
 export function allows(have: Role, need: Role): boolean {
-  return LEVEL[have] >= LEVEL[need];
+  return have === need || have === 'admin' || need === 'read';
 }
 
 export interface AuthSettings {
@@ -49,7 +52,7 @@ export class AuthError extends QuillError<AuthErrorCode> {
 
 export type Verifier = (token: string) => Promise<Principal>;
 
-const SCOPE_ROLE = /(?:^|\s)quill:(read|submit|admin)(?=\s|$)/g;
+const SCOPE_ROLE = /(?:^|\s)quill:(read|submit|approve|admin)(?=\s|$)/g;
 
 /**
  * The one role claim: `scope` (OAuth 2 space-separated scopes) holding `quill:read`, `quill:submit` or

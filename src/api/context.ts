@@ -7,6 +7,7 @@ import type {
   AcceptDeps,
   OutcomeWaiter,
   PipelineMetrics,
+  PolicyStore,
   Principal,
   SubmissionRecord,
   SubmissionStore,
@@ -58,6 +59,8 @@ export interface AppDeps {
   ledgerReady: () => Promise<void>;
   keys?: KeyAdmin;
   parties?: PartyAdmin;
+  /** Versions of the approval policy (issue 15); absent: GET/PUT /wallet/v1/policy answer from accept.policy. */
+  policies?: PolicyStore;
   batchMax: number;
   /** Sizes a request may have: a prepared transaction (decoded bytes) and a whole batch body. */
   limits: { preparedTransactionBytes: number; batchBytes: number };

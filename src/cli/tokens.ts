@@ -9,7 +9,11 @@ export function tokensCommand(env: CliEnv = {}): Command {
   tokens
     .command('issue')
     .description('print a bearer token for the wallet API, signed with AUTH_JWT_SECRET')
-    .addOption(new Option('--role <role>', 'read | submit | admin').choices([...ROLES]).makeOptionMandatory())
+    .addOption(
+      new Option('--role <role>', 'read | submit | approve | admin')
+        .choices([...ROLES])
+        .makeOptionMandatory(),
+    )
     .option('--party <party>', 'scope the token to one party')
     .option('--ttl <ttl>', 'lifetime: 90s, 30m, 1h, 7d', '1h')
     .option(

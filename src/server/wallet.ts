@@ -16,6 +16,7 @@ import {
 import type { Config } from '../config.ts';
 import { Deliveries, EventLog, startDelivery, startRelay, WebhookRegistry } from '../events/index.ts';
 import { type Log, noLog } from '../log.ts';
+import type { PolicyDocument } from '../policy/index.ts';
 import type { Keyring, Signer } from '../signing/index.ts';
 import {
   type AcceptPorts,
@@ -27,11 +28,13 @@ import {
   type LedgerPort,
   OutcomeWaiter,
   type PipelineMetrics,
+  PolicyStore,
   redisConnection,
   requeueStranded,
   SubmissionRefused,
   SubmissionStore,
   startWorker,
+  storeVelocity,
   watchBacklog,
 } from '../submissions/index.ts';
 import { acceptPorts, keyAdmin, type PartyLookup } from './adapters.ts';
@@ -174,6 +177,8 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
       }
     };
     const keys = o.keys ? keyAdmin(o.keys) : undefined;
+    const policies = new PolicyStore(redis, config.redisPrefix);
+    if (config.policy) await policies.seed(config.policy as PolicyDocument, 'POLICY_FILE');
     const waiter = new OutcomeWaiter(redisConnection(config.redisUrl), store);
     const deps: AppDeps = {
       store,
@@ -195,6 +200,14 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
         preparationToleranceMs: config.commitWindow.preparationToleranceMs,
         metrics,
         log,
+        // Approval policy (issue 15): the current version in Redis (PUT /wallet/v1/policy), seeded from POLICY_FILE.
+        policy: {
+          current: async () => {
+            const cur = await policies.current();
+            return cur ? { document: cur.document, version: cur.version } : undefined;
+          },
+          velocity: storeVelocity(store),
+        },
       },
       ...(keys
         ? {
@@ -211,6 +224,7 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
       ...(o.parties?.onboard && o.parties.list
         ? { parties: { onboard: o.parties.onboard.bind(o.parties), list: o.parties.list.bind(o.parties) } }
         : {}),
+      policies,
       batchMax: config.batchMax,
       limits: config.limits,
       waitMaxSeconds: config.waitMaxSeconds,

@@ -4,6 +4,13 @@ import { createHash } from 'node:crypto';
 import { echo } from '../errors.ts';
 import type { DeduplicationPeriod, MinLedgerTime, Signature, TransactionFormat } from '../ledger/index.ts';
 import type { Log } from '../log.ts';
+import {
+  evaluatePolicy,
+  type PolicyDecision,
+  type PolicyDocument,
+  type TransactionFacts,
+  type VelocityLookup,
+} from '../policy/index.ts';
 import { SubmissionRefused } from './errors.ts';
 import type { PipelineMetrics } from './metrics.ts';
 import type { HashingSchemeVersion, SubmissionRecord } from './record.ts';
@@ -19,6 +26,14 @@ export interface InspectedTransaction {
   maxRecordTime?: Date;
   /** Signed in every scheme; the ledger refuses the transaction once record time is this far past it. */
   preparationTime?: Date;
+  /** What the transaction does, for the approval policy (computed on demand: it walks every node). */
+  facts?: () => TransactionFacts;
+}
+
+/** The approval policy in force (issue 15): the current document and the party's recent activity. */
+export interface PolicyPort {
+  current(): Promise<{ document: PolicyDocument; version: number | null } | undefined>;
+  velocity?: VelocityLookup;
 }
 
 /** Adapters over src/transaction, src/signing and src/parties (see src/server/adapters.ts). */
@@ -54,7 +69,7 @@ export interface SubmissionRequest {
 /** Built once at token verification: `party` is a non-empty party id (scoped) or undefined (every party). */
 export interface Principal {
   subject: string;
-  role: 'submit' | 'read' | 'admin';
+  role: 'submit' | 'read' | 'approve' | 'admin';
   party: string | undefined;
 }
 
@@ -76,6 +91,8 @@ export interface AcceptDeps {
   /** The synchronizer's preparationTimeRecordTimeTolerance (Canton's default: 24 h). */
   preparationToleranceMs: number;
   metrics?: PipelineMetrics;
+  /** The approval policy; none means every transaction that passes the checks is signed. */
+  policy?: PolicyPort;
   /** One line per new submission, naming the key that signed it (the audit stream has every signature). */
   log?: Log;
   now?: () => number;
@@ -237,14 +254,31 @@ export async function acceptSubmission(
   }
   const dedupSeconds = requestedDedupSeconds(req.deduplicationPeriod, deps.dedupMaxSeconds);
 
-  // Policy passed: sign. The signature is logged (audit stream) in the same script that stores the record.
-  const signature = await ports.sign(keyFingerprint, tx.hash);
-  deps.metrics?.signed.inc({ algorithm: signature.signingAlgorithmSpec });
+  const verdict = await applyPolicy(deps, tx);
+  if (verdict?.decision.outcome.action === 'deny') {
+    throw new SubmissionRefused(
+      422,
+      'POLICY_DENIED',
+      `denied by the approval policy${verdict.decision.rule !== null ? ` (rule ${verdict.decision.rule})` : ''}: ${verdict.decision.outcome.reason}`,
+    );
+  }
+  const waits = verdict?.decision.outcome.action === 'approve' ? verdict.decision.outcome : undefined;
+
+  // Policy passed: sign (unless approvers must decide first). The signature is logged (audit stream) in the
+  // same script that stores the record.
+  const signature = waits ? undefined : await ports.sign(keyFingerprint, tx.hash);
+  if (signature) deps.metrics?.signed.inc({ algorithm: signature.signingAlgorithmSpec });
   const at = new Date(now()).toISOString();
   const id = newSubmissionId();
+  const approvalDeadline = waits
+    ? Math.min(
+        waits.ttlSeconds !== null ? now() + waits.ttlSeconds * 1000 : Number.POSITIVE_INFINITY,
+        canCommitUntil ?? Number.POSITIVE_INFINITY,
+      )
+    : undefined;
   const record: SubmissionRecord = {
     id,
-    status: 'accepted',
+    status: waits ? 'awaiting_approval' : 'accepted',
     party,
     commandId: tx.commandId,
     userId,
@@ -264,18 +298,45 @@ export async function acceptSubmission(
     error: null,
     reconcileFromOffset: null,
     reconciledThroughOffset: null,
+    ...(verdict ? { amount: verdict.decision.amount } : {}),
+    ...(waits && verdict
+      ? {
+          approval: {
+            rule: verdict.decision.rule,
+            policyVersion: verdict.version,
+            quorum: waits.quorum,
+            group: waits.group,
+            approvers: waits.approvers,
+            deadline:
+              approvalDeadline !== undefined && Number.isFinite(approvalDeadline)
+                ? new Date(approvalDeadline).toISOString()
+                : null,
+          },
+          approvals: [],
+        }
+      : {}),
   };
   const stored = await store.create(
     record,
     {
       preparedTransaction: req.preparedTransaction,
-      partySignatures: { signatures: [{ party, signatures: [signature] }] },
+      partySignatures: { signatures: signature ? [{ party, signatures: [signature] }] : [] },
       ...(dedupSeconds !== undefined ? { deduplicationSeconds: dedupSeconds } : {}),
       ...(req.minLedgerTime !== undefined ? { minLedgerTime: req.minLedgerTime } : {}),
       ...(req.transactionFormat !== undefined ? { transactionFormat: req.transactionFormat } : {}),
     },
     idempotencyKey !== undefined ? { scope, key: idempotencyKey, fingerprint } : undefined,
-    { at, actor: who.subject, party, keyFingerprint, hash: hashHex, commandId: tx.commandId, submission: id },
+    signature
+      ? {
+          at,
+          actor: who.subject,
+          party,
+          keyFingerprint,
+          hash: hashHex,
+          commandId: tx.commandId,
+          submission: id,
+        }
+      : undefined,
   );
   if (!stored.created) {
     // Lost a race for the command id: a replay only if the holder has this very transaction (so this party's).
@@ -284,6 +345,19 @@ export async function acceptSubmission(
       throw commandIdInUse(who, tx.commandId, other);
     }
     return replay(deps, other);
+  }
+  if (waits) {
+    deps.metrics?.accepted.inc({ outcome: 'new' });
+    deps.log?.('info', 'awaiting approval', {
+      submission: id,
+      commandId: tx.commandId,
+      party,
+      hash: hashHex,
+      rule: verdict?.decision.rule ?? null,
+      quorum: waits.quorum,
+      requestedBy: who.subject,
+    });
+    return { record: stored.record, created: true };
   }
   await deps.enqueue(stored.record);
   const queued = await store.transition(id, queue, stored);
@@ -297,6 +371,27 @@ export async function acceptSubmission(
     requestedBy: who.subject,
   });
   return { record: queued.record, created: true };
+}
+
+/** The policy's decision for an inspected transaction (undefined without a policy). */
+async function applyPolicy(
+  deps: AcceptDeps,
+  tx: InspectedTransaction,
+): Promise<{ decision: PolicyDecision; version: number | null } | undefined> {
+  const current = await deps.policy?.current();
+  if (!current) return undefined;
+  if (!tx.facts) throw new Error('the approval policy needs the transaction facts (inspect port)');
+  let facts: TransactionFacts;
+  try {
+    facts = tx.facts();
+  } catch (err) {
+    const detail = err instanceof Error ? (err.message.split('\n')[0] ?? '') : 'cannot decode';
+    throw new SubmissionRefused(400, 'INVALID_PREPARED_TRANSACTION', `preparedTransaction: ${detail}`);
+  }
+  return {
+    decision: await evaluatePolicy(current.document, facts, deps.policy?.velocity),
+    version: current.version,
+  };
 }
 
 /**

@@ -1,4 +1,6 @@
 // Public surface of the submission pipeline: record, store, accept path, worker, waiter, metrics.
+
+export type { PolicyPort } from './accept.ts';
 export {
   type AcceptDeps,
   type AcceptPorts,
@@ -10,6 +12,13 @@ export {
   parseHash,
   type SubmissionRequest,
 } from './accept.ts';
+export {
+  type ApprovalDeps,
+  type ApprovalInput,
+  type ApprovalResult,
+  decideApproval,
+  listAwaiting,
+} from './approvals.ts';
 export {
   backoffDelay,
   type Classification,
@@ -26,6 +35,7 @@ export {
   type StepResult,
 } from './executor.ts';
 export { createMetrics, type PipelineMetrics, watchBacklog } from './metrics.ts';
+export { PolicyStore, type PolicyVersion } from './policy-store.ts';
 export {
   closeWorker,
   createQueue,
@@ -48,4 +58,5 @@ export {
   SubmissionStore,
   type VersionedRecord,
 } from './store.ts';
+export { storeVelocity } from './velocity.ts';
 export { OutcomeWaiter } from './waiter.ts';

@@ -13,12 +13,28 @@ export interface PipelineMetrics {
   acceptSeconds: Histogram;
   executeSeconds: Histogram<'outcome'>;
   commitLatencySeconds: Histogram;
+  /** Approval decisions by decision (approve | reject), issue 15. */
+  approvalDecisions?: Counter<'decision'>;
+  /** From accept to the approval that reached the quorum. */
+  timeToQuorum?: Histogram;
 }
 
 export function createMetrics(registry = new Registry()): PipelineMetrics {
   const r = [registry];
   return {
     registry,
+    approvalDecisions: new Counter({
+      name: 'quill_approval_decisions_total',
+      help: 'Approval decisions recorded, by decision (approve | reject)',
+      labelNames: ['decision'],
+      registers: r,
+    }),
+    timeToQuorum: new Histogram({
+      name: 'quill_approval_time_to_quorum_seconds',
+      help: 'Time from accepting a submission that needs approval to the approval that reached its quorum',
+      buckets: [1, 10, 60, 300, 900, 3600, 4 * 3600, 24 * 3600],
+      registers: r,
+    }),
     accepted: new Counter({
       name: 'quill_submissions_accepted_total',
       help: 'Submissions accepted (outcome=new) or answered from an earlier identical request (outcome=replay)',
@@ -107,4 +123,16 @@ export function watchBacklog(
     });
   gauge('quill_submissions', 'Submission records by status', 'status', sources.statuses);
   gauge('quill_queue_jobs', 'Jobs of the submissions queue by state', 'state', sources.jobs);
+  new Gauge({
+    name: 'quill_approvals_pending',
+    help: 'Submissions awaiting approval (held unsigned by the approval policy)',
+    registers: [registry],
+    async collect() {
+      try {
+        this.set((await sources.statuses()).awaiting_approval ?? 0);
+      } catch {
+        // Redis unreachable: as above.
+      }
+    },
+  });
 }

@@ -10,12 +10,13 @@ import { HASHING_SCHEME_VERSIONS } from '../transaction/index.ts';
  * (and so a `submission.<status>` event); creation always writes one.
  */
 export const STATUS_TABLE = {
-  accepted: { rank: 0, final: false, announce: false },
-  queued: { rank: 1, final: false, announce: false },
-  executing: { rank: 2, final: false, announce: false },
-  committed: { rank: 3, final: true, announce: true },
-  rejected: { rank: 3, final: true, announce: true },
-  expired: { rank: 3, final: true, announce: true },
+  awaiting_approval: { rank: 0, final: false, announce: true },
+  accepted: { rank: 1, final: false, announce: false },
+  queued: { rank: 2, final: false, announce: false },
+  executing: { rank: 3, final: false, announce: false },
+  committed: { rank: 4, final: true, announce: true },
+  rejected: { rank: 4, final: true, announce: true },
+  expired: { rank: 4, final: true, announce: true },
 } as const;
 
 type Status = keyof typeof STATUS_TABLE;
@@ -23,7 +24,8 @@ export const SUBMISSION_STATUSES = Object.keys(STATUS_TABLE) as [Status, ...Stat
 
 export const SubmissionStatus = z.enum(SUBMISSION_STATUSES).openapi('SubmissionStatus', {
   description:
-    'accepted → queued → executing → committed | rejected | expired. Final states never change again.',
+    '(awaiting_approval →) accepted → queued → executing → committed | rejected | expired. Final states never ' +
+    "change again. awaiting_approval: held unsigned until the approval policy's quorum approves (issue 15).",
 });
 export type SubmissionStatus = z.infer<typeof SubmissionStatus>;
 export type FinalStatus = {
@@ -71,6 +73,35 @@ export type Attempt = z.infer<typeof Attempt>;
 export const HashingSchemeVersion = z.enum(HASHING_SCHEME_VERSIONS);
 export type HashingSchemeVersion = z.infer<typeof HashingSchemeVersion>;
 
+export const Approval = z
+  .object({
+    subject: z.string(),
+    decision: z.enum(['approve', 'reject']),
+    reason: z.string().nullable(),
+    at: z.string().openapi({ format: 'date-time' }),
+  })
+  .openapi('Approval');
+export type Approval = z.infer<typeof Approval>;
+
+/** The approval policy's verdict for a submission that had to wait for approvers. */
+export const ApprovalRequirement = z
+  .object({
+    rule: z.string().nullable().openapi({ description: 'the policy rule that matched' }),
+    policyVersion: z.number().int().nullable(),
+    quorum: z.number().int(),
+    group: z.string().nullable(),
+    approvers: z
+      .array(z.string())
+      .nullable()
+      .openapi({ description: 'the subjects allowed to decide (a group)' }),
+    deadline: z
+      .string()
+      .nullable()
+      .openapi({ description: 'approvals after this time are refused and the record ends expired' }),
+  })
+  .openapi('ApprovalRequirement');
+export type ApprovalRequirement = z.infer<typeof ApprovalRequirement>;
+
 export const SubmissionRecord = z
   .object({
     id: z.string().openapi({ example: 'sub_3k9v0f7m2q1x8c4b6n5t0y7r' }),
@@ -109,6 +140,13 @@ export const SubmissionRecord = z
       .int()
       .nullable()
       .openapi({ description: 'offset up to which the ledger was already searched for this transaction' }),
+    approval: ApprovalRequirement.optional().openapi({
+      description: 'present when the policy asked for approvals',
+    }),
+    approvals: z.array(Approval).optional().openapi({ description: 'decisions so far, in order' }),
+    amount: z.string().optional().openapi({
+      description: 'the amount the transaction moves, as the approval policy read it (exact decimal)',
+    }),
   })
   .openapi('Submission');
 export type SubmissionRecord = z.infer<typeof SubmissionRecord>;

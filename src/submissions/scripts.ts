@@ -8,7 +8,7 @@ export interface LuaScript {
   sha: string;
 }
 
-function script(source: string): LuaScript {
+export function script(source: string): LuaScript {
   return { source, sha: createHash('sha1').update(source).digest('hex') };
 }
 

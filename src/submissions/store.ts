@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { QuillError } from '../errors.ts';
+import type { Signature } from '../ledger/index.ts';
 import {
   isTerminal,
   STATUS_RANK,
@@ -73,7 +74,7 @@ export class StoreError extends QuillError<StoreErrorCode> {
 }
 
 /** Wraps whatever a Redis command threw (connection closed, retries spent, an error reply). */
-function redisFailed(err: unknown): never {
+export function redisFailed(err: unknown): never {
   if (err instanceof StoreError) throw err;
   throw new StoreError('UNAVAILABLE', 'Redis is unavailable', { cause: err });
 }
@@ -346,6 +347,23 @@ export class SubmissionStore {
    * Keys disabled while submissions signed with them may still be queued: the worker sends nothing more
    * for them (key status itself lives in the key store, which worker-only processes do not open).
    */
+  /**
+   * Stores the signature made after an approval quorum in the record's payload and logs it in the audit
+   * stream, in one MULTI (only the caller whose write reached the quorum calls this).
+   */
+  async attachSignature(id: string, party: string, signature: Signature, audit: AuditEntry): Promise<void> {
+    const raw = await this.redis.hget(this.recordKey(id), 'payload').catch(redisFailed);
+    if (!raw) throw new StoreError('NOT_FOUND', `no submission ${id}`);
+    const payload = JSON.parse(raw) as SubmissionPayload;
+    payload.partySignatures = { signatures: [{ party, signatures: [signature] }] };
+    await this.redis
+      .multi()
+      .hset(this.recordKey(id), 'payload', JSON.stringify(payload))
+      .xadd(this.k('audit'), '*', ...Object.entries(audit).flat())
+      .exec()
+      .catch(redisFailed);
+  }
+
   async markKeyDisabled(fingerprint: string): Promise<void> {
     await this.redis.sadd(this.k('keys', 'disabled'), fingerprint).catch(redisFailed);
   }

@@ -1,10 +1,13 @@
 // Issue #12, finding 1: large prepared transactions are decoded and hashed on worker threads, not on the request
 // thread; what they answer is exactly what the inline path answers.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inspectPrepared } from '../../src/server/inspect/inspect.ts';
 import { InspectPool } from '../../src/server/inspect/pool.ts';
 import { SubmissionRefused } from '../../src/submissions/index.ts';
 import { TransactionError } from '../../src/transaction/index.ts';
+import { tempDir } from '../support/tmp.ts';
 import { apiHarness, prepared } from './harness.ts';
 
 const V2 = 'HASHING_SCHEME_VERSION_V2';
@@ -19,7 +22,12 @@ describe('InspectPool', () => {
   it('answers what the inline inspection answers, for both schemes', async () => {
     for (const scheme of [V2, 'HASHING_SCHEME_VERSION_V3'] as const) {
       const b64 = prepared('alice::1220aa', { scheme, units: 20_000 }).body.preparedTransaction;
-      expect(await pool.inspect(b64, scheme)).toEqual(inspectPrepared(b64, scheme));
+      const { facts: offFacts, ...off } = await pool.inspect(b64, scheme);
+      const { facts: inFacts, ...inline } = inspectPrepared(b64, scheme);
+      expect(off).toEqual(inline);
+      // The policy's facts are computed on the thread and arrive as data.
+      expect(offFacts?.()).toEqual(inFacts?.());
+      expect(offFacts?.()).toMatchObject({ party: 'alice::1220aa' });
     }
   });
 
@@ -92,5 +100,34 @@ describe('the accept path', () => {
     // The two large ones went to the pool, the small one did not.
     const metrics = await h.wallet.metrics.registry.getSingleMetricAsString('quill_inspect_offloaded_total');
     expect(metrics).toMatch(/^quill_inspect_offloaded_total 2$/m);
+  });
+});
+
+describe('the approval policy on a transaction inspected off-thread', () => {
+  let h: Awaited<ReturnType<typeof apiHarness>>;
+  beforeAll(async () => {
+    const file = join(tempDir('quill-policy-'), 'policy.yaml');
+    writeFileSync(
+      file,
+      'default: allow\nrules:\n  - name: no-things\n    match: { template: "#quill-test:Test:Thing" }\n    action: deny\n    reason: no things\n',
+    );
+    h = await apiHarness({ INSPECT_THREADS: '1', INSPECT_OFFLOAD_BYTES: '65536', POLICY_FILE: file });
+  });
+  afterAll(() => h.close());
+
+  it('reads the facts the thread computed: a large transaction is denied like a small one', async () => {
+    const alice = await h.party('alice');
+    const token = await h.token('submit', alice.id);
+    for (const units of [0, 30_000]) {
+      const res = await h.call('POST', '/wallet/v1/submissions', {
+        body: prepared(alice.id, { units }).body,
+        token,
+      });
+      expect(res.status).toBe(422);
+      expect(res.json.error?.code).toBe('POLICY_DENIED');
+    }
+    const metrics = await h.wallet.metrics.registry.getSingleMetricAsString('quill_inspect_offloaded_total');
+    expect(metrics).toMatch(/^quill_inspect_offloaded_total 1$/m);
+    expect(await h.wallet.store.auditLog()).toEqual([]);
   });
 });

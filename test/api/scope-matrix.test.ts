@@ -97,6 +97,45 @@ const TABLE: Record<string, Expect> = {
     submit: [403, 403, 403],
     admin: [200, 200, 404],
   },
+  // Approval policy routes (issue 15); this wallet has no policy, so nothing awaits approval here (the approval
+  // flow's own party-scope cases are in approvals.test.ts): a decision on a queued submission is 409.
+  'POST /wallet/v1/submissions/{id}/approvals': {
+    none: 401,
+    read: [403, 403, 403],
+    submit: [403, 403, 403],
+    admin: [409, 409, 404],
+  },
+  'GET /wallet/v1/approvals': {
+    none: 401,
+    read: [200, 200, 200],
+    submit: [200, 200, 200],
+    admin: [200, 200, 200],
+  },
+  'GET /wallet/v1/approvals?party={party}': {
+    none: 401,
+    read: [200, 200, 403],
+    submit: [200, 200, 403],
+    admin: [200, 200, 403],
+  },
+  'GET /wallet/v1/policy': {
+    none: 401,
+    read: [403, 403, 403],
+    submit: [403, 403, 403],
+    admin: [200, 200, 200],
+  },
+  'PUT /wallet/v1/policy': {
+    none: 401,
+    read: [403, 403, 403],
+    submit: [403, 403, 403],
+    admin: [200, 403, 403],
+  },
+  'POST /wallet/v1/policy/evaluate': {
+    none: 401,
+    read: [200, 200, 403],
+    submit: [200, 200, 403],
+    admin: [200, 200, 403],
+  },
+  // Events and webhooks (issue 14).
   'GET /wallet/v1/events': {
     none: 401,
     read: [200, 200, 403],
@@ -211,10 +250,9 @@ const listed = (
       : 404;
 
 /** Performs one route for `t` with `token`; answers the cell's status as TABLE defines it. */
-const hook = (method: string, path: (t: Target) => string, body?: unknown) => ({
+const hook = (method: string, path: (t: Target) => string) => ({
   needsSubmission: 'webhook' as const,
-  run: async (t: Target, token?: string) =>
-    (await h.call(method, path(t), { ...(token ? { token } : {}), ...(body ? { body } : {}) })).status,
+  run: async (t: Target, token?: string) => (await h.call(method, path(t), token ? { token } : {})).status,
 });
 
 const ROUTES: Record<
@@ -374,6 +412,53 @@ const ROUTES: Record<
     needsSubmission: false,
     run: async (t, token) =>
       listed(await h.call('GET', '/wallet/v1/parties', token ? { token } : {}), (i) => i.partyId, t.party),
+  },
+  'POST /wallet/v1/submissions/{id}/approvals': {
+    needsSubmission: true,
+    run: async (t, token) => {
+      const rec = await h.wallet.store.getRecord(t.submission ?? '');
+      return (
+        await h.call('POST', `/wallet/v1/submissions/${t.submission}/approvals`, {
+          ...(token ? { token } : {}),
+          body: { decision: 'approve', hash: rec?.preparedTransactionHash ?? '' },
+        })
+      ).status;
+    },
+  },
+  'GET /wallet/v1/approvals': {
+    needsSubmission: false,
+    run: async (_t, token) => (await h.call('GET', '/wallet/v1/approvals', token ? { token } : {})).status,
+  },
+  'GET /wallet/v1/approvals?party={party}': {
+    needsSubmission: false,
+    run: async (t, token) =>
+      (
+        await h.call(
+          'GET',
+          `/wallet/v1/approvals?party=${encodeURIComponent(t.party)}`,
+          token ? { token } : {},
+        )
+      ).status,
+  },
+  'GET /wallet/v1/policy': {
+    needsSubmission: false,
+    run: async (_t, token) => (await h.call('GET', '/wallet/v1/policy', token ? { token } : {})).status,
+  },
+  'PUT /wallet/v1/policy': {
+    needsSubmission: false,
+    // An empty document: allow everything (what the other cells of this wallet expect anyway).
+    run: async (_t, token) =>
+      (await h.call('PUT', '/wallet/v1/policy', { ...(token ? { token } : {}), body: {} })).status,
+  },
+  'POST /wallet/v1/policy/evaluate': {
+    needsSubmission: false,
+    run: async (t, token) =>
+      (
+        await h.call('POST', '/wallet/v1/policy/evaluate', {
+          ...(token ? { token } : {}),
+          body: prepared(t.party).body,
+        })
+      ).status,
   },
 };
 

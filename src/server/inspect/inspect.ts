@@ -1,9 +1,11 @@
 // What the accept path learns from a prepared transaction: strict decode, recomputed hash, the metadata the
 // checks need. The same function runs inline (small transactions) and in the worker pool (large ones).
+import { transactionFacts } from '../../policy/index.ts';
 import type { HashingSchemeVersion, InspectedTransaction } from '../../submissions/index.ts';
 import {
   decodePreparedTransactionBase64,
   hashPreparedTransaction,
+  previewPreparedTransaction,
   TransactionError,
 } from '../../transaction/index.ts';
 
@@ -23,5 +25,7 @@ export function inspectPrepared(b64: string, scheme: HashingSchemeVersion): Insp
       ? { maxRecordTime: new Date(Number(meta.maxRecordTime / 1000n)) }
       : {}),
     preparationTime: new Date(Number(meta.preparationTime / 1000n)),
+    // What the approval policy reads, computed only when a policy asks (it walks every node).
+    facts: () => transactionFacts(previewPreparedTransaction(tx, scheme)),
   };
 }

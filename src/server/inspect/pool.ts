@@ -17,7 +17,12 @@ export interface InspectRequest {
 }
 
 export type InspectResponse =
-  | { id: number; result: InspectedTransaction }
+  | {
+      id: number;
+      result: Omit<InspectedTransaction, 'facts'>;
+      /** The policy's facts, computed on the inspection thread (or why they could not be). */
+      facts: { data?: unknown; error?: string };
+    }
   | { id: number; error: { code: string; message: string } };
 
 export interface InspectPoolOptions {
@@ -111,8 +116,16 @@ export class InspectPool {
       if (i < 0) return;
       const [task] = thread.tasks.splice(i, 1) as [Task];
       this.answered++;
-      if ('result' in res) task.resolve(res.result);
-      else task.reject(new TransactionError(res.error.code as TransactionErrorCode, res.error.message));
+      if ('result' in res) {
+        const { data, error } = res.facts;
+        task.resolve({
+          ...res.result,
+          facts: () => {
+            if (error !== undefined) throw new Error(error);
+            return data as ReturnType<NonNullable<InspectedTransaction['facts']>>;
+          },
+        });
+      } else task.reject(new TransactionError(res.error.code as TransactionErrorCode, res.error.message));
     });
     worker.on('error', (err) => {
       thread.failure = err;

@@ -8,7 +8,15 @@ if (!port) throw new Error('src/server/inspect/worker.ts runs only as a worker t
 port.on('message', (req: InspectRequest) => {
   let res: InspectResponse;
   try {
-    res = { id: req.id, result: inspectPrepared(req.b64, req.scheme) };
+    // A function does not cross threads: the facts are computed here, on this thread, and sent as data.
+    const { facts, ...result } = inspectPrepared(req.b64, req.scheme);
+    let factsOf: { data?: unknown; error?: string };
+    try {
+      factsOf = { data: facts?.() };
+    } catch (err) {
+      factsOf = { error: err instanceof Error ? err.message : 'cannot read the transaction' };
+    }
+    res = { id: req.id, result, facts: factsOf };
   } catch (err) {
     const e = err as { code?: unknown; message?: unknown };
     res = {

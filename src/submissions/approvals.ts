@@ -1,0 +1,209 @@
+// Approvals (issue 15): a submission the policy held as `awaiting_approval` is decided by distinct subjects,
+// each bound to the hash they saw. The write that reaches the quorum moves the record to `accepted` by
+// compare-and-set (the store's TRANSITION Lua script checks the version), so exactly one caller signs, stores
+// the signature and enqueues, however many approvals race. Expiry happens on read and on decision: a record
+// past its approval deadline is moved to `expired` (APPROVAL_EXPIRED) by the next `decideApproval` or
+// `listAwaiting` that sees it.
+import { echo } from '../errors.ts';
+import type { Log } from '../log.ts';
+import { type AcceptPorts, type Principal, parseHash } from './accept.ts';
+import { SubmissionRefused } from './errors.ts';
+import type { PipelineMetrics } from './metrics.ts';
+import type { Approval, SubmissionRecord } from './record.ts';
+import type { SubmissionStore } from './store.ts';
+import { expire, queue, reject } from './transitions.ts';
+
+export interface ApprovalDeps {
+  store: SubmissionStore;
+  /** The accept path's `sign` port: signs and verifies the 32-byte hash. */
+  sign: AcceptPorts['sign'];
+  enqueue: (record: SubmissionRecord) => Promise<void>;
+  metrics?: PipelineMetrics;
+  log?: Log;
+  now?: () => number;
+}
+
+export interface ApprovalInput {
+  decision: 'approve' | 'reject';
+  /** The prepared transaction hash the approver saw (hex or base64). */
+  hash: string;
+  reason?: string | undefined;
+}
+
+export interface ApprovalResult {
+  record: SubmissionRecord;
+  /** True when this decision reached the quorum and this call signed and queued the submission. */
+  signed: boolean;
+}
+
+const notFound = (id: string) => new SubmissionRefused(404, 'NOT_FOUND', `no submission ${echo(id)}`);
+
+function overdue(rec: SubmissionRecord, now: number): boolean {
+  const d = rec.approval?.deadline;
+  return d !== null && d !== undefined && Date.parse(d) <= now;
+}
+
+const EXPIRED = {
+  code: 'APPROVAL_EXPIRED',
+  message: 'the approval deadline passed before the quorum was reached',
+};
+
+/** Moves an overdue awaiting record to expired; returns the record as it stands. */
+async function expireIfOverdue(store: SubmissionStore, rec: SubmissionRecord, now: number) {
+  if (rec.status !== 'awaiting_approval' || !overdue(rec, now)) return rec;
+  return store.update(rec.id, (r) => (r.status === 'awaiting_approval' ? expire(EXPIRED)(r) : undefined));
+}
+
+function approvedCount(r: SubmissionRecord): number {
+  return (r.approvals ?? []).filter((a) => a.decision === 'approve').length;
+}
+
+/**
+ * Records one subject's decision on a submission awaiting approval. Refusals: 404 (unknown or another party's
+ * for a party-scoped principal), 409 HASH_MISMATCH, 409 NOT_AWAITING_APPROVAL, 409 APPROVAL_EXPIRED, 403
+ * SELF_APPROVAL, 403 NOT_AN_APPROVER (the rule names a group), 409 ALREADY_DECIDED.
+ */
+export async function decideApproval(
+  deps: ApprovalDeps,
+  who: Principal,
+  id: string,
+  input: ApprovalInput,
+): Promise<ApprovalResult> {
+  const now = deps.now ?? Date.now;
+  const { store } = deps;
+  let rec = await store.getRecord(id);
+  if (!rec || (who.party !== undefined && who.party !== rec.party)) throw notFound(id);
+  const hash = parseHash(input.hash);
+  if (hash !== rec.preparedTransactionHash) {
+    throw new SubmissionRefused(
+      409,
+      'HASH_MISMATCH',
+      `the hash does not match submission ${rec.id}'s prepared transaction hash ${rec.preparedTransactionHash}`,
+    );
+  }
+  rec = await expireIfOverdue(store, rec, now());
+  notAwaiting(rec);
+  if (who.subject === rec.requestedBy) {
+    throw new SubmissionRefused(403, 'SELF_APPROVAL', 'the submitter cannot decide its own submission');
+  }
+  const approvers = rec.approval?.approvers;
+  if (approvers && !approvers.includes(who.subject)) {
+    throw new SubmissionRefused(403, 'NOT_AN_APPROVER', `this subject is not in the approver group`);
+  }
+  const reason = input.reason?.trim() ? input.reason.trim().slice(0, 500) : null;
+  let planned: SubmissionRecord | undefined;
+  const result = await store.transition(rec.id, (r) => {
+    planned = undefined;
+    if (r.status !== 'awaiting_approval' || overdue(r, now())) return undefined;
+    if ((r.approvals ?? []).some((a) => a.subject === who.subject)) {
+      throw new SubmissionRefused(409, 'ALREADY_DECIDED', 'this subject already decided on this submission');
+    }
+    const approval: Approval = {
+      subject: who.subject,
+      decision: input.decision,
+      reason,
+      at: new Date(now()).toISOString(),
+    };
+    let next: SubmissionRecord = { ...r, approvals: [...(r.approvals ?? []), approval] };
+    if (input.decision === 'reject') {
+      next = reject({
+        code: 'APPROVAL_REJECTED',
+        message: `rejected by ${who.subject}${reason ? `: ${reason}` : ''}`,
+      })(next);
+    } else if (approvedCount(next) >= (r.approval?.quorum ?? 1)) {
+      next = { ...next, status: 'accepted' };
+    }
+    planned = next;
+    return next;
+  });
+  const mine = planned !== undefined && result.record === planned;
+  if (!mine) {
+    // Someone else's write moved it on (or it expired) before ours could apply.
+    const cur = await expireIfOverdue(store, result.record, now());
+    notAwaiting(cur);
+    throw new SubmissionRefused(
+      409,
+      'CONFLICT',
+      'the submission changed meanwhile: read it and decide again',
+    );
+  }
+  deps.metrics?.approvalDecisions?.inc({ decision: input.decision });
+  deps.log?.('info', 'approval decision', {
+    submission: rec.id,
+    subject: who.subject,
+    decision: input.decision,
+    status: result.record.status,
+  });
+  if (result.record.status !== 'accepted') return { record: result.record, signed: false };
+
+  // This write reached the quorum: sign exactly once, here.
+  const created = Date.parse(rec.createdAt);
+  if (Number.isFinite(created)) deps.metrics?.timeToQuorum?.observe((now() - created) / 1000);
+  let signed: VersionedStanding = result;
+  try {
+    const signature = await deps.sign(rec.keyFingerprint, Buffer.from(rec.preparedTransactionHash, 'hex'));
+    deps.metrics?.signed.inc({ algorithm: signature.signingAlgorithmSpec });
+    await store.attachSignature(rec.id, rec.party, signature, {
+      at: new Date(now()).toISOString(),
+      actor: who.subject,
+      party: rec.party,
+      keyFingerprint: rec.keyFingerprint,
+      hash: rec.preparedTransactionHash,
+      commandId: rec.commandId,
+      submission: rec.id,
+      stored: 'true',
+    });
+  } catch (err) {
+    const e = err as { code?: unknown; message?: unknown };
+    const code = err instanceof SubmissionRefused ? err.code : 'SIGNING_FAILED';
+    const message =
+      err instanceof SubmissionRefused && typeof e.message === 'string'
+        ? e.message
+        : 'signing failed after approval';
+    const ended = await store.update(rec.id, reject({ code, message }));
+    return { record: ended, signed: false };
+  }
+  await deps.enqueue(result.record);
+  signed = await store.transition(rec.id, queue, result);
+  return { record: signed.record, signed: true };
+}
+
+type VersionedStanding = Awaited<ReturnType<SubmissionStore['transition']>>;
+
+function notAwaiting(rec: SubmissionRecord): void {
+  if (rec.status === 'awaiting_approval') return;
+  if (rec.error?.code === 'APPROVAL_EXPIRED') {
+    throw new SubmissionRefused(409, 'APPROVAL_EXPIRED', `submission ${rec.id} expired before its quorum`);
+  }
+  throw new SubmissionRefused(
+    409,
+    'NOT_AWAITING_APPROVAL',
+    `submission ${rec.id} is ${rec.status}, not awaiting approval`,
+  );
+}
+
+/**
+ * What awaits approval, oldest first, for a principal (its party only when scoped; `party` narrows further).
+ * Records past their deadline are expired on the way and left out.
+ */
+export async function listAwaiting(
+  deps: Pick<ApprovalDeps, 'store' | 'now'>,
+  who: Principal,
+  party?: string,
+  limit = 100,
+): Promise<SubmissionRecord[]> {
+  if (who.party !== undefined && party !== undefined && party !== who.party) return [];
+  const scope = who.party ?? party;
+  const now = (deps.now ?? Date.now)();
+  const page = await deps.store.list({
+    status: 'awaiting_approval',
+    limit,
+    ...(scope !== undefined ? { party: scope } : {}),
+  });
+  const out: SubmissionRecord[] = [];
+  for (const r of page.items) {
+    const cur = await expireIfOverdue(deps.store, r, now);
+    if (cur.status === 'awaiting_approval') out.push(cur);
+  }
+  return out.reverse();
+}
