@@ -131,12 +131,13 @@ return {1, v}
  * and the audit stay. The cursor moves in the same step, so a sweep that runs twice drops nothing twice and a
  * crash in between loses nothing.
  * ARGV: 1 prefix, 2 cutoff stream id (entries up to it, inclusive), 3 count, 4 now (ISO)
- * Returns the number of outbox entries passed.
+ * Returns {outbox entries passed, final records among them} (creation entries are passed over).
  */
 export const DROP_PAYLOADS = script(`${RANK}
 local p = ARGV[1]
 local after = redis.call('GET', p .. 'retention:cursor') or '0-0'
 local entries = redis.call('XRANGE', p .. 'outbox', '(' .. after, ARGV[2], 'COUNT', tonumber(ARGV[3]))
+local finals = 0
 for _, e in ipairs(entries) do
   local f = e[2]
   local id, status
@@ -144,10 +145,11 @@ for _, e in ipairs(entries) do
     if f[i] == 'id' then id = f[i + 1] elseif f[i] == 'status' then status = f[i + 1] end
   end
   if id and FINAL[status] then
+    finals = finals + 1
     local key = p .. 'sub:' .. id
     if redis.call('HDEL', key, 'payload') == 1 then redis.call('HSET', key, 'payloadDroppedAt', ARGV[4]) end
   end
 end
 if #entries > 0 then redis.call('SET', p .. 'retention:cursor', entries[#entries][1]) end
-return #entries
+return {#entries, finals}
 `);

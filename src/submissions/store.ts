@@ -173,21 +173,19 @@ export class SubmissionStore {
   async dropPayloads(cutoffMs: number, now = new Date()): Promise<number> {
     let passed = 0;
     for (;;) {
-      const n = Number(
-        await runScript(
-          this.redis,
-          DROP_PAYLOADS,
-          [],
-          [
-            this.prefix,
-            `${Math.max(0, Math.floor(cutoffMs))}-${Number.MAX_SAFE_INTEGER}`,
-            500,
-            now.toISOString(),
-          ],
-        ).catch(redisFailed),
-      );
-      passed += n;
-      if (n < 500) return passed;
+      const [n, finals] = (await runScript(
+        this.redis,
+        DROP_PAYLOADS,
+        [],
+        [
+          this.prefix,
+          `${Math.max(0, Math.floor(cutoffMs))}-${Number.MAX_SAFE_INTEGER}`,
+          500,
+          now.toISOString(),
+        ],
+      ).catch(redisFailed)) as [number, number];
+      passed += Number(finals);
+      if (Number(n) < 500) return passed;
     }
   }
 
