@@ -4,7 +4,11 @@
 // The expected status of every cell is in TABLE. For listings a cell reads 200 when the target is listed and
 // 404 when it is hidden; for a batch, the status of its one item.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EventLog } from '../../src/events/index.ts';
 import { apiHarness, prepared } from './harness.ts';
+
+/** A public address (TEST-NET-3): allowed as a webhook target without WEBHOOK_ALLOW_PRIVATE_TARGETS. */
+const HOOK_URL = 'https://203.0.113.10/hook';
 
 type Role = 'read' | 'submit' | 'admin';
 type Scope = 'unscoped' | 'own' | 'other';
@@ -96,6 +100,49 @@ const TABLE: Record<string, Expect> = {
     submit: [403, 403, 403],
     admin: [200, 200, 404],
   },
+  // events, stream and webhooks (issue 14 part B); GET /wallet/v1/events is covered in test/events/api.test.ts
+  'POST /wallet/v1/webhooks': {
+    none: 401,
+    read: [403, 403, 403],
+    submit: [403, 403, 403],
+    admin: [201, 201, 403],
+  },
+  'GET /wallet/v1/webhooks': {
+    none: 401,
+    read: [403, 403, 403],
+    submit: [403, 403, 403],
+    admin: [200, 200, 404],
+  },
+  'GET /wallet/v1/webhooks/{id}': {
+    none: 401,
+    read: [403, 403, 403],
+    submit: [403, 403, 403],
+    admin: [200, 200, 404],
+  },
+  'DELETE /wallet/v1/webhooks/{id}': {
+    none: 401,
+    read: [403, 403, 403],
+    submit: [403, 403, 403],
+    admin: [204, 204, 404],
+  },
+  'POST /wallet/v1/webhooks/{id}/rotate-secret': {
+    none: 401,
+    read: [403, 403, 403],
+    submit: [403, 403, 403],
+    admin: [200, 200, 404],
+  },
+  'GET /wallet/v1/webhooks/{id}/deliveries': {
+    none: 401,
+    read: [403, 403, 403],
+    submit: [403, 403, 403],
+    admin: [200, 200, 404],
+  },
+  'POST /wallet/v1/webhooks/{id}/deliveries/{eventId}/redeliver': {
+    none: 401,
+    read: [403, 403, 403],
+    submit: [403, 403, 403],
+    admin: [202, 202, 404],
+  },
 };
 
 type H = Awaited<ReturnType<typeof apiHarness>>;
@@ -104,15 +151,30 @@ interface Target {
   fingerprint: string;
   submission?: string;
   updateId?: string;
+  webhook?: string;
+  eventId?: string;
 }
 
 let h: H;
 let bob: string;
 let n = 0;
 
-async function target(withSubmission: boolean): Promise<Target> {
+async function target(withSubmission: boolean, withWebhook = false): Promise<Target> {
   const { id: party, fingerprint } = await h.party(`alice-${++n}`);
   const out: Target = { party, fingerprint };
+  if (withWebhook) {
+    const res = await h.call('POST', '/wallet/v1/webhooks', {
+      token: await h.token('admin'),
+      body: { url: HOOK_URL, party },
+    });
+    expect(res.status).toBe(201);
+    out.webhook = res.json.id as string;
+    out.eventId = await new EventLog(h.wallet.store.redis, h.config.redisPrefix).append(
+      'submission.accepted',
+      party,
+      {},
+    );
+  }
   if (withSubmission) {
     const res = await h.call('POST', '/wallet/v1/submissions', {
       token: await h.token('admin'),
@@ -140,7 +202,7 @@ const listed = (
 /** Performs one route for `t` with `token`; answers the cell's status as TABLE defines it. */
 const ROUTES: Record<
   string,
-  { needsSubmission: boolean; run: (t: Target, token?: string) => Promise<number> }
+  { needsSubmission: boolean; needsWebhook?: boolean; run: (t: Target, token?: string) => Promise<number> }
 > = {
   'POST /wallet/v1/submissions': {
     needsSubmission: false,
@@ -250,6 +312,70 @@ const ROUTES: Record<
     run: async (t, token) =>
       listed(await h.call('GET', '/wallet/v1/parties', token ? { token } : {}), (i) => i.partyId, t.party),
   },
+  'POST /wallet/v1/webhooks': {
+    needsSubmission: false,
+    run: async (t, token) =>
+      (
+        await h.call('POST', '/wallet/v1/webhooks', {
+          ...(token ? { token } : {}),
+          body: { url: HOOK_URL, party: t.party },
+        })
+      ).status,
+  },
+  'GET /wallet/v1/webhooks': {
+    needsSubmission: false,
+    needsWebhook: true,
+    run: async (t, token) =>
+      listed(
+        await h.call('GET', '/wallet/v1/webhooks', token ? { token } : {}),
+        (i) => i.id,
+        t.webhook ?? '',
+      ),
+  },
+  'GET /wallet/v1/webhooks/{id}': {
+    needsSubmission: false,
+    needsWebhook: true,
+    run: async (t, token) =>
+      (await h.call('GET', `/wallet/v1/webhooks/${t.webhook}`, token ? { token } : {})).status,
+  },
+  'DELETE /wallet/v1/webhooks/{id}': {
+    needsSubmission: false,
+    needsWebhook: true,
+    run: async (t, token) => {
+      const status = (await h.call('DELETE', `/wallet/v1/webhooks/${t.webhook}`, token ? { token } : {}))
+        .status;
+      // A refused delete leaves the webhook in place.
+      const after = await h.call('GET', `/wallet/v1/webhooks/${t.webhook}`, {
+        token: await h.token('admin'),
+      });
+      expect(after.status).toBe(status === 204 ? 404 : 200);
+      return status;
+    },
+  },
+  'POST /wallet/v1/webhooks/{id}/rotate-secret': {
+    needsSubmission: false,
+    needsWebhook: true,
+    run: async (t, token) =>
+      (await h.call('POST', `/wallet/v1/webhooks/${t.webhook}/rotate-secret`, token ? { token } : {})).status,
+  },
+  'GET /wallet/v1/webhooks/{id}/deliveries': {
+    needsSubmission: false,
+    needsWebhook: true,
+    run: async (t, token) =>
+      (await h.call('GET', `/wallet/v1/webhooks/${t.webhook}/deliveries`, token ? { token } : {})).status,
+  },
+  'POST /wallet/v1/webhooks/{id}/deliveries/{eventId}/redeliver': {
+    needsSubmission: false,
+    needsWebhook: true,
+    run: async (t, token) =>
+      (
+        await h.call(
+          'POST',
+          `/wallet/v1/webhooks/${t.webhook}/deliveries/${t.eventId}/redeliver`,
+          token ? { token } : {},
+        )
+      ).status,
+  },
 };
 
 beforeAll(async () => {
@@ -271,13 +397,13 @@ describe('scope matrix', () => {
 
   for (const [route, expected] of Object.entries(TABLE)) {
     it(route, async () => {
-      const { run, needsSubmission } = ROUTES[route] as (typeof ROUTES)[string];
+      const { run, needsSubmission, needsWebhook } = ROUTES[route] as (typeof ROUTES)[string];
       const got: Expect = { none: 0, read: [0, 0, 0], submit: [0, 0, 0], admin: [0, 0, 0] };
-      got.none = await run(await target(needsSubmission));
+      got.none = await run(await target(needsSubmission, needsWebhook));
       for (const role of ['read', 'submit', 'admin'] as const satisfies readonly Role[]) {
         const row: number[] = [];
         for (const scope of ['unscoped', 'own', 'other'] as const satisfies readonly Scope[]) {
-          const t = await target(needsSubmission);
+          const t = await target(needsSubmission, needsWebhook);
           const party = scope === 'unscoped' ? undefined : scope === 'own' ? t.party : bob;
           row.push(await run(t, await h.token(role, party)));
         }
