@@ -112,3 +112,25 @@ describe('private addresses', () => {
     );
   });
 });
+
+describe('events configuration', () => {
+  it('reads the defaults and refuses bad values with one line each', async () => {
+    const { loadConfig, ConfigError } = await import('../../src/config.ts');
+    const c = loadConfig({}, ['events']);
+    expect(c.events).toEqual({ retentionMs: 168 * 3_600_000, retentionMax: 1_000_000, heartbeatMs: 15_000 });
+    expect(c.webhooks.allowPrivateTargets).toBe(false);
+    expect(c.webhooks.timeoutMs).toBe(10_000);
+    expect(
+      loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }, ['events']).webhooks.allowPrivateTargets,
+    ).toBe(true);
+    for (const [k, v] of [
+      ['WEBHOOK_ALLOW_PRIVATE_TARGETS', 'yes'],
+      ['EVENTS_RETENTION_HOURS', '-1'],
+      ['EVENTS_HEARTBEAT_SECONDS', '0'],
+      ['WEBHOOK_TIMEOUT_MS', 'abc'],
+      ['WEBHOOK_RETRY_BASE_MS', '5000000'],
+    ]) {
+      expect(() => loadConfig({ [k as string]: v }, ['events']), `${k}=${v}`).toThrow(ConfigError);
+    }
+  });
+});
