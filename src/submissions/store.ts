@@ -98,7 +98,7 @@ export class SubmissionStore {
   recordKey(id: string): string {
     return this.k('sub', id);
   }
-  /** The stream with one entry per record that became final (written by the transition that made it so). */
+  /** The outbox: one entry per record created and per change into an announced status (awaiting approval, final), written in the same Lua step. */
   get outboxKey(): string {
     return `${this.prefix}outbox`;
   }

@@ -14,7 +14,10 @@ export interface Received {
 }
 
 /** `behave(n)` for the n-th request (1-based): a status to answer with, or 'hang' to never answer. */
-export async function receiver(behave: (n: number, body: string) => number | 'hang' = () => 200) {
+export async function receiver(
+  behave: (n: number, body: string) => number | 'hang' = () => 200,
+  delayMs = 0,
+) {
   const got: Received[] = [];
   const accepted: Received[] = [];
   let n = 0;
@@ -31,8 +34,13 @@ export async function receiver(behave: (n: number, body: string) => number | 'ha
         hanging.push(res);
         return;
       }
-      if (what >= 200 && what < 300) accepted.push(r);
-      res.writeHead(what).end();
+      const answer = () => {
+        if (res.destroyed) return;
+        if (what >= 200 && what < 300) accepted.push(r);
+        res.writeHead(what).end();
+      };
+      if (delayMs > 0) setTimeout(answer, delayMs);
+      else answer();
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

@@ -53,9 +53,14 @@ describe('webhook delivery', () => {
       expect(seen).toEqual(written.filter((w) => w.party === party).map((w) => w.id));
     }
     expect(rx.got.length).toBeGreaterThanOrEqual(34);
+    // The receiver answered before the worker noted it: wait for the log to catch up.
+    await until(
+      async () => (await p.deliveries.list(webhook.id, 100)).every((d) => d.state === 'delivered'),
+      5000,
+      'the delivery log',
+    );
     const log = await p.deliveries.list(webhook.id, 100);
     expect(log).toHaveLength(30);
-    expect(log.every((d) => d.state === 'delivered')).toBe(true);
     const errors = log.flatMap((d) => d.attemptLog.map((a) => a.error)).filter((e) => e !== null);
     expect(errors).toContain('TIMEOUT');
     expect(errors.filter((e) => e === 'HTTP 500')).toHaveLength(3);
