@@ -1,6 +1,6 @@
 // Which folder of src/ may import which (DESIGN.md "Layout"). `npm run lint` fails on a forbidden import.
 // Leaves every folder may use: src/errors.ts (the base error) and src/log.ts (the Log type).
-const DOMAIN = '^src/(ledger|scan|transaction|signing|parties|submissions)/';
+const DOMAIN = '^src/(ledger|scan|transaction|signing|parties|submissions|events)/';
 const LEAVES = '^src/(errors|log)[.]ts$';
 
 /** A rule: files under `from` may import nothing of src/ except what `allowed` matches. */
@@ -45,9 +45,15 @@ module.exports = {
       'The pipeline is wired by the composition root, never the other way round.',
     ),
     only(
+      'events-use-domain',
+      '^src/(events)/',
+      '^src/(events|ledger|scan|transaction|submissions|parties|lease[.]ts)',
+      'The watcher and history index read the ledger and the submission store; wired by src/server.',
+    ),
+    only(
       'api-uses-domain',
       '^src/(api)/',
-      `^src/(api|ledger|scan|transaction|signing|parties|submissions)/`,
+      `^src/(api|ledger|scan|transaction|signing|parties|submissions|events)/`,
       'The HTTP layer uses domain folders; configuration and wiring come from src/server.',
     ),
     only(
@@ -67,7 +73,7 @@ module.exports = {
       name: 'server-not-from-below',
       comment: 'Nothing below the composition root imports it.',
       severity: 'error',
-      from: { path: '^src/(ledger|scan|transaction|signing|parties|submissions|api|sandbox)/' },
+      from: { path: '^src/(ledger|scan|transaction|signing|parties|submissions|api|sandbox|events)/' },
       to: { path: '^src/(server|cli)/' },
     },
   ],

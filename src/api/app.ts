@@ -12,6 +12,7 @@ import { describeCause, errorJson, invalidRequest, toHttpError } from './errors.
 import { jsonTooDeep, MAX_JSON_DEPTH } from './json-depth.ts';
 import { probeRoutes } from './probes.ts';
 import { adminRoutes } from './routes/admin.ts';
+import { historyRoutes } from './routes/history.ts';
 import { submissionRoutes } from './routes/submissions.ts';
 import { BatchItem } from './schemas.ts';
 
@@ -110,6 +111,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   });
   submissionRoutes(app, deps);
   adminRoutes(app, deps);
+  historyRoutes(app, deps);
 
   app.openAPIRegistry.register('BatchSubmissionItem', BatchItem);
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {

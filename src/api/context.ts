@@ -1,6 +1,7 @@
 // What the API's routes share: dependencies, the Hono environment, and role/party checks.
 import type { Context } from 'hono';
 import type { Redis } from 'ioredis';
+import type { HistoryIndex } from '../events/index.ts';
 import type { Log } from '../log.ts';
 import type {
   AcceptDeps,
@@ -51,6 +52,8 @@ export interface AppDeps {
   limitAccepts?: AcceptLimiter;
   /** Access lines and unexpected errors; nothing is logged without it. */
   log?: Log;
+  /** The watcher's party history index (GET /wallet/v1/parties/{party}/transactions). */
+  history?: Pick<HistoryIndex, 'page'>;
 }
 
 export type AppEnv = { Variables: { principal: Principal; requestId: string } };

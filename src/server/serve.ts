@@ -128,6 +128,10 @@ export async function serve(o: ServeOptions): Promise<Serving> {
       config,
       role: o.role,
       ledger: ledgerPort(client),
+      watch: {
+        ledger: client,
+        parties: async () => (await new PartyRegistry({ dir: config.keysDir }).list()).map((r) => r.partyId),
+      },
       auth,
       ...(keys ? { keys } : {}),
       ...(signer ? { signer } : {}),

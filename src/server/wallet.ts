@@ -13,6 +13,8 @@ import {
   type Verifier,
 } from '../api/index.ts';
 import type { Config } from '../config.ts';
+import { HistoryIndex, LedgerWatcher, type WatcherLedger } from '../events/index.ts';
+import { Lease } from '../lease.ts';
 import { type Log, noLog } from '../log.ts';
 import type { KeyStore, Signer } from '../signing/index.ts';
 import {
@@ -49,6 +51,8 @@ export interface WalletOptions {
   /** Overrides the accept ports (tests of policy in isolation). */
   ports?: AcceptPorts;
   worker?: { lockDurationMs?: number; stalledIntervalMs?: number; sweepEveryMs?: number };
+  /** Worker role: the ledger watcher's reads and the parties it follows (absent: no watcher). */
+  watch?: { ledger: WatcherLedger; parties: () => Promise<string[]> };
   log?: Log;
 }
 
@@ -59,6 +63,9 @@ export interface RunningWallet {
   queue: Queue<JobData>;
   metrics: PipelineMetrics;
   worker?: Worker<JobData>;
+  /** The party history index (read by the API, written by the worker's watcher). */
+  history: HistoryIndex;
+  watcher?: LedgerWatcher;
   close(): Promise<void>;
 }
 
@@ -94,6 +101,7 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
   const redis: Redis = redisConnection(config.redisUrl, { maxRetriesPerRequest: 20 });
   const bull: Redis = redisConnection(config.redisUrl);
   const store = new SubmissionStore(redis, config.redisPrefix);
+  const history = new HistoryIndex(redis, store.prefix);
   const queue = createQueue(bull, config.queue.name, config.redisPrefix);
   const metrics = createMetrics();
   watchBacklog(metrics.registry, {
@@ -104,6 +112,7 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
   let url: string | undefined;
   let port: number | undefined;
   let worker: Worker<JobData> | undefined;
+  let watcherRef: LedgerWatcher | undefined;
 
   if (o.role !== 'worker') {
     const ports =
@@ -159,6 +168,7 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
       ...(o.parties?.onboard && o.parties.list
         ? { parties: { onboard: o.parties.onboard.bind(o.parties), list: o.parties.list.bind(o.parties) } }
         : {}),
+      history,
       batchMax: config.batchMax,
       limits: config.limits,
       waitMaxSeconds: config.waitMaxSeconds,
@@ -221,6 +231,25 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
       },
     );
     worker = w;
+    // watcher and history (part A): one watcher across workers, through a Redis lease.
+    if (o.watch && config.watcher.enabled) {
+      const watcherConn = redisConnection(config.redisUrl, { maxRetriesPerRequest: 20 });
+      const watcher = new LedgerWatcher({
+        ledger: o.watch.ledger,
+        parties: o.watch.parties,
+        index: new HistoryIndex(watcherConn, store.prefix),
+        lease: new Lease(watcherConn, `${store.prefix}watch:lease`, { ttlMs: config.watcher.leaseMs }),
+        pageSize: config.watcher.pageSize,
+        idleTimeoutMs: config.watcher.idleTimeoutMs,
+        log,
+      });
+      watcher.start();
+      watcherRef = watcher;
+      closers.push(async () => {
+        await watcher.stop();
+        watcherConn.disconnect();
+      });
+    }
     const every = o.worker?.sweepEveryMs ?? config.queue.sweepIntervalMs;
     let sweeping = false;
     const sweep = async () => {
@@ -251,6 +280,8 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
     queue,
     metrics,
     ...(worker ? { worker } : {}),
+    history,
+    ...(watcherRef ? { watcher: watcherRef } : {}),
     async close() {
       for (const c of closers) await c().catch((err) => log('warn', `shutdown: ${(err as Error).message}`));
       await queue.close().catch(() => {});
