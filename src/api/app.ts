@@ -13,6 +13,7 @@ import { jsonTooDeep, MAX_JSON_DEPTH } from './json-depth.ts';
 import { probeRoutes } from './probes.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { historyRoutes } from './routes/history.ts';
+import { ledgerRoutes } from './routes/ledger.ts';
 import { submissionRoutes } from './routes/submissions.ts';
 import { BatchItem } from './schemas.ts';
 
@@ -112,6 +113,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   submissionRoutes(app, deps);
   adminRoutes(app, deps);
   historyRoutes(app, deps);
+  ledgerRoutes(app, deps);
 
   app.openAPIRegistry.register('BatchSubmissionItem', BatchItem);
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {

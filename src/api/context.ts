@@ -54,6 +54,14 @@ export interface AppDeps {
   log?: Log;
   /** The watcher's party history index (GET /wallet/v1/parties/{party}/transactions). */
   history?: Pick<HistoryIndex, 'page'>;
+  /** Ledger reads as one party (GET /wallet/v1/ledger/…); absent: those routes answer 503. */
+  ledgerReads?: LedgerReads;
+}
+
+/** Point reads of the ledger as a party, through the wallet's own ledger client. */
+export interface LedgerReads {
+  transactionById(updateId: string, party: string): Promise<Record<string, unknown>>;
+  transactionByOffset(offset: number, party: string): Promise<Record<string, unknown>>;
 }
 
 export type AppEnv = { Variables: { principal: Principal; requestId: string } };

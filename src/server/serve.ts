@@ -10,6 +10,7 @@ import { type KeyStore, LocalSigner } from '../signing/index.ts';
 import { partyServices } from './adapters.ts';
 import { demoEnv, prepareDemo } from './demo.ts';
 import { ledgerPort } from './ledger-port.ts';
+import { ledgerReads } from './ledger-reads.ts';
 import { ledgerClient, openKeyStore } from './parts.ts';
 import { type Role, startWallet } from './wallet.ts';
 
@@ -128,6 +129,7 @@ export async function serve(o: ServeOptions): Promise<Serving> {
       config,
       role: o.role,
       ledger: ledgerPort(client),
+      reads: ledgerReads(client),
       watch: {
         ledger: client,
         parties: async () => (await new PartyRegistry({ dir: config.keysDir }).list()).map((r) => r.partyId),

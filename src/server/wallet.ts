@@ -8,6 +8,7 @@ import {
   type AppDeps,
   acceptLimiter,
   createApp,
+  type LedgerReads,
   type PartyAdmin,
   probeRoutes,
   type Verifier,
@@ -53,6 +54,8 @@ export interface WalletOptions {
   worker?: { lockDurationMs?: number; stalledIntervalMs?: number; sweepEveryMs?: number };
   /** Worker role: the ledger watcher's reads and the parties it follows (absent: no watcher). */
   watch?: { ledger: WatcherLedger; parties: () => Promise<string[]> };
+  /** API role: ledger point reads as a party (GET /wallet/v1/ledger/…). */
+  reads?: LedgerReads;
   log?: Log;
 }
 
@@ -169,6 +172,7 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
         ? { parties: { onboard: o.parties.onboard.bind(o.parties), list: o.parties.list.bind(o.parties) } }
         : {}),
       history,
+      ...(o.reads ? { ledgerReads: o.reads } : {}),
       batchMax: config.batchMax,
       limits: config.limits,
       waitMaxSeconds: config.waitMaxSeconds,
