@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueToken } from '../../src/api/index.ts';
 import { loadConfig } from '../../src/config.ts';
+import type { IndexedTransaction } from '../../src/events/index.ts';
 import { LedgerClient } from '../../src/ledger/index.ts';
 import { bootstrapCoin, mint, type Sandbox, startSandbox } from '../../src/sandbox/index.ts';
 import { ledgerReads } from '../../src/server/ledger-reads.ts';
@@ -17,7 +18,7 @@ let h: H;
 const A = 'alice::1220aa';
 const B = 'bob::1220bb';
 
-function tx(offset: number, parties: string[]) {
+function tx(offset: number, parties: string[]): IndexedTransaction {
   const updateId = `upd-${offset}`;
   return {
     updateId,
@@ -32,12 +33,12 @@ function tx(offset: number, parties: string[]) {
       effectiveAt: '2026-01-01T00:00:00Z',
       recordTime: '2026-01-01T00:00:00Z',
     },
-  } as never;
+  } as unknown as IndexedTransaction;
 }
 
 beforeAll(async () => {
   h = await apiHarness();
-  const items = [];
+  const items: IndexedTransaction[] = [];
   for (let o = 1; o <= 25; o++) items.push(tx(o, o % 5 === 0 ? [A, B] : [A]));
   items.push(tx(26, [B]));
   await h.wallet.history.ingest({ transactions: items, checkpoint: 26 });
@@ -160,7 +161,7 @@ describe('GET /wallet/v1/ledger/transactions/{updateId} and /offsets/{offset}', 
       await tok('read', alice),
     );
     expect(own.status).toBe(200);
-    expect((own.json.transaction as { offset: number }).offset).toBe(offset);
+    expect((own.json.transaction as unknown as { offset: number }).offset).toBe(offset);
     const at = await get(`/wallet/v1/ledger/offsets/${offset}`, await tok('read', alice));
     expect(at.status).toBe(200);
     const notBob = await get(`/wallet/v1/ledger/offsets/${offset}`, await tok('read', bob));
