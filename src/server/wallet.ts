@@ -209,10 +209,14 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
     const workerConn = redisConnection(config.redisUrl);
     const lockMs = o.worker?.lockDurationMs ?? config.queue.lockDurationMs;
     const stalledMs = o.worker?.stalledIntervalMs ?? config.queue.stalledIntervalMs;
+    // Reconciliation looks in the watcher's index first (no ledger scan when the watcher has seen it).
+    const indexed = o.watch && config.watcher.enabled;
     const w = startWorker(
       {
         store,
-        ledger: o.ledger,
+        ledger: indexed
+          ? { ...o.ledger, indexed: async (hash) => (await history.byHash(hash))?.transaction }
+          : o.ledger,
         metrics,
         config: {
           maxAttempts: config.queue.maxAttempts,
