@@ -53,7 +53,7 @@ export interface AppDeps {
   /** Access lines and unexpected errors; nothing is logged without it. */
   log?: Log;
   /** The watcher's party history index (GET /wallet/v1/parties/{party}/transactions). */
-  history?: Pick<HistoryIndex, 'page'>;
+  history?: Pick<HistoryIndex, 'page' | 'active'>;
   /** Ledger reads as one party (GET /wallet/v1/ledger/…); absent: those routes answer 503. */
   ledgerReads?: LedgerReads;
 }

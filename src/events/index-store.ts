@@ -148,6 +148,43 @@ export class HistoryIndex {
   }
 
   /**
+   * The party's active contracts of one template (`<any package>:<module>:<entity>`), replayed from its indexed
+   * history: created and not yet archived or consumed. Reads the whole history (bounded by one party's).
+   */
+  async active(
+    party: string,
+    template: { module: string; entity: string },
+  ): Promise<{ contractId: string; templateId: string; offset: number; createArgument: unknown }[]> {
+    const suffix = `:${template.module}:${template.entity}`;
+    const ids = await this.redis.zrange(this.#party(party), '0', '-1').catch(unavailable);
+    const live = new Map<
+      string,
+      { contractId: string; templateId: string; offset: number; createArgument: unknown }
+    >();
+    for (let i = 0; i < ids.length; i += 500) {
+      const raw = await this.redis.hmget(this.#byUpdate(), ...ids.slice(i, i + 500)).catch(unavailable);
+      for (const v of raw) {
+        if (v === null) continue;
+        const t = JSON.parse(v) as IndexedTransaction;
+        for (const e of t.transaction.events) {
+          if ('CreatedEvent' in e && e.CreatedEvent.templateId.endsWith(suffix)) {
+            const c = e.CreatedEvent;
+            live.set(c.contractId, {
+              contractId: c.contractId,
+              templateId: c.templateId,
+              offset: t.offset,
+              createArgument: c.createArgument,
+            });
+          } else if ('ArchivedEvent' in e) live.delete(e.ArchivedEvent.contractId);
+          else if ('ExercisedEvent' in e && e.ExercisedEvent.consuming)
+            live.delete(e.ExercisedEvent.contractId);
+        }
+      }
+    }
+    return [...live.values()];
+  }
+
+  /**
    * A page of a party's history in offset order. `after`/`before` are exclusive offsets (the cursors);
    * ascending by default, descending with `order: 'desc'`. `next` is the offset to pass on for the next page.
    */

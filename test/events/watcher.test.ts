@@ -6,7 +6,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HistoryIndex, LedgerWatcher } from '../../src/events/index.ts';
 import { Lease } from '../../src/lease.ts';
 import { LedgerClient } from '../../src/ledger/index.ts';
-import { bootstrapCoin, mint, type Sandbox, startSandbox } from '../../src/sandbox/index.ts';
+import {
+  bootstrapCoin,
+  COIN_MODULE,
+  COIN_PACKAGE,
+  mint,
+  type Sandbox,
+  startSandbox,
+  submitInternal,
+} from '../../src/sandbox/index.ts';
 import { testRedis } from '../submissions/records.ts';
 
 let sb: Sandbox;
@@ -174,5 +182,41 @@ describe('ledger watcher', () => {
     expect(now).not.toBeNull();
     if (holder !== now) expect(now).not.toBe(holder);
     await b.stop();
+  }, 20_000);
+
+  it('an incoming coin transfer from a party Quill does not hold is transaction.received, in history and holdings', async () => {
+    const ours = sb.state.allocateLocalParty(`frank-${randomBytes(3).toString('hex')}`).partyId;
+    const stranger = sb.state.allocateLocalParty(`gina-${randomBytes(3).toString('hex')}`).partyId;
+    const { index, prefix, make } = setup([ours]);
+    const w = make();
+    w.start();
+    const minted = mint(sb.state, stranger, '10.0');
+    const holding = minted.nodes.find(
+      (n) => n.kind === 'create' && String(n.contract.templateId).endsWith(':Holding'),
+    );
+    if (holding?.kind !== 'create') throw new Error('no holding minted');
+    const transfer = submitInternal(
+      sb.state,
+      [
+        {
+          ExerciseCommand: {
+            templateId: `#${COIN_PACKAGE}:${COIN_MODULE}:Holding`,
+            contractId: holding.contract.contractId,
+            choice: 'Holding_Transfer',
+            choiceArgument: { receiver: ours, amount: '4.0' },
+          },
+        },
+      ],
+      [stranger],
+    );
+    await until(async () => (await index.count(ours)) === 1);
+    await w.stop();
+    const received = await events(prefix, 'transaction.received');
+    expect(received.map((e) => [e.party, JSON.parse(e.body!).updateId])).toEqual([[ours, transfer.updateId]]);
+    const page = await index.page(ours, { limit: 10, order: 'asc' });
+    expect(page.items.map((t) => t.updateId)).toEqual([transfer.updateId]);
+    const held = await index.active(ours, { module: COIN_MODULE, entity: 'Holding' });
+    const mine = held.filter((h) => (h.createArgument as { owner: string }).owner === ours);
+    expect(mine.map((h) => Number((h.createArgument as { amount: string }).amount))).toEqual([4]);
   }, 20_000);
 });

@@ -42,6 +42,35 @@ export const HistoryPage = z
   })
   .openapi('HistoryPage');
 
+/** The built-in coin's holding template (the sandbox's `quill-coin` package; any package id). */
+export const COIN_HOLDING = { packageName: 'quill-coin', module: 'Quill.Coin', entity: 'Holding' } as const;
+
+export const HoldingView = z
+  .object({
+    contractId: z.string(),
+    templateId: z.string(),
+    owner: z.string(),
+    amount: z.string(),
+    offset: z.number().int().openapi({ description: 'Where it was created' }),
+  })
+  .openapi('Holding');
+
+const holdings = createRoute({
+  method: 'get',
+  path: '/wallet/v1/parties/{party}/holdings',
+  tags: ['history'],
+  summary: "The party's active coin holdings (built-in coin templates), from the watcher's index",
+  security,
+  request: { params: z.object({ party: z.string().min(1).max(255) }) },
+  responses: {
+    200: {
+      description: 'Holdings owned by the party',
+      content: { 'application/json': { schema: z.object({ items: z.array(HoldingView) }) } },
+    },
+    ...errorResponses(400, 401, 403, 404, 503),
+  },
+});
+
 const PartyParam = z.object({ party: z.string().min(1).max(255) });
 
 const history = createRoute({
@@ -58,6 +87,33 @@ const history = createRoute({
 });
 
 export function historyRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
+  app.openapi(holdings, async (c) => {
+    const p = need(c, 'read');
+    const { party } = c.req.valid('param');
+    if (p.party !== undefined && p.party !== party) throw new ApiError(404, 'NOT_FOUND', 'no such party');
+    if (!deps.history) throw new ApiError(503, 'UNAVAILABLE', 'the history index is not available');
+    try {
+      const live = await deps.history.active(party, COIN_HOLDING);
+      const items = live.flatMap((h) => {
+        const arg = (h.createArgument ?? {}) as Record<string, unknown>;
+        if (arg.owner !== party) return [];
+        return [
+          {
+            contractId: h.contractId,
+            templateId: h.templateId,
+            owner: party,
+            amount: String(arg.amount ?? ''),
+            offset: h.offset,
+          },
+        ];
+      });
+      return c.json({ items }, 200);
+    } catch (err) {
+      if (err instanceof HistoryError)
+        throw new ApiError(503, 'UNAVAILABLE', 'a dependency is unavailable, try again');
+      throw err;
+    }
+  });
   app.openapi(history, async (c) => {
     const p = need(c, 'read');
     const { party } = c.req.valid('param');
