@@ -47,7 +47,7 @@ module.exports = {
     only(
       'events-use-domain',
       '^src/(events)/',
-      '^src/(events|ledger|scan|transaction|submissions|parties)/',
+      '^src/(events|ledger|scan|transaction|submissions|parties|lease[.]ts)',
       'Events, streams and webhooks (issue 14) build on the domain folders, never on the API or the wiring.',
     ),
     only(

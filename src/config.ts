@@ -447,6 +447,24 @@ const log = section(
   (e) => ({ logLevel: e.LOG_LEVEL }),
 );
 
+/** The ledger watcher (worker role): party history index and `transaction.received` / `ledger.gap` events. */
+const watcher = section(
+  {
+    WATCHER_ENABLED: z.enum(['true', 'false']).default('true'),
+    WATCHER_PAGE_SIZE: intIn(1, 200, 200),
+    WATCHER_IDLE_TIMEOUT_MS: intIn(10, 600_000, 5_000),
+    WATCHER_LEASE_MS: intIn(300, 600_000, 10_000),
+  },
+  (e) => ({
+    watcher: {
+      enabled: e.WATCHER_ENABLED === 'true',
+      pageSize: e.WATCHER_PAGE_SIZE,
+      idleTimeoutMs: e.WATCHER_IDLE_TIMEOUT_MS,
+      leaseMs: e.WATCHER_LEASE_MS,
+    },
+  }),
+);
+
 /** `quill submit`: where the wallet API is and the bearer token to call it with. */
 const client = section(
   {
@@ -494,7 +512,21 @@ const events = section(
   },
 );
 
-const SECTIONS = { server, redis, ledger, scan, keys, auth, sandbox, pipeline, policy, log, client, events };
+const SECTIONS = {
+  server,
+  redis,
+  ledger,
+  scan,
+  keys,
+  auth,
+  sandbox,
+  pipeline,
+  policy,
+  log,
+  client,
+  events,
+  watcher,
+};
 export type SectionName = keyof typeof SECTIONS;
 /** What `quill serve` reads: every section but the API client's. */
 const WALLET_SECTIONS = [
@@ -509,6 +541,7 @@ const WALLET_SECTIONS = [
   'policy',
   'log',
   'events',
+  'watcher',
 ] as const satisfies readonly SectionName[];
 
 // Arrays keep a mutable type: the API's settings types (not ours to change here) take `string[]`.

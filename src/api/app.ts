@@ -14,6 +14,8 @@ import { probeRoutes } from './probes.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { approvalRoutes } from './routes/approvals.ts';
 import { eventRoutes } from './routes/events.ts';
+import { historyRoutes } from './routes/history.ts';
+import { ledgerRoutes } from './routes/ledger.ts';
 import { submissionRoutes } from './routes/submissions.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { BatchItem } from './schemas.ts';
@@ -117,6 +119,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   eventRoutes(app, deps);
   webhookRoutes(app, deps);
   approvalRoutes(app, deps);
+  historyRoutes(app, deps);
+  ledgerRoutes(app, deps);
 
   app.openAPIRegistry.register('BatchSubmissionItem', BatchItem);
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {

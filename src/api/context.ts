@@ -1,7 +1,7 @@
 // What the API's routes share: dependencies, the Hono environment, and role/party checks.
 import type { Context } from 'hono';
 import type { Redis } from 'ioredis';
-import type { Deliveries, EventLog, WebhookRegistry } from '../events/index.ts';
+import type { Deliveries, EventLog, HistoryIndex, WebhookRegistry } from '../events/index.ts';
 import type { Log } from '../log.ts';
 import type {
   AcceptDeps,
@@ -70,6 +70,16 @@ export interface AppDeps {
   /** Access lines and unexpected errors; nothing is logged without it. */
   log?: Log;
   events?: EventsDeps;
+  /** The watcher's party history index (GET /wallet/v1/parties/{party}/transactions). */
+  history?: Pick<HistoryIndex, 'page' | 'active'>;
+  /** Ledger reads as one party (GET /wallet/v1/ledger/…); absent: those routes answer 503. */
+  ledgerReads?: LedgerReads;
+}
+
+/** Point reads of the ledger as a party, through the wallet's own ledger client. */
+export interface LedgerReads {
+  transactionById(updateId: string, party: string): Promise<Record<string, unknown>>;
+  transactionByOffset(offset: number, party: string): Promise<Record<string, unknown>>;
 }
 
 export type AppEnv = { Variables: { principal: Principal; requestId: string } };

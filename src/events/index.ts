@@ -1,5 +1,15 @@
 // Public surface of src/events.
 // events, stream and webhooks (part B)
+
+// watcher and history (part A)
+export {
+  type GapEvent,
+  HistoryError,
+  type HistoryErrorCode,
+  HistoryIndex,
+  type IndexedTransaction,
+  type IngestBatch,
+} from './index-store.ts';
 export {
   compareIds,
   decodeEntry,
@@ -15,6 +25,7 @@ export {
   type Retention,
 } from './log.ts';
 export { RELAY, type RelayOptions, relayStep, startRelay } from './relay.ts';
+export { concerned, LedgerWatcher, type WatcherLedger, type WatcherOptions } from './watcher.ts';
 export {
   type AttemptLog,
   Deliveries,

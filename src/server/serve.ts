@@ -10,6 +10,7 @@ import type { Keyring, Signer } from '../signing/index.ts';
 import { partyServices } from './adapters.ts';
 import { demoEnv, prepareDemo } from './demo.ts';
 import { ledgerPort } from './ledger-port.ts';
+import { ledgerReads } from './ledger-reads.ts';
 import { ledgerClient, openKeyring, signerFromConfig } from './parts.ts';
 import { type Role, startWallet } from './wallet.ts';
 
@@ -134,6 +135,11 @@ export async function serve(o: ServeOptions): Promise<Serving> {
       config,
       role: o.role,
       ledger: ledgerPort(client),
+      reads: ledgerReads(client),
+      watch: {
+        ledger: client,
+        parties: async () => (await new PartyRegistry({ dir: config.keysDir }).list()).map((r) => r.partyId),
+      },
       auth,
       ...(keys ? { keys } : {}),
       ...(signer ? { signer } : {}),

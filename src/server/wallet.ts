@@ -9,12 +9,23 @@ import {
   type AppDeps,
   acceptLimiter,
   createApp,
+  type LedgerReads,
   type PartyAdmin,
   probeRoutes,
   type Verifier,
 } from '../api/index.ts';
 import type { Config } from '../config.ts';
-import { Deliveries, EventLog, startDelivery, startRelay, WebhookRegistry } from '../events/index.ts';
+import {
+  Deliveries,
+  EventLog,
+  HistoryIndex,
+  LedgerWatcher,
+  startDelivery,
+  startRelay,
+  type WatcherLedger,
+  WebhookRegistry,
+} from '../events/index.ts';
+import { Lease } from '../lease.ts';
 import { type Log, noLog } from '../log.ts';
 import type { PolicyDocument } from '../policy/index.ts';
 import type { Keyring, Signer } from '../signing/index.ts';
@@ -61,6 +72,10 @@ export interface WalletOptions {
     /** Webhook chains without a job are looked for this often (default 5 s). */
     webhookSweepEveryMs?: number;
   };
+  /** Worker role: the ledger watcher's reads and the parties it follows (absent: no watcher). */
+  watch?: { ledger: WatcherLedger; parties: () => Promise<string[]> };
+  /** API role: ledger point reads as a party (GET /wallet/v1/ledger/…). */
+  reads?: LedgerReads;
   log?: Log;
 }
 
@@ -71,6 +86,9 @@ export interface RunningWallet {
   queue: Queue<JobData>;
   metrics: PipelineMetrics;
   worker?: Worker<JobData>;
+  /** The party history index (read by the API, written by the worker's watcher). */
+  history: HistoryIndex;
+  watcher?: LedgerWatcher;
   close(): Promise<void>;
 }
 
@@ -106,6 +124,7 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
   const redis: Redis = redisConnection(config.redisUrl, { maxRetriesPerRequest: 20 });
   const bull: Redis = redisConnection(config.redisUrl);
   const store = new SubmissionStore(redis, config.redisPrefix);
+  const history = new HistoryIndex(redis, store.prefix);
   const queue = createQueue(bull, config.queue.name, config.redisPrefix);
   const metrics = createMetrics();
   watchBacklog(metrics.registry, {
@@ -124,6 +143,7 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
   let url: string | undefined;
   let port: number | undefined;
   let worker: Worker<JobData> | undefined;
+  let watcherRef: LedgerWatcher | undefined;
 
   // Closed last, after the HTTP server has stopped taking requests.
   const { threads, maxQueued, threadMemoryMb } = config.inspect;
@@ -225,6 +245,8 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
         ? { parties: { onboard: o.parties.onboard.bind(o.parties), list: o.parties.list.bind(o.parties) } }
         : {}),
       policies,
+      history,
+      ...(o.reads ? { ledgerReads: o.reads } : {}),
       batchMax: config.batchMax,
       limits: config.limits,
       waitMaxSeconds: config.waitMaxSeconds,
@@ -272,10 +294,14 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
     const workerConn = redisConnection(config.redisUrl);
     const lockMs = o.worker?.lockDurationMs ?? config.queue.lockDurationMs;
     const stalledMs = o.worker?.stalledIntervalMs ?? config.queue.stalledIntervalMs;
+    // Reconciliation looks in the watcher's index first (no ledger scan when the watcher has seen it).
+    const indexed = o.watch && config.watcher.enabled;
     const w = startWorker(
       {
         store,
-        ledger: o.ledger,
+        ledger: indexed
+          ? { ...o.ledger, indexed: async (hash) => (await history.byHash(hash))?.transaction }
+          : o.ledger,
         metrics,
         config: {
           maxAttempts: config.queue.maxAttempts,
@@ -298,6 +324,25 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
       },
     );
     worker = w;
+    // watcher and history (part A): one watcher across workers, through a Redis lease.
+    if (o.watch && config.watcher.enabled) {
+      const watcherConn = redisConnection(config.redisUrl, { maxRetriesPerRequest: 20 });
+      const watcher = new LedgerWatcher({
+        ledger: o.watch.ledger,
+        parties: o.watch.parties,
+        index: new HistoryIndex(watcherConn, store.prefix),
+        lease: new Lease(watcherConn, `${store.prefix}watch:lease`, { ttlMs: config.watcher.leaseMs }),
+        pageSize: config.watcher.pageSize,
+        idleTimeoutMs: config.watcher.idleTimeoutMs,
+        log,
+      });
+      watcher.start();
+      watcherRef = watcher;
+      closers.push(async () => {
+        await watcher.stop();
+        watcherConn.disconnect();
+      });
+    }
     const every = o.worker?.sweepEveryMs ?? config.queue.sweepIntervalMs;
     let sweeping = false;
     const sweep = async () => {
@@ -345,6 +390,8 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
     queue,
     metrics,
     ...(worker ? { worker } : {}),
+    history,
+    ...(watcherRef ? { watcher: watcherRef } : {}),
     async close() {
       for (const c of closers) await c().catch((err) => log('warn', `shutdown: ${(err as Error).message}`));
       await queue.close().catch(() => {});

@@ -15,6 +15,11 @@ export interface LedgerPort {
   transactionAt(offset: number, party: string): Promise<JsTransaction | undefined>;
   /** Transactions visible to the party in (beginExclusive, endInclusive], in pages. */
   transactions(party: string, beginExclusive: number, endInclusive: number): AsyncIterable<JsTransaction>;
+  /**
+   * Optional: the transaction with this externalTransactionHash from the watcher's index (src/events), looked
+   * at before any ledger call; undefined when the index does not (yet) hold it.
+   */
+  indexed?(hashHex: string): Promise<JsTransaction | undefined>;
 }
 
 export type ReconcileResult =
@@ -27,6 +32,10 @@ export async function reconcile(
   ledger: LedgerPort,
   opts: { party: string; hashHex: string; commandId: string; fromOffset: number; completionOffset?: number },
 ): Promise<ReconcileResult> {
+  if (ledger.indexed) {
+    const tx = await ledger.indexed(opts.hashHex).catch(() => undefined);
+    if (tx && sameHash(tx, opts.hashHex)) return { found: 'ours', transaction: tx };
+  }
   if (opts.completionOffset !== undefined) {
     const tx = await ledger.transactionAt(opts.completionOffset, opts.party);
     if (tx && sameHash(tx, opts.hashHex)) return { found: 'ours', transaction: tx };

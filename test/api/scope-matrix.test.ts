@@ -184,6 +184,32 @@ const TABLE: Record<string, Expect> = {
     submit: [403, 403, 403],
     admin: [202, 202, 404],
   },
+  // History and ledger reads (issue 14 part A).
+  'GET /wallet/v1/parties/{party}/transactions': {
+    none: 401,
+    read: [200, 200, 404],
+    submit: [200, 200, 404],
+    admin: [200, 200, 404],
+  },
+  'GET /wallet/v1/parties/{party}/holdings': {
+    none: 401,
+    read: [200, 200, 404],
+    submit: [200, 200, 404],
+    admin: [200, 200, 404],
+  },
+  // No ledger in this harness: a read the scope allows reaches the (absent) ledger reads, 503.
+  'GET /wallet/v1/ledger/transactions/{updateId}': {
+    none: 401,
+    read: [503, 503, 404],
+    submit: [503, 503, 404],
+    admin: [503, 503, 404],
+  },
+  'GET /wallet/v1/ledger/offsets/{offset}': {
+    none: 401,
+    read: [503, 503, 404],
+    submit: [503, 503, 404],
+    admin: [503, 503, 404],
+  },
 };
 
 type H = Awaited<ReturnType<typeof apiHarness>>;
@@ -458,6 +484,50 @@ const ROUTES: Record<
           ...(token ? { token } : {}),
           body: prepared(t.party).body,
         })
+      ).status,
+  },
+  'GET /wallet/v1/parties/{party}/transactions': {
+    needsSubmission: false,
+    run: async (t, token) =>
+      (
+        await h.call(
+          'GET',
+          `/wallet/v1/parties/${encodeURIComponent(t.party)}/transactions`,
+          token ? { token } : {},
+        )
+      ).status,
+  },
+  'GET /wallet/v1/parties/{party}/holdings': {
+    needsSubmission: false,
+    run: async (t, token) =>
+      (
+        await h.call(
+          'GET',
+          `/wallet/v1/parties/${encodeURIComponent(t.party)}/holdings`,
+          token ? { token } : {},
+        )
+      ).status,
+  },
+  'GET /wallet/v1/ledger/transactions/{updateId}': {
+    needsSubmission: false,
+    run: async (t, token) =>
+      (
+        await h.call(
+          'GET',
+          `/wallet/v1/ledger/transactions/u1?party=${encodeURIComponent(t.party)}`,
+          token ? { token } : {},
+        )
+      ).status,
+  },
+  'GET /wallet/v1/ledger/offsets/{offset}': {
+    needsSubmission: false,
+    run: async (t, token) =>
+      (
+        await h.call(
+          'GET',
+          `/wallet/v1/ledger/offsets/1?party=${encodeURIComponent(t.party)}`,
+          token ? { token } : {},
+        )
       ).status,
   },
 };

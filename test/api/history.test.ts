@@ -1,0 +1,240 @@
+// Party history and ledger reads through the wallet: party scope, cursor paging, bad input (4xx, never 500).
+import { randomBytes } from 'node:crypto';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueToken } from '../../src/api/index.ts';
+import { loadConfig } from '../../src/config.ts';
+import type { IndexedTransaction } from '../../src/events/index.ts';
+import { LedgerClient } from '../../src/ledger/index.ts';
+import { bootstrapCoin, mint, type Sandbox, startSandbox } from '../../src/sandbox/index.ts';
+import { ledgerReads } from '../../src/server/ledger-reads.ts';
+import { startWallet } from '../../src/server/wallet.ts';
+import { Keyring, KeyStore, verifyingSigner } from '../../src/signing/index.ts';
+import { tempDir } from '../support/tmp.ts';
+import { apiHarness, SECRET, unreachableLedger } from './harness.ts';
+
+type H = Awaited<ReturnType<typeof apiHarness>>;
+let h: H;
+const A = 'alice::1220aa';
+const B = 'bob::1220bb';
+
+function tx(offset: number, parties: string[]): IndexedTransaction {
+  const updateId = `upd-${offset}`;
+  return {
+    updateId,
+    offset,
+    recordTime: '2026-01-01T00:00:00Z',
+    parties,
+    transaction: {
+      updateId,
+      offset,
+      events: [],
+      synchronizerId: 's',
+      effectiveAt: '2026-01-01T00:00:00Z',
+      recordTime: '2026-01-01T00:00:00Z',
+    },
+  } as unknown as IndexedTransaction;
+}
+
+beforeAll(async () => {
+  h = await apiHarness();
+  const items: IndexedTransaction[] = [];
+  for (let o = 1; o <= 25; o++) items.push(tx(o, o % 5 === 0 ? [A, B] : [A]));
+  items.push(tx(26, [B]));
+  await h.wallet.history.ingest({ transactions: items, checkpoint: 26 });
+});
+afterAll(() => h.close());
+
+describe('GET /wallet/v1/parties/{party}/transactions', () => {
+  const url = (party: string, q = '') => `/wallet/v1/parties/${encodeURIComponent(party)}/transactions${q}`;
+
+  it('pages forwards and backwards with offset cursors', async () => {
+    const t = await h.token('read');
+    const offsets: number[] = [];
+    let q = '?limit=10';
+    for (;;) {
+      const r = await h.call('GET', url(A, q), { token: t });
+      expect(r.status).toBe(200);
+      const body = r.json as { items: { offset: number }[]; next?: string };
+      offsets.push(...body.items.map((i) => i.offset));
+      if (!body.next) break;
+      q = `?limit=10&after=${body.next}`;
+    }
+    expect(offsets).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+    const back = await h.call('GET', url(A, '?order=desc&limit=3&before=10'), { token: t });
+    expect((back.json as { items: { offset: number }[] }).items.map((i) => i.offset)).toEqual([9, 8, 7]);
+    expect((back.json as { next?: string }).next).toBe('7');
+  });
+
+  it('a party token sees only its party', async () => {
+    const own = await h.call('GET', url(B), { token: await h.token('read', B) });
+    expect(own.status).toBe(200);
+    expect((own.json as { items: { offset: number }[] }).items.map((i) => i.offset)).toEqual([
+      5, 10, 15, 20, 25, 26,
+    ]);
+    const other = await h.call('GET', url(A), { token: await h.token('admin', B) });
+    expect(other.status).toBe(404);
+    expect(other.json.error?.code).toBe('NOT_FOUND');
+    expect((await h.call('GET', url(A))).status).toBe(401);
+  });
+
+  it('answers bad input with a 4xx JSON error, never a 500', async () => {
+    const t = await h.token('read');
+    for (const q of [
+      '?limit=0',
+      '?limit=501',
+      '?limit=x',
+      '?after=-1',
+      '?before=1.5',
+      '?order=up',
+      '?after=1e400',
+    ]) {
+      const r = await h.call('GET', url(A, q), { token: t });
+      expect(r.status, q).toBe(400);
+      expect(r.json.error?.code).toBeTruthy();
+    }
+    await fc.assert(
+      fc.asyncProperty(fc.string({ maxLength: 40 }), fc.string({ maxLength: 20 }), async (party, after) => {
+        const r = await h.call(
+          'GET',
+          `/wallet/v1/parties/${encodeURIComponent(party || 'x')}/transactions?after=${encodeURIComponent(after)}`,
+          { token: t },
+        );
+        expect(r.status).toBeLessThan(500);
+        expect(r.json).toBeTypeOf('object');
+      }),
+      { numRuns: 40 },
+    );
+  });
+});
+
+describe('GET /wallet/v1/parties/{party}/holdings', () => {
+  it('lists the active coin holdings the party owns; scoped to its party; bad input is 4xx', async () => {
+    const created = (contractId: string, owner: string, amount: string) => ({
+      CreatedEvent: {
+        contractId,
+        templateId: 'pkg:Quill.Coin:Holding',
+        createArgument: { operator: 'op', owner, amount },
+      },
+    });
+    const t1 = tx(100, [A]);
+    const t2 = tx(101, [A]);
+    (t1.transaction as unknown as { events: unknown[] }).events = [
+      created('c1', A, '5.0'),
+      created('c2', A, '1.0'),
+    ];
+    (t2.transaction as unknown as { events: unknown[] }).events = [
+      { ExercisedEvent: { contractId: 'c1', consuming: true, choice: 'Holding_Transfer' } },
+      created('c3', A, '3.0'),
+      created('c4', B, '2.0'),
+    ];
+    await h.wallet.history.ingest({ transactions: [t1, t2], checkpoint: 101 });
+    const r = await h.call('GET', `/wallet/v1/parties/${encodeURIComponent(A)}/holdings`, {
+      token: await h.token('read', A),
+    });
+    expect(r.status).toBe(200);
+    const items = (r.json as { items: { contractId: string; amount: string }[] }).items;
+    expect(items.map((i) => [i.contractId, i.amount]).sort()).toEqual([
+      ['c2', '1.0'],
+      ['c3', '3.0'],
+    ]);
+    const other = await h.call('GET', `/wallet/v1/parties/${encodeURIComponent(A)}/holdings`, {
+      token: await h.token('read', B),
+    });
+    expect(other.status).toBe(404);
+    const long = await h.call('GET', `/wallet/v1/parties/${'x'.repeat(300)}/holdings`, {
+      token: await h.token('read'),
+    });
+    expect(long.status).toBe(413); // over its size limit: TOO_LARGE, as everywhere
+    expect(long.json.error?.code).toBeTruthy();
+    expect((await h.call('GET', `/wallet/v1/parties/${encodeURIComponent(A)}/holdings`)).status).toBe(401);
+  });
+});
+
+describe('GET /wallet/v1/ledger/transactions/{updateId} and /offsets/{offset}', () => {
+  let sb: Sandbox;
+  let w: Awaited<ReturnType<typeof startWallet>>;
+  let alice: string;
+  let bob: string;
+  let updateId: string;
+  let offset: number;
+  const tok = (role: 'read' | 'admin', party?: string) =>
+    issueToken({ secret: SECRET, role, ttlSeconds: 600, subject: 't', ...(party ? { party } : {}) });
+  const get = async (path: string, token?: string) => {
+    const r = await fetch(`${w.url}${path}`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
+    return { status: r.status, json: (await r.json()) as Record<string, never> };
+  };
+
+  beforeAll(async () => {
+    sb = await startSandbox({ port: 0, scanPort: 0, host: '127.0.0.1', auth: 'none' });
+    bootstrapCoin(sb.state);
+    alice = sb.state.allocateLocalParty('alice').partyId;
+    bob = sb.state.allocateLocalParty('bob').partyId;
+    const u = mint(sb.state, alice, '5.0');
+    updateId = u.updateId;
+    offset = u.offset;
+    const dir = tempDir('quill-reads-');
+    const keys = new KeyStore({ dir, passphrase: 'p', scrypt: { N: 1024 } });
+    const config = loadConfig({
+      PORT: '0',
+      HOST: '127.0.0.1',
+      REDIS_URL: h.config.redisUrl,
+      REDIS_PREFIX: `reads-${randomBytes(4).toString('hex')}`,
+      AUTH_JWT_SECRET: SECRET,
+    });
+    w = await startWallet({
+      config,
+      role: 'api',
+      ledger: unreachableLedger,
+      auth: (await import('../../src/api/index.ts')).createVerifier(config.auth),
+      keys: new Keyring([keys]),
+      signer: verifyingSigner(keys),
+      parties: { keyOf: async () => undefined },
+      reads: ledgerReads(new LedgerClient({ baseUrl: sb.url, timeoutMs: 5000 })),
+    });
+  });
+  afterAll(async () => {
+    await w.close();
+    await sb.close();
+  });
+
+  it('reads as the caller party; another party sees nothing', async () => {
+    const own = await get(
+      `/wallet/v1/ledger/transactions/${encodeURIComponent(updateId)}`,
+      await tok('read', alice),
+    );
+    expect(own.status).toBe(200);
+    expect((own.json.transaction as unknown as { offset: number }).offset).toBe(offset);
+    const at = await get(`/wallet/v1/ledger/offsets/${offset}`, await tok('read', alice));
+    expect(at.status).toBe(200);
+    const notBob = await get(`/wallet/v1/ledger/offsets/${offset}`, await tok('read', bob));
+    expect(notBob.status).toBe(404);
+    const named = await get(
+      `/wallet/v1/ledger/offsets/${offset}?party=${encodeURIComponent(alice)}`,
+      await tok('read', bob),
+    );
+    expect(named.status).toBe(404);
+    const admin = await get(
+      `/wallet/v1/ledger/offsets/${offset}?party=${encodeURIComponent(alice)}`,
+      await tok('admin'),
+    );
+    expect(admin.status).toBe(200);
+  });
+
+  it('bad input is a 4xx JSON error', async () => {
+    const t = await tok('read', alice);
+    for (const p of [
+      '/wallet/v1/ledger/offsets/0',
+      '/wallet/v1/ledger/offsets/-3',
+      '/wallet/v1/ledger/offsets/abc',
+      '/wallet/v1/ledger/offsets/99999999',
+      '/wallet/v1/ledger/transactions/nope',
+    ]) {
+      const r = await get(p, t);
+      expect([400, 404]).toContain(r.status);
+      expect(r.json.error).toBeTruthy();
+    }
+    expect((await get(`/wallet/v1/ledger/offsets/${offset}`, await tok('read'))).status).toBe(400); // no party
+    expect((await get(`/wallet/v1/ledger/offsets/${offset}`)).status).toBe(401);
+  });
+});
