@@ -1,4 +1,4 @@
-// Every wallet API route × {no token, read, submit, admin} × {unscoped, own party, other party}, over real HTTP
+// Every wallet API route × {no token, read, submit, approve, admin} × {unscoped, own party, other party}, over real HTTP
 // and real Redis. Each cell gets a fresh target party ("alice-N") with its own key and, where the route needs one,
 // a submission of hers; "own" tokens are scoped to that party, "other" tokens to an unrelated party (bob).
 // The expected status of every cell is in TABLE. For listings a cell reads 200 when the target is listed and
@@ -7,7 +7,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { apiHarness, prepared } from './harness.ts';
 
-type Role = 'read' | 'submit' | 'admin';
+type Role = 'read' | 'submit' | 'approve' | 'admin';
 type Scope = 'unscoped' | 'own' | 'other';
 /** [unscoped, own party, other party] */
 type Row = readonly [number, number, number];
@@ -15,6 +15,8 @@ interface Expect {
   none: number;
   read: Row;
   submit: Row;
+  /** Read and decide approvals (issue 15); never submit or administer. */
+  approve: Row;
   admin: Row;
 }
 
@@ -22,78 +24,91 @@ const TABLE: Record<string, Expect> = {
   'POST /wallet/v1/submissions': {
     none: 401,
     read: [403, 403, 403],
+    approve: [403, 403, 403],
     submit: [202, 202, 403],
     admin: [202, 202, 403],
   },
   'POST /wallet/v1/submissions/batch': {
     none: 401,
     read: [403, 403, 403],
+    approve: [403, 403, 403],
     submit: [202, 202, 403],
     admin: [202, 202, 403],
   },
   'GET /wallet/v1/submissions/{id}': {
     none: 401,
     read: [200, 200, 404],
+    approve: [200, 200, 404],
     submit: [200, 200, 404],
     admin: [200, 200, 404],
   },
   'GET /wallet/v1/submissions/{id}?wait=1': {
     none: 401,
     read: [200, 200, 404],
+    approve: [200, 200, 404],
     submit: [200, 200, 404],
     admin: [200, 200, 404],
   },
   'GET /wallet/v1/submissions': {
     none: 401,
     read: [200, 200, 404],
+    approve: [200, 200, 404],
     submit: [200, 200, 404],
     admin: [200, 200, 404],
   },
   'GET /wallet/v1/submissions?party={party}': {
     none: 401,
     read: [200, 200, 403],
+    approve: [200, 200, 403],
     submit: [200, 200, 403],
     admin: [200, 200, 403],
   },
   'GET /wallet/v1/updates/{updateId}': {
     none: 401,
     read: [200, 200, 404],
+    approve: [200, 200, 404],
     submit: [200, 200, 404],
     admin: [200, 200, 404],
   },
   'POST /wallet/v1/keys': {
     none: 401,
     read: [403, 403, 403],
+    approve: [403, 403, 403],
     submit: [403, 403, 403],
     admin: [201, 403, 403],
   },
   'GET /wallet/v1/keys': {
     none: 401,
     read: [403, 403, 403],
+    approve: [403, 403, 403],
     submit: [403, 403, 403],
     admin: [200, 200, 404],
   },
   'GET /wallet/v1/keys/{fingerprint}': {
     none: 401,
     read: [403, 403, 403],
+    approve: [403, 403, 403],
     submit: [403, 403, 403],
     admin: [200, 200, 404],
   },
   'POST /wallet/v1/keys/{fingerprint}/disable': {
     none: 401,
     read: [403, 403, 403],
+    approve: [403, 403, 403],
     submit: [403, 403, 403],
     admin: [200, 200, 404],
   },
   'POST /wallet/v1/parties': {
     none: 401,
     read: [403, 403, 403],
+    approve: [403, 403, 403],
     submit: [403, 403, 403],
     admin: [201, 403, 403],
   },
   'GET /wallet/v1/parties': {
     none: 401,
     read: [403, 403, 403],
+    approve: [403, 403, 403],
     submit: [403, 403, 403],
     admin: [200, 200, 404],
   },
@@ -102,36 +117,42 @@ const TABLE: Record<string, Expect> = {
   'POST /wallet/v1/submissions/{id}/approvals': {
     none: 401,
     read: [403, 403, 403],
+    approve: [409, 409, 404],
     submit: [403, 403, 403],
     admin: [409, 409, 404],
   },
   'GET /wallet/v1/approvals': {
     none: 401,
     read: [200, 200, 200],
+    approve: [200, 200, 200],
     submit: [200, 200, 200],
     admin: [200, 200, 200],
   },
   'GET /wallet/v1/approvals?party={party}': {
     none: 401,
     read: [200, 200, 403],
+    approve: [200, 200, 403],
     submit: [200, 200, 403],
     admin: [200, 200, 403],
   },
   'GET /wallet/v1/policy': {
     none: 401,
     read: [403, 403, 403],
+    approve: [403, 403, 403],
     submit: [403, 403, 403],
     admin: [200, 200, 200],
   },
   'PUT /wallet/v1/policy': {
     none: 401,
     read: [403, 403, 403],
+    approve: [403, 403, 403],
     submit: [403, 403, 403],
     admin: [200, 403, 403],
   },
   'POST /wallet/v1/policy/evaluate': {
     none: 401,
     read: [200, 200, 403],
+    approve: [200, 200, 403],
     submit: [200, 200, 403],
     admin: [200, 200, 403],
   },
@@ -139,48 +160,56 @@ const TABLE: Record<string, Expect> = {
   'GET /wallet/v1/events': {
     none: 401,
     read: [200, 200, 403],
+    approve: [200, 200, 403],
     submit: [200, 200, 403],
     admin: [200, 200, 403],
   },
   'POST /wallet/v1/webhooks': {
     none: 401,
     read: [403, 403, 403],
+    approve: [403, 403, 403],
     submit: [403, 403, 403],
     admin: [201, 201, 403],
   },
   'GET /wallet/v1/webhooks': {
     none: 401,
     read: [403, 403, 403],
+    approve: [403, 403, 403],
     submit: [403, 403, 403],
     admin: [200, 200, 404],
   },
   'GET /wallet/v1/webhooks/{id}': {
     none: 401,
     read: [403, 403, 403],
+    approve: [403, 403, 403],
     submit: [403, 403, 403],
     admin: [200, 200, 404],
   },
   'DELETE /wallet/v1/webhooks/{id}': {
     none: 401,
     read: [403, 403, 403],
+    approve: [403, 403, 403],
     submit: [403, 403, 403],
     admin: [204, 204, 404],
   },
   'POST /wallet/v1/webhooks/{id}/rotate-secret': {
     none: 401,
     read: [403, 403, 403],
+    approve: [403, 403, 403],
     submit: [403, 403, 403],
     admin: [200, 200, 404],
   },
   'GET /wallet/v1/webhooks/{id}/deliveries': {
     none: 401,
     read: [403, 403, 403],
+    approve: [403, 403, 403],
     submit: [403, 403, 403],
     admin: [200, 200, 404],
   },
   'POST /wallet/v1/webhooks/{id}/deliveries/{eventId}/redeliver': {
     none: 401,
     read: [403, 403, 403],
+    approve: [403, 403, 403],
     submit: [403, 403, 403],
     admin: [202, 202, 404],
   },
@@ -188,12 +217,14 @@ const TABLE: Record<string, Expect> = {
   'GET /wallet/v1/parties/{party}/transactions': {
     none: 401,
     read: [200, 200, 404],
+    approve: [200, 200, 404],
     submit: [200, 200, 404],
     admin: [200, 200, 404],
   },
   'GET /wallet/v1/parties/{party}/holdings': {
     none: 401,
     read: [200, 200, 404],
+    approve: [200, 200, 404],
     submit: [200, 200, 404],
     admin: [200, 200, 404],
   },
@@ -201,12 +232,14 @@ const TABLE: Record<string, Expect> = {
   'GET /wallet/v1/ledger/transactions/{updateId}': {
     none: 401,
     read: [503, 503, 404],
+    approve: [503, 503, 404],
     submit: [503, 503, 404],
     admin: [503, 503, 404],
   },
   'GET /wallet/v1/ledger/offsets/{offset}': {
     none: 401,
     read: [503, 503, 404],
+    approve: [503, 503, 404],
     submit: [503, 503, 404],
     admin: [503, 503, 404],
   },
@@ -557,9 +590,15 @@ describe('scope matrix', () => {
   for (const [route, expected] of Object.entries(TABLE)) {
     it(route, async () => {
       const { run, needsSubmission } = ROUTES[route] as (typeof ROUTES)[string];
-      const got: Expect = { none: 0, read: [0, 0, 0], submit: [0, 0, 0], admin: [0, 0, 0] };
+      const got: Expect = {
+        none: 0,
+        read: [0, 0, 0],
+        submit: [0, 0, 0],
+        approve: [0, 0, 0],
+        admin: [0, 0, 0],
+      };
       got.none = await run(await target(needsSubmission));
-      for (const role of ['read', 'submit', 'admin'] as const satisfies readonly Role[]) {
+      for (const role of ['read', 'submit', 'approve', 'admin'] as const satisfies readonly Role[]) {
         const row: number[] = [];
         for (const scope of ['unscoped', 'own', 'other'] as const satisfies readonly Scope[]) {
           const t = await target(needsSubmission);
