@@ -2,7 +2,9 @@
 import type { Context } from 'hono';
 import type { Redis } from 'ioredis';
 import type { Deliveries, EventLog, HistoryIndex, WebhookRegistry } from '../events/index.ts';
+import type { ListVettedPackagesRequest, ListVettedPackagesResponse } from '../ledger/index.ts';
 import type { Log } from '../log.ts';
+import type { ListActivityResponse } from '../scan/index.ts';
 import type {
   AcceptDeps,
   OutcomeWaiter,
@@ -80,6 +82,10 @@ export interface AppDeps {
 export interface LedgerReads {
   transactionById(updateId: string, party: string): Promise<Record<string, unknown>>;
   transactionByOffset(offset: number, party: string): Promise<Record<string, unknown>>;
+  /** INTERFACE.md 4.1: the vetted packages, filtered and paged as the ledger does. */
+  vettedPackages(request: ListVettedPackagesRequest): Promise<ListVettedPackagesResponse>;
+  /** INTERFACE.md 4.8: one page of the network's activity feed (newest first); absent without SCAN_URL. */
+  activities?(request: { page_size: number; begin_after_id?: string }): Promise<ListActivityResponse>;
 }
 
 export type AppEnv = { Variables: { principal: Principal; requestId: string } };

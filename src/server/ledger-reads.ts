@@ -1,6 +1,7 @@
 // The API's ledger reads (src/api LedgerReads) over the wallet's LedgerClient, as one party.
 import type { LedgerReads } from '../api/index.ts';
 import type { LedgerClient, TransactionFormat } from '../ledger/index.ts';
+import type { ScanClient } from '../scan/index.ts';
 
 function format(party: string): TransactionFormat {
   return {
@@ -9,8 +10,12 @@ function format(party: string): TransactionFormat {
   };
 }
 
-export function ledgerReads(client: LedgerClient): LedgerReads {
+export function ledgerReads(client: LedgerClient, scan?: ScanClient): LedgerReads {
   return {
+    vettedPackages: (request) => client.listVettedPackages(request),
+    ...(scan
+      ? { activities: (request: Parameters<ScanClient['listActivities']>[0]) => scan.listActivities(request) }
+      : {}),
     async transactionById(updateId, party) {
       return (await client.transactionById({ updateId, transactionFormat: format(party) })).transaction;
     },

@@ -6,6 +6,7 @@ import { loadConfig } from '../config.ts';
 import { ledgerTokenOption, type TokenOption } from '../ledger/index.ts';
 import { jsonLog, type Log } from '../log.ts';
 import { PartyRegistry } from '../parties/index.ts';
+import { ScanClient } from '../scan/index.ts';
 import type { Keyring, Signer } from '../signing/index.ts';
 import { partyServices } from './adapters.ts';
 import { demoEnv, prepareDemo } from './demo.ts';
@@ -129,13 +130,18 @@ export async function serve(o: ServeOptions): Promise<Serving> {
     });
   }
 
+  // The activity feed: SCAN_URL, or the embedded sandbox's.
+  const scanUrl = config.scanUrl ?? sandbox?.scanUrl;
   let wallet: Awaited<ReturnType<typeof startWallet>>;
   try {
     wallet = await startWallet({
       config,
       role: o.role,
       ledger: ledgerPort(client),
-      reads: ledgerReads(client),
+      reads: ledgerReads(
+        client,
+        scanUrl ? new ScanClient({ baseUrl: scanUrl, timeoutMs: config.ledgerTimeoutMs }) : undefined,
+      ),
       watch: {
         ledger: client,
         parties: async () => (await new PartyRegistry({ dir: config.keysDir }).list()).map((r) => r.partyId),

@@ -59,7 +59,7 @@ export async function apiHarness(env: Record<string, string> = {}) {
       },
     },
   });
-  const token = (role: 'read' | 'submit' | 'admin', party?: string) =>
+  const token = (role: 'read' | 'submit' | 'approve' | 'admin', party?: string) =>
     issueToken({ secret: SECRET, role, ttlSeconds: 600, subject: `t-${role}`, ...(party ? { party } : {}) });
   async function party(hint: string, algorithm: 'ed25519' | 'p256' = 'ed25519') {
     const key = await keys.generate(algorithm);

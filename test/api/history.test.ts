@@ -7,6 +7,7 @@ import { loadConfig } from '../../src/config.ts';
 import type { IndexedTransaction } from '../../src/events/index.ts';
 import { LedgerClient } from '../../src/ledger/index.ts';
 import { bootstrapCoin, mint, type Sandbox, startSandbox } from '../../src/sandbox/index.ts';
+import { ScanClient } from '../../src/scan/index.ts';
 import { ledgerReads } from '../../src/server/ledger-reads.ts';
 import { startWallet } from '../../src/server/wallet.ts';
 import { Keyring, KeyStore, verifyingSigner } from '../../src/signing/index.ts';
@@ -190,7 +191,10 @@ describe('GET /wallet/v1/ledger/transactions/{updateId} and /offsets/{offset}', 
       keys: new Keyring([keys]),
       signer: verifyingSigner(keys),
       parties: { keyOf: async () => undefined },
-      reads: ledgerReads(new LedgerClient({ baseUrl: sb.url, timeoutMs: 5000 })),
+      reads: ledgerReads(
+        new LedgerClient({ baseUrl: sb.url, timeoutMs: 5000 }),
+        new ScanClient({ baseUrl: sb.scanUrl, timeoutMs: 5000 }),
+      ),
     });
   });
   afterAll(async () => {
@@ -236,5 +240,76 @@ describe('GET /wallet/v1/ledger/transactions/{updateId} and /offsets/{offset}', 
     }
     expect((await get(`/wallet/v1/ledger/offsets/${offset}`, await tok('read'))).status).toBe(400); // no party
     expect((await get(`/wallet/v1/ledger/offsets/${offset}`)).status).toBe(401);
+  });
+
+  it('vetted packages (4.1): both filters and page tokens, through the ledger', async () => {
+    const t = await tok('read', alice);
+    const all = await get('/wallet/v1/ledger/vetted-packages', t);
+    expect(all.status).toBe(200);
+    const pkgs = (
+      all.json.vettedPackages as unknown as { packages: { packageId: string; packageName?: string }[] }[]
+    ).flatMap((v) => v.packages);
+    expect(pkgs.length).toBeGreaterThan(0);
+    const one = pkgs[0] as { packageId: string };
+    const byId = await get(`/wallet/v1/ledger/vetted-packages?packageIds=${one.packageId}`, t);
+    expect(
+      (byId.json.vettedPackages as unknown as { packages: { packageId: string }[] }[])
+        .flatMap((v) => v.packages)
+        .every((p) => p.packageId === one.packageId),
+    ).toBe(true);
+    const none = await get('/wallet/v1/ledger/vetted-packages?packageNamePrefixes=no-such-prefix', t);
+    expect(
+      (none.json.vettedPackages as unknown as { packages: unknown[] }[] | undefined)?.flatMap(
+        (v) => v.packages,
+      ) ?? [],
+    ).toEqual([]);
+    // Page by page with the ledger's tokens: the same packages as one big page.
+    const seen: string[] = [];
+    let token: string | undefined;
+    for (let i = 0; i < 50; i++) {
+      const page = await get(
+        `/wallet/v1/ledger/vetted-packages?pageSize=1${token ? `&pageToken=${encodeURIComponent(token)}` : ''}`,
+        t,
+      );
+      expect(page.status).toBe(200);
+      for (const v of (page.json.vettedPackages ?? []) as unknown as { packages: { packageId: string }[] }[])
+        seen.push(...v.packages.map((p) => p.packageId));
+      token = (page.json.nextPageToken as unknown as string) || undefined;
+      if (!token) break;
+    }
+    expect(seen.sort()).toEqual(pkgs.map((p) => p.packageId).sort());
+    for (const bad of ['?pageSize=0', '?pageSize=abc', '?pageToken=%00garbage']) {
+      const r = await get(`/wallet/v1/ledger/vetted-packages${bad}`, t);
+      expect(r.status, bad).toBe(400);
+      expect(r.json.error).toBeTruthy();
+    }
+  });
+
+  it("activities (4.8): only the party's, paged with begin_after_id; another party's are 404", async () => {
+    mint(sb.state, bob, '1.0');
+    mint(sb.state, alice, '2.0');
+    const t = await tok('read', alice);
+    const first = await get(`/wallet/v1/parties/${encodeURIComponent(alice)}/activities?page_size=1`, t);
+    expect(first.status).toBe(200);
+    const collected: { mint?: { coin_owner: string } }[] = [];
+    let after = first.json.next_begin_after_id as unknown as string | null;
+    collected.push(...(first.json.activities as unknown as typeof collected));
+    for (let i = 0; after && i < 20; i++) {
+      const page = await get(
+        `/wallet/v1/parties/${encodeURIComponent(alice)}/activities?page_size=1&begin_after_id=${encodeURIComponent(after)}`,
+        t,
+      );
+      expect(page.status).toBe(200);
+      collected.push(...(page.json.activities as unknown as typeof collected));
+      after = page.json.next_begin_after_id as unknown as string | null;
+    }
+    expect(after).toBeNull();
+    expect(collected.length).toBe(2); // alice's two mints, not bob's
+    expect(collected.every((a) => a.mint?.coin_owner === alice)).toBe(true);
+    expect((await get(`/wallet/v1/parties/${encodeURIComponent(bob)}/activities`, t)).status).toBe(404);
+    for (const bad of ['?page_size=0', '?page_size=5000', '?begin_after_id=']) {
+      const r = await get(`/wallet/v1/parties/${encodeURIComponent(alice)}/activities${bad}`, t);
+      expect(r.status, bad).toBe(400);
+    }
   });
 });

@@ -243,6 +243,21 @@ const TABLE: Record<string, Expect> = {
     submit: [503, 503, 404],
     admin: [503, 503, 404],
   },
+  // Vetting is the same for every party; no ledger in this harness, so an allowed read answers 503.
+  'GET /wallet/v1/ledger/vetted-packages': {
+    none: 401,
+    read: [503, 503, 503],
+    submit: [503, 503, 503],
+    approve: [503, 503, 503],
+    admin: [503, 503, 503],
+  },
+  'GET /wallet/v1/parties/{party}/activities': {
+    none: 401,
+    read: [503, 503, 404],
+    submit: [503, 503, 404],
+    approve: [503, 503, 404],
+    admin: [503, 503, 404],
+  },
 };
 
 type H = Awaited<ReturnType<typeof apiHarness>>;
@@ -559,6 +574,22 @@ const ROUTES: Record<
         await h.call(
           'GET',
           `/wallet/v1/ledger/offsets/1?party=${encodeURIComponent(t.party)}`,
+          token ? { token } : {},
+        )
+      ).status,
+  },
+  'GET /wallet/v1/ledger/vetted-packages': {
+    needsSubmission: false,
+    run: async (_t, token) =>
+      (await h.call('GET', '/wallet/v1/ledger/vetted-packages', token ? { token } : {})).status,
+  },
+  'GET /wallet/v1/parties/{party}/activities': {
+    needsSubmission: false,
+    run: async (t, token) =>
+      (
+        await h.call(
+          'GET',
+          `/wallet/v1/parties/${encodeURIComponent(t.party)}/activities`,
           token ? { token } : {},
         )
       ).status,

@@ -4,6 +4,7 @@
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { echo } from '../../errors.ts';
 import { isLedgerError } from '../../ledger/index.ts';
+import type { ListActivityResponse, ListActivityResponseItem } from '../../scan/index.ts';
 import type { Principal } from '../../submissions/index.ts';
 import { type AppDeps, type AppEnv, need } from '../context.ts';
 import { ApiError, errorResponses } from '../errors.ts';
@@ -48,6 +49,89 @@ const byOffset = createRoute({
     ...errorResponses(400, 401, 403, 404, 503),
   },
 });
+
+const list = (what: string) =>
+  z
+    .string()
+    .max(10_000)
+    .optional()
+    .openapi({ description: `comma-separated ${what}` })
+    .transform((v) => (v ? v.split(',').filter((x) => x.length > 0) : undefined));
+
+const vetted = createRoute({
+  method: 'get',
+  path: '/wallet/v1/ledger/vetted-packages',
+  tags: ['ledger'],
+  summary: 'Vetted packages (INTERFACE.md 4.1): package and topology filters, page tokens',
+  security,
+  request: {
+    query: z.object({
+      packageIds: list('package ids'),
+      packageNamePrefixes: list('package name prefixes'),
+      participantIds: list('participant ids'),
+      synchronizerIds: list('synchronizer ids'),
+      pageToken: z.string().max(4096).optional(),
+      pageSize: z.coerce.number().int().min(1).max(1000).optional(),
+    }),
+  },
+  responses: {
+    200: {
+      description: "The ledger's answer: `vettedPackages` and `nextPageToken` (empty on the last page)",
+      content: {
+        'application/json': { schema: z.record(z.string(), z.unknown()).openapi('VettedPackagesPage') },
+      },
+    },
+    ...errorResponses(400, 401, 403, 503),
+  },
+});
+
+const activities = createRoute({
+  method: 'get',
+  path: '/wallet/v1/parties/{party}/activities',
+  tags: ['ledger'],
+  summary: "The network activity feed (INTERFACE.md 4.8), only the party's activities",
+  description:
+    'One page of the feed (`page_size` activities, newest first, after `begin_after_id`) filtered to those that ' +
+    'concern the party (sender, receiver, transfer-instruction receiver, mint or tap owner): a page may hold fewer ' +
+    'than `page_size`, even none; continue with `next_begin_after_id` until it is null (the feed is exhausted).',
+  security,
+  request: {
+    params: z.object({ party: z.string().min(1).max(255) }),
+    query: z.object({
+      begin_after_id: z.string().min(1).max(1024).optional(),
+      page_size: z.coerce.number().int().min(1).max(1000).default(100),
+    }),
+  },
+  responses: {
+    200: {
+      description: "The party's activities on this page of the feed",
+      content: {
+        'application/json': {
+          schema: z
+            .object({
+              activities: z.array(z.record(z.string(), z.unknown())),
+              next_begin_after_id: z.string().nullable(),
+            })
+            .openapi('PartyActivities'),
+        },
+      },
+    },
+    ...errorResponses(400, 401, 403, 404, 503),
+  },
+});
+
+/** Whether a feed activity concerns the party. */
+function concerns(item: ListActivityResponseItem, party: string): boolean {
+  const t = item.transfer;
+  if (
+    t &&
+    (t.sender.party === party ||
+      t.receivers.some((r) => r.party === party) ||
+      t.transferInstructionReceiver === party)
+  )
+    return true;
+  return item.mint?.coin_owner === party || item.tap?.coin_owner === party;
+}
 
 /** The party the read is made as. */
 function requester(p: Principal, asked: string | undefined): string {
@@ -102,5 +186,61 @@ export function ledgerRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
     } catch (err) {
       return ledgerRead(err, `offset ${offset}`);
     }
+  });
+  app.openapi(vetted, async (c) => {
+    need(c, 'read'); // vetting is the same for every party: any reader may see it
+    const q = c.req.valid('query');
+    try {
+      const page = await reads().vettedPackages({
+        ...(q.packageIds || q.packageNamePrefixes
+          ? {
+              packageMetadataFilter: {
+                ...(q.packageIds ? { packageIds: q.packageIds } : {}),
+                ...(q.packageNamePrefixes ? { packageNamePrefixes: q.packageNamePrefixes } : {}),
+              },
+            }
+          : {}),
+        ...(q.participantIds || q.synchronizerIds
+          ? {
+              topologyStateFilter: {
+                ...(q.participantIds ? { participantIds: q.participantIds } : {}),
+                ...(q.synchronizerIds ? { synchronizerIds: q.synchronizerIds } : {}),
+              },
+            }
+          : {}),
+        ...(q.pageToken ? { pageToken: q.pageToken } : {}),
+        ...(q.pageSize ? { pageSize: q.pageSize } : {}),
+      });
+      return c.json(page as Record<string, unknown>, 200);
+    } catch (err) {
+      return ledgerRead(err, 'vetted packages');
+    }
+  });
+  app.openapi(activities, async (c) => {
+    const p = need(c, 'read');
+    const { party } = c.req.valid('param');
+    if (p.party !== undefined && p.party !== party)
+      throw new ApiError(404, 'NOT_FOUND', `no party ${echo(party)}`);
+    const feed = reads().activities;
+    if (!feed) throw new ApiError(503, 'UNAVAILABLE', 'no activity feed is configured (SCAN_URL)');
+    const q = c.req.valid('query');
+    let page: ListActivityResponse;
+    try {
+      page = await feed({
+        page_size: q.page_size,
+        ...(q.begin_after_id ? { begin_after_id: q.begin_after_id } : {}),
+      });
+    } catch (err) {
+      return ledgerRead(err, 'the activity feed');
+    }
+    const last = page.activities.at(-1)?.event_id ?? null;
+    return c.json(
+      {
+        activities: page.activities.filter((a) => concerns(a, party)) as Record<string, unknown>[],
+        // As the feed itself: a short page is not the end, only an empty one is.
+        next_begin_after_id: last,
+      },
+      200,
+    );
   });
 }
