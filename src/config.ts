@@ -354,6 +354,7 @@ const pipeline = section(
     WORKER_LOCK_DURATION_MS: intIn(0, 3_600_000, 0),
     WORKER_STALLED_INTERVAL_MS: intIn(0, 3_600_000, 0),
     SWEEP_INTERVAL_MS: intIn(100, 3_600_000, 10_000),
+    LEADER_LEASE_MS: intIn(500, 600_000, 5000),
     RETRY_BASE_DELAY_MS: intIn(1, 600_000, 200),
     RETRY_MAX_DELAY_MS: intIn(1, 3_600_000, 30_000),
     DEDUP_MARGIN_SECONDS: intIn(1, 86_400, 120),
@@ -387,6 +388,8 @@ const pipeline = section(
         lockDurationMs: e.WORKER_LOCK_DURATION_MS,
         stalledIntervalMs: e.WORKER_STALLED_INTERVAL_MS,
         sweepIntervalMs: e.SWEEP_INTERVAL_MS,
+        /** The leader lease of once-per-deployment work (the recovery sweep): taken over this long after its holder dies. */
+        leaderLeaseMs: e.LEADER_LEASE_MS,
         baseDelayMs: e.RETRY_BASE_DELAY_MS,
         maxDelayMs: e.RETRY_MAX_DELAY_MS,
       },

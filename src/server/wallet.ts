@@ -89,6 +89,8 @@ export interface RunningWallet {
   /** The party history index (read by the API, written by the worker's watcher). */
   history: HistoryIndex;
   watcher?: LedgerWatcher;
+  /** Worker role: the leader lease of the recovery sweep (one holder across workers). */
+  leader?: Lease;
   close(): Promise<void>;
 }
 
@@ -144,6 +146,7 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
   let port: number | undefined;
   let worker: Worker<JobData> | undefined;
   let watcherRef: LedgerWatcher | undefined;
+  let leaderRef: Lease | undefined;
 
   // Closed last, after the HTTP server has stopped taking requests.
   const { threads, maxQueued, threadMemoryMb } = config.inspect;
@@ -345,10 +348,16 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
     }
     const every = o.worker?.sweepEveryMs ?? config.queue.sweepIntervalMs;
     let sweeping = false;
+    // Once-per-deployment work (the recovery sweep, payload retention) runs on the worker holding the leader
+    // lease; another worker takes it over LEADER_LEASE_MS after the holder dies. (Both steps are idempotent, so
+    // a moment with two sweepers would cost work, never correctness.)
+    const leader = new Lease(redis, `${store.prefix}leader`, { ttlMs: config.queue.leaderLeaseMs });
+    leaderRef = leader;
     const sweep = async () => {
       if (sweeping) return;
       sweeping = true;
       try {
+        if (!leader.held && !(await leader.acquire().catch(() => false))) return;
         const n = await requeueStranded(store, queue, every);
         if (n > 0) log('info', `requeued ${n} stranded submissions`);
         await store.dropPayloads(Date.now() - config.payloadRetentionMs);
@@ -373,6 +382,7 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
       ...(o.worker?.webhookSweepEveryMs ? { sweepEveryMs: o.worker.webhookSweepEveryMs } : {}),
     });
     closers.push(async () => {
+      await leader.release();
       await relay.stop();
       await delivery.stop();
     });
@@ -392,6 +402,7 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
     ...(worker ? { worker } : {}),
     history,
     ...(watcherRef ? { watcher: watcherRef } : {}),
+    ...(leaderRef ? { leader: leaderRef } : {}),
     async close() {
       for (const c of closers) await c().catch((err) => log('warn', `shutdown: ${(err as Error).message}`));
       await queue.close().catch(() => {});
