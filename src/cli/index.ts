@@ -5,6 +5,7 @@ import { LedgerError } from '../ledger/index.ts';
 import { PartyError } from '../parties/index.ts';
 import { SigningError } from '../signing/index.ts';
 import { TransactionError } from '../transaction/index.ts';
+import { auditCommand } from './audit.ts';
 import { eventsCommand } from './events.ts';
 import { keysCommand } from './keys.ts';
 import { partiesCommand } from './parties.ts';
@@ -34,6 +35,7 @@ function subcommands(env: CliEnv): Command[] {
     txCommand(),
     submitCommand(env),
     eventsCommand(env),
+    auditCommand(env),
     tokensCommand(env),
     sandboxCommand(env),
     serveCommand(env),

@@ -92,30 +92,48 @@ export async function decideApproval(
   }
   const reason = input.reason?.trim() ? input.reason.trim().slice(0, 500) : null;
   let planned: SubmissionRecord | undefined;
-  const result = await store.transition(rec.id, (r) => {
-    planned = undefined;
-    if (r.status !== 'awaiting_approval' || overdue(r, now())) return undefined;
-    if ((r.approvals ?? []).some((a) => a.subject === who.subject)) {
-      throw new SubmissionRefused(409, 'ALREADY_DECIDED', 'this subject already decided on this submission');
-    }
-    const approval: Approval = {
-      subject: who.subject,
-      decision: input.decision,
-      reason,
+  const result = await store.transition(
+    rec.id,
+    (r) => {
+      planned = undefined;
+      if (r.status !== 'awaiting_approval' || overdue(r, now())) return undefined;
+      if ((r.approvals ?? []).some((a) => a.subject === who.subject)) {
+        throw new SubmissionRefused(
+          409,
+          'ALREADY_DECIDED',
+          'this subject already decided on this submission',
+        );
+      }
+      const approval: Approval = {
+        subject: who.subject,
+        decision: input.decision,
+        reason,
+        at: new Date(now()).toISOString(),
+      };
+      let next: SubmissionRecord = { ...r, approvals: [...(r.approvals ?? []), approval] };
+      if (input.decision === 'reject') {
+        next = reject({
+          code: 'APPROVAL_REJECTED',
+          message: `rejected by ${who.subject}${reason ? `: ${reason}` : ''}`,
+        })(next);
+      } else if (approvedCount(next) >= (r.approval?.quorum ?? 1)) {
+        next = { ...next, status: 'accepted' };
+      }
+      planned = next;
+      return next;
+    },
+    undefined,
+    () => ({
+      kind: 'approval',
       at: new Date(now()).toISOString(),
-    };
-    let next: SubmissionRecord = { ...r, approvals: [...(r.approvals ?? []), approval] };
-    if (input.decision === 'reject') {
-      next = reject({
-        code: 'APPROVAL_REJECTED',
-        message: `rejected by ${who.subject}${reason ? `: ${reason}` : ''}`,
-      })(next);
-    } else if (approvedCount(next) >= (r.approval?.quorum ?? 1)) {
-      next = { ...next, status: 'accepted' };
-    }
-    planned = next;
-    return next;
-  });
+      actor: who.subject,
+      party: rec.party,
+      submission: rec.id,
+      hash: rec.preparedTransactionHash,
+      decision: input.decision,
+      reason: reason ?? '',
+    }),
+  );
   const mine = planned !== undefined && result.record === planned;
   if (!mine) {
     // Someone else's write moved it on (or it expired) before ours could apply.

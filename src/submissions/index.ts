@@ -20,6 +20,14 @@ export {
   listAwaiting,
 } from './approvals.ts';
 export {
+  auditCanonical,
+  auditHash,
+  type ChainEntry,
+  type ChainVerdict,
+  GENESIS,
+  verifyAuditChain,
+} from './audit.ts';
+export {
   backoffDelay,
   type Classification,
   classifyError,

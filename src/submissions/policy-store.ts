@@ -1,8 +1,9 @@
 // The approval policy's versions in Redis (issue 15): each change is a new numbered version, written with its
 // author and time in one Lua step; the current one is what every API process applies.
+import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { PolicyDocument } from '../policy/index.ts';
-import { runScript, script } from './scripts.ts';
+import { AUDIT_LUA, runScript, script } from './scripts.ts';
 import { redisFailed } from './store.ts';
 
 export interface PolicyVersion {
@@ -12,13 +13,17 @@ export interface PolicyVersion {
   document: PolicyDocument;
 }
 
-/** KEYS: 1 seq, 2 current, 3 versions list. ARGV: 1 document json, 2 at, 3 by. Returns the new version. */
-const PUT = script(`
+/**
+ * KEYS: 1 seq, 2 current, 3 versions list, 4 audit stream. ARGV: 1 document json, 2 at, 3 by, 4 the document's
+ * SHA-256. Returns the new version; the change is an entry of the audit chain in the same step.
+ */
+const PUT = script(`${AUDIT_LUA}
 local v = redis.call('INCR', KEYS[1])
 local entry = '{"version":' .. v .. ',"at":' .. cjson.encode(ARGV[2]) .. ',"by":' .. cjson.encode(ARGV[3]) ..
   ',"document":' .. ARGV[1] .. '}'
 redis.call('SET', KEYS[2], entry)
 redis.call('RPUSH', KEYS[3], entry)
+auditAppend(KEYS[4], { 'kind', 'policy', 'at', ARGV[2], 'actor', ARGV[3], 'version', tostring(v), 'document', ARGV[4] })
 return v
 `);
 
@@ -53,8 +58,13 @@ export class PolicyStore {
     const version = (await runScript(
       this.redis,
       PUT,
-      [`${this.prefix}policy:seq`, `${this.prefix}policy:current`, `${this.prefix}policy:versions`],
-      [JSON.stringify(document), at, by],
+      [
+        `${this.prefix}policy:seq`,
+        `${this.prefix}policy:current`,
+        `${this.prefix}policy:versions`,
+        `${this.prefix}audit`,
+      ],
+      [JSON.stringify(document), at, by, createHash('sha256').update(JSON.stringify(document)).digest('hex')],
     ).catch(redisFailed)) as number;
     return { version, at, by, document };
   }

@@ -41,6 +41,77 @@ local ANNOUNCE = { ${SUBMISSION_STATUSES.filter((s) => STATUS_TABLE[s].announce)
 `;
 
 /**
+ * The audit chain in Lua (Redis has no SHA-256 of its own): \`auditAppend(stream, fields)\` appends an entry
+ * carrying \`chainPrev\` (the hash of the entry before it, 64 zeros for the first) and \`chainHash\` = SHA-256 of
+ * \`auditCanonical(prev, fields)\` (src/submissions/audit.ts computes the same), and moves \`<stream>:head\`, in the
+ * script of the change it records.
+ */
+export const AUDIT_LUA = `
+local function sha256(msg)
+  local band, bor, bxor, bnot, rshift, lshift, ror, tobit = bit.band, bit.bor, bit.bxor, bit.bnot, bit.rshift, bit.lshift, bit.ror, bit.tobit
+  local K = {
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2 }
+  local H = { 0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19 }
+  local ml = #msg
+  local bits = ml * 8
+  msg = msg .. string.char(128) .. string.rep(string.char(0), (55 - ml) % 64)
+    .. string.char(0, 0, 0, 0, band(rshift(bits, 24), 255), band(rshift(bits, 16), 255), band(rshift(bits, 8), 255), band(bits, 255))
+  local w = {}
+  for chunk = 1, #msg, 64 do
+    for i = 0, 15 do
+      local a, b, c, d = string.byte(msg, chunk + i * 4, chunk + i * 4 + 3)
+      w[i] = bor(lshift(a, 24), lshift(b, 16), lshift(c, 8), d)
+    end
+    for i = 16, 63 do
+      local x, y = w[i - 15], w[i - 2]
+      local s0 = bxor(ror(x, 7), ror(x, 18), rshift(x, 3))
+      local s1 = bxor(ror(y, 17), ror(y, 19), rshift(y, 10))
+      w[i] = tobit(w[i - 16] + s0 + w[i - 7] + s1)
+    end
+    local a, b, c, d, e, f, g, h = H[1], H[2], H[3], H[4], H[5], H[6], H[7], H[8]
+    for i = 0, 63 do
+      local S1 = bxor(ror(e, 6), ror(e, 11), ror(e, 25))
+      local ch = bxor(band(e, f), band(bnot(e), g))
+      local t1 = tobit(h + S1 + ch + K[i + 1] + w[i])
+      local S0 = bxor(ror(a, 2), ror(a, 13), ror(a, 22))
+      local maj = bxor(band(a, b), band(a, c), band(b, c))
+      local t2 = tobit(S0 + maj)
+      h, g, f, e, d, c, b, a = g, f, e, tobit(d + t1), c, b, a, tobit(t1 + t2)
+    end
+    H[1], H[2], H[3], H[4] = tobit(H[1] + a), tobit(H[2] + b), tobit(H[3] + c), tobit(H[4] + d)
+    H[5], H[6], H[7], H[8] = tobit(H[5] + e), tobit(H[6] + f), tobit(H[7] + g), tobit(H[8] + h)
+  end
+  local out = {}
+  for i = 1, 8 do out[i] = bit.tohex(H[i], 8) end
+  return table.concat(out)
+end
+
+local function auditAppend(stream, fields)
+  local head = redis.call('GET', stream .. ':head') or string.rep('0', 64)
+  local parts = { head }
+  for i = 1, #fields, 2 do
+    parts[#parts + 1] = #fields[i] .. ':' .. fields[i] .. #fields[i + 1] .. ':' .. fields[i + 1]
+  end
+  local h = sha256(table.concat(parts, '\\n'))
+  local entry = {}
+  for i = 1, #fields do entry[i] = fields[i] end
+  entry[#entry + 1] = 'chainPrev'
+  entry[#entry + 1] = head
+  entry[#entry + 1] = 'chainHash'
+  entry[#entry + 1] = h
+  redis.call('XADD', stream, '*', unpack(entry))
+  redis.call('SET', stream .. ':head', h)
+end
+`;
+
+/**
  * Creates a record unless its command id is already taken.
  * KEYS: 1 record, 2 command index, 3 seq counter, 4 all index, 5 party index, 6 status index,
  *       7 party+status index, 8 idempotency key ('' slot allowed), 9 audit stream
@@ -54,7 +125,7 @@ local ANNOUNCE = { ${SUBMISSION_STATUSES.filter((s) => STATUS_TABLE[s].announce)
  * A command id whose record ended final but not committed (rejected, expired) with another hash is handed to
  * the new record.
  */
-export const CREATE = script(`${RANK}
+export const CREATE = script(`${RANK}${AUDIT_LUA}
 local OUTN = tonumber(ARGV[8])
 local function audit(stored, existing)
   if #ARGV <= 8 + OUTN then return end
@@ -66,7 +137,7 @@ local function audit(stored, existing)
     entry[#entry + 1] = 'existingSubmission'
     entry[#entry + 1] = existing
   end
-  redis.call('XADD', KEYS[9], '*', unpack(entry))
+  auditAppend(KEYS[9], entry)
 end
 local existing = redis.call('GET', KEYS[2])
 if existing then
@@ -100,10 +171,11 @@ return {1, ARGV[1], seq}
  * (the waiter, events, webhooks) may be behind, and an entry is a few dozen bytes.
  * KEYS: 1 record
  * ARGV: 1 expected version, 2 new status, 3 new record json, 4 prefix, 5 id, 6 party, 7 update id ('' none),
- *       8.. the outbox entry's field/value pairs (when the new status is announced)
+ *       8 n = number of outbox field/value items that follow (when the new status is announced), 9..8+n those,
+ *       9+n.. an audit entry's field/value pairs (an approval decision), appended to the chain when the write lands
  * Returns {1, newVersion} | {0, currentVersion} (conflict) | {-1, status} (terminal or backwards: refused)
  */
-export const TRANSITION = script(`${RANK}
+export const TRANSITION = script(`${RANK}${AUDIT_LUA}
 local cur = redis.call('HMGET', KEYS[1], 'v', 'status', 'seq')
 if not cur[1] then return {-2, 'missing'} end
 local old = cur[2]
@@ -121,7 +193,15 @@ if old ~= ARGV[2] then
   redis.call('ZADD', p .. 'idx:ps:' .. ARGV[6] .. ':' .. ARGV[2], seq, ARGV[5])
 end
 if ARGV[7] ~= '' then redis.call('SET', ARGV[4] .. 'idx:update:' .. ARGV[7], ARGV[5]) end
-if ANNOUNCE[ARGV[2]] and old ~= ARGV[2] then redis.call('XADD', ARGV[4] .. 'outbox', '*', unpack(ARGV, 8)) end
+local OUTN = tonumber(ARGV[8])
+if ANNOUNCE[ARGV[2]] and old ~= ARGV[2] and OUTN > 0 then
+  redis.call('XADD', ARGV[4] .. 'outbox', '*', unpack(ARGV, 9, 8 + OUTN))
+end
+if #ARGV > 8 + OUTN then
+  local entry = {}
+  for i = 9 + OUTN, #ARGV do entry[#entry + 1] = ARGV[i] end
+  auditAppend(ARGV[4] .. 'audit', entry)
+end
 return {1, v}
 `);
 
@@ -154,4 +234,18 @@ for _, e in ipairs(entries) do
 end
 if #entries > 0 then redis.call('SET', p .. 'retention:cursor', entries[#entries][1]) end
 return {#entries, dropped}
+`);
+
+/**
+ * One audit entry appended to the chain, optionally with one hash field written in the same step (the signature
+ * attached after an approval quorum).
+ * KEYS: 1 audit stream, 2 a hash to write ('' slot allowed)
+ * ARGV: 1 hash field ('' = none), 2 its value, 3.. the entry's field/value pairs
+ */
+export const AUDITED = script(`${AUDIT_LUA}
+if ARGV[1] ~= '' then redis.call('HSET', KEYS[2], ARGV[1], ARGV[2]) end
+local entry = {}
+for i = 3, #ARGV do entry[#entry + 1] = ARGV[i] end
+auditAppend(KEYS[1], entry)
+return 1
 `);

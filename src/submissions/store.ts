@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { QuillError } from '../errors.ts';
 import type { Signature } from '../ledger/index.ts';
+import type { ChainEntry } from './audit.ts';
 import {
   isTerminal,
   STATUS_RANK,
@@ -13,7 +14,7 @@ import {
   type SubmissionRecord,
   type SubmissionStatus,
 } from './record.ts';
-import { CREATE, DROP_PAYLOADS, runScript, TRANSITION } from './scripts.ts';
+import { AUDITED, CREATE, DROP_PAYLOADS, runScript, TRANSITION } from './scripts.ts';
 
 export interface VersionedRecord {
   record: SubmissionRecord;
@@ -235,6 +236,8 @@ export class SubmissionStore {
     id: string,
     change: (current: SubmissionRecord) => SubmissionRecord | undefined,
     from?: VersionedRecord,
+    /** An audit entry for the change (an approval decision), appended to the chain only by the write that lands. */
+    audit?: (next: SubmissionRecord) => Record<string, string>,
   ): Promise<VersionedRecord> {
     let known = from;
     for (let i = 0; i < 100; i++) {
@@ -258,7 +261,8 @@ export class SubmissionStore {
           id,
           next.party,
           next.updateId && next.updateId !== cur.record.updateId ? next.updateId : '',
-          ...(STATUS_TABLE[next.status].announce ? outboxFields(next) : []),
+          ...withCount(STATUS_TABLE[next.status].announce ? outboxFields(next) : []),
+          ...(audit ? Object.entries(audit(next)).flat() : []),
         ],
       ).catch(redisFailed)) as [number, string | number];
       if (res[0] === 1) return { record: next, version: Number(res[1]) };
@@ -356,12 +360,12 @@ export class SubmissionStore {
     if (!raw) throw new StoreError('NOT_FOUND', `no submission ${id}`);
     const payload = JSON.parse(raw) as SubmissionPayload;
     payload.partySignatures = { signatures: [{ party, signatures: [signature] }] };
-    await this.redis
-      .multi()
-      .hset(this.recordKey(id), 'payload', JSON.stringify(payload))
-      .xadd(this.k('audit'), '*', ...Object.entries(audit).flat())
-      .exec()
-      .catch(redisFailed);
+    await runScript(
+      this.redis,
+      AUDITED,
+      [this.k('audit'), this.recordKey(id)],
+      ['payload', JSON.stringify(payload), ...Object.entries(audit).flat()],
+    ).catch(redisFailed);
   }
 
   async markKeyDisabled(fingerprint: string): Promise<void> {
@@ -372,19 +376,42 @@ export class SubmissionStore {
     return (await this.redis.sismember(this.k('keys', 'disabled'), fingerprint).catch(redisFailed)) === 1;
   }
 
-  /** Appends one line to the signature audit log (a Redis stream nobody trims or edits). */
-  async audit(entry: AuditEntry): Promise<void> {
-    await this.redis.xadd(this.k('audit'), '*', ...Object.entries(entry).flat()).catch(redisFailed);
+  /** Appends one entry to the audit chain on its own (a change that is not in Redis: a key file written). */
+  async audit(entry: Record<string, string>): Promise<void> {
+    await runScript(
+      this.redis,
+      AUDITED,
+      [this.k('audit'), this.k('audit')],
+      ['', '', ...Object.entries(entry).flat()],
+    ).catch(redisFailed);
   }
 
+  /** Entries of the audit chain after `after` (exclusive; '0-0' = from the start), in order, fields as stored. */
+  async auditEntries(after = '0-0', count = 1000): Promise<ChainEntry[]> {
+    const rows = await this.redis
+      .xrange(this.k('audit'), `(${after}`, '+', 'COUNT', count)
+      .catch(redisFailed);
+    return rows.map(([id, f]) => ({
+      id,
+      fields: Array.from({ length: f.length / 2 }, (_, i) => [f[2 * i], f[2 * i + 1]] as [string, string]),
+    }));
+  }
+
+  /** The hash of the newest audit entry (what the next one links to); undefined before the first. */
+  async auditHead(): Promise<string | undefined> {
+    return (await this.redis.get(`${this.k('audit')}:head`).catch(redisFailed)) ?? undefined;
+  }
+
+  /** The signature entries of the audit chain (entries of other kinds — approvals, policy, keys — left out). */
   async auditLog(count = 10_000): Promise<AuditEntry[]> {
     const rows = await this.redis.xrange(this.k('audit'), '-', '+', 'COUNT', count).catch(redisFailed);
-    return rows.map(([, fields]) => {
+    return rows.flatMap(([, fields]) => {
       const o: Record<string, string> = {};
       for (let i = 0; i < fields.length; i += 2) o[fields[i] as string] = fields[i + 1] as string;
-      return o as unknown as AuditEntry;
+      return o.kind === undefined ? [o as unknown as AuditEntry] : [];
     });
   }
+
 }
 
 /**
@@ -404,6 +431,9 @@ export interface OutboxEntry {
   /** When the record became final (its `updatedAt`). */
   at: string;
 }
+
+/** A list of ARGV items preceded by its length (the scripts take several variable-length parts). */
+const withCount = (items: string[]): string[] => [String(items.length), ...items];
 
 function outboxFields(r: SubmissionRecord): string[] {
   return [

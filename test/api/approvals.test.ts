@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueToken, type Role } from '../../src/api/auth.ts';
-import { SubmissionStore } from '../../src/submissions/index.ts';
+import { SubmissionStore, verifyAuditChain } from '../../src/submissions/index.ts';
 import {
   buildPreparedTransaction,
   damlValue,
@@ -194,6 +194,16 @@ describe('approval policy over the API', () => {
     expect(await signatures(id)).toBe(1);
     const rec = await h.call('GET', `/wallet/v1/submissions/${id}`, { token: await tok('read', 'r') });
     expect(rec.json.status).toBe('queued');
+    // Each decision that landed is an entry of the audit chain, written with it; the chain still verifies.
+    const chain = await store.auditEntries('0-0', 10_000);
+    const decided = chain.filter(
+      (e) =>
+        e.fields.some(([k, v]) => k === 'kind' && v === 'approval') &&
+        e.fields.some(([k, v]) => k === 'submission' && v === id),
+    );
+    expect(decided.length).toBe(results.filter((r) => r.status === 200).length);
+    expect(chain.some((e) => e.fields.some(([k, v]) => k === 'kind' && v === 'policy'))).toBe(true);
+    expect(verifyAuditChain(chain, await store.auditHead())).toMatchObject({ ok: true });
   });
 
   it('a rejection ends it rejected, never signed; expiry ends it expired', async () => {

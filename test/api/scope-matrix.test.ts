@@ -258,6 +258,14 @@ const TABLE: Record<string, Expect> = {
     approve: [503, 503, 404],
     admin: [503, 503, 404],
   },
+  // The audit chain: admins only; a party-scoped admin sees its party's entries.
+  'GET /wallet/v1/audit': {
+    none: 401,
+    read: [403, 403, 403],
+    submit: [403, 403, 403],
+    approve: [403, 403, 403],
+    admin: [200, 200, 404],
+  },
 };
 
 type H = Awaited<ReturnType<typeof apiHarness>>;
@@ -593,6 +601,15 @@ const ROUTES: Record<
           token ? { token } : {},
         )
       ).status,
+  },
+  'GET /wallet/v1/audit': {
+    needsSubmission: true,
+    run: async (t, token) =>
+      listed(
+        await h.call('GET', '/wallet/v1/audit?limit=1000', token ? { token } : {}),
+        (i) => (i.fields as [string, string][]).find(([k]) => k === 'submission')?.[1],
+        t.submission ?? '',
+      ),
   },
 };
 

@@ -22,6 +22,38 @@ const json = <T extends z.ZodType>(schema: T, description: string) => ({
   content: { 'application/json': { schema } },
 });
 
+const AuditEntryView = z
+  .object({
+    id: z.string().openapi({ description: 'the stream entry id (cursor for `after`)' }),
+    fields: z.array(z.tuple([z.string(), z.string()])).openapi({
+      description:
+        'the entry as stored, in order, ending with chainPrev and chainHash (see `quill audit verify`)',
+    }),
+  })
+  .openapi('AuditEntry');
+
+const auditRoute = createRoute({
+  method: 'get',
+  path: '/wallet/v1/audit',
+  tags: ['audit'],
+  summary:
+    'The tamper-evident audit chain (admin): signatures, approval decisions, policy changes, key generation and disable',
+  security,
+  request: {
+    query: z.object({
+      after: z
+        .string()
+        .regex(/^\d{1,20}-\d{1,20}$/, 'a stream entry id such as 1732000000000-0')
+        .optional(),
+      limit: z.coerce.number().int().min(1).max(1000).default(100),
+    }),
+  },
+  responses: {
+    200: json(z.object({ items: z.array(AuditEntryView), next: z.string().nullable() }), 'Entries in order'),
+    ...errorResponses(400, 401, 403, 503),
+  },
+});
+
 const createKey = createRoute({
   method: 'post',
   path: '/wallet/v1/keys',
@@ -119,10 +151,22 @@ export function adminRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
     return key;
   };
 
+  // Key changes live in files or a token, not in Redis: their audit entry follows right after the change.
+  const auditKey = (kind: string, who: { subject: string }, key: KeyView) =>
+    deps.store.audit({
+      kind,
+      at: new Date().toISOString(),
+      actor: who.subject,
+      keyFingerprint: key.fingerprint,
+      algorithm: key.algorithm,
+      backend: key.backend,
+    });
   app.openapi(createKey, async (c) => {
-    unscopedAdmin(c);
+    const who = unscopedAdmin(c);
     const { algorithm, label, backend } = c.req.valid('json');
-    return c.json(await keys().generate(algorithm, label, backend), 201);
+    const key = await keys().generate(algorithm, label, backend);
+    await auditKey('key.generate', who, key);
+    return c.json(key, 201);
   });
   app.openapi(listKeys, async (c) => {
     const mine = await scopedKey(need(c, 'admin'));
@@ -140,8 +184,10 @@ export function adminRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
   app.openapi(disableKey, async (c) => {
     const who = need(c, 'admin');
     const fp = fingerprint(c.req.valid('param').fingerprint);
-    await visibleKey(who, fp);
-    return c.json(await keys().disable(fp), 200);
+    const before = await visibleKey(who, fp);
+    const key = await keys().disable(fp);
+    if (before.status !== 'disabled') await auditKey('key.disable', who, key);
+    return c.json(key, 200);
   });
   app.openapi(onboard, async (c) => {
     unscopedAdmin(c);
@@ -151,6 +197,17 @@ export function adminRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
     if (key.status !== 'active')
       throw new ApiError(422, 'KEY_DISABLED', `key ${echo(body.keyFingerprint)} is disabled`);
     return c.json(await parties().onboard(body), 201);
+  });
+  app.openapi(auditRoute, async (c) => {
+    const who = need(c, 'admin');
+    const { after, limit } = c.req.valid('query');
+    const entries = await deps.store.auditEntries(after ?? '0-0', limit);
+    // A party-scoped admin sees its party's entries (the chain is checked whole, by an unscoped one).
+    const items =
+      who.party === undefined
+        ? entries
+        : entries.filter((e) => e.fields.some(([k, v]) => k === 'party' && v === who.party));
+    return c.json({ items, next: entries.length === limit ? (entries.at(-1)?.id ?? null) : null }, 200);
   });
   app.openapi(listParties, async (c) => {
     const who = need(c, 'admin');

@@ -1,0 +1,159 @@
+// The tamper-evident audit chain (issue 15, item 5): each entry carries the SHA-256 of the previous one, computed
+// in Lua in the step of the change it records and checked here by an independent computation (node:crypto).
+// Editing, deleting or reordering entries — in Redis or in an exported file — is detected and named.
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fc, test as fcTest } from '@fast-check/vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import {
+  type ChainEntry,
+  GENESIS,
+  type SubmissionStore,
+  verifyAuditChain,
+} from '../../src/submissions/index.ts';
+import { runCli } from '../signing/run-cli.ts';
+import { tempDir } from '../support/tmp.ts';
+import { freshStore, payload, record, testRedis } from './records.ts';
+
+const redis = testRedis();
+afterAll(() => redis.quit());
+
+const audit = (id: string, n: number) => ({
+  at: new Date(1_800_000_000_000 + n).toISOString(),
+  actor: `tok-${n}`,
+  party: 'alice::1220aa',
+  keyFingerprint: `1220${'ab'.repeat(32)}`,
+  hash: 'cd'.repeat(32),
+  commandId: `cmd-${id}`,
+  submission: id,
+});
+
+/** Six entries of three kinds: signatures written by create, and entries appended alone. */
+async function chain(): Promise<{ store: SubmissionStore; key: string }> {
+  const store = freshStore(redis);
+  for (let n = 0; n < 4; n++) {
+    const r = record();
+    await store.create(r, payload, undefined, audit(r.id, n));
+  }
+  await store.audit({
+    kind: 'key.generate',
+    at: new Date().toISOString(),
+    actor: 'ops',
+    keyFingerprint: 'x',
+  });
+  await store.audit({ kind: 'key.disable', at: new Date().toISOString(), actor: 'ops', keyFingerprint: 'x' });
+  return { store, key: `${store.prefix}audit` };
+}
+
+/** Rewrites the stream with the same ids and `edit` applied to the entries' contents. */
+async function rewrite(key: string, edit: (entries: ChainEntry[]) => ChainEntry[]): Promise<void> {
+  const rows = await redis.xrange(key, '-', '+');
+  const entries = rows.map(([id, f]) => ({
+    id,
+    fields: Array.from({ length: f.length / 2 }, (_, i) => [f[2 * i], f[2 * i + 1]] as [string, string]),
+  }));
+  const edited = edit(entries);
+  await redis.del(key);
+  for (const [i, e] of edited.entries()) await redis.xadd(key, rows[i]?.[0] ?? '*', ...e.fields.flat());
+}
+
+const verdictOf = async (store: SubmissionStore) =>
+  verifyAuditChain(await store.auditEntries('0-0', 1000), await store.auditHead());
+
+describe('the audit chain in Redis', () => {
+  it('links every entry; the Lua SHA-256 agrees with node:crypto', async () => {
+    const { store } = await chain();
+    const entries = await store.auditEntries();
+    expect(entries).toHaveLength(6);
+    expect(entries[0]?.fields.find(([k]) => k === 'chainPrev')?.[1]).toBe(GENESIS);
+    expect(await verdictOf(store)).toMatchObject({ ok: true, count: 6 });
+  });
+
+  fcTest.prop(
+    [
+      fc.array(
+        fc.tuple(fc.string({ minLength: 1, maxLength: 20 }), fc.string({ maxLength: 300, unit: 'binary' })),
+        { minLength: 1, maxLength: 6 },
+      ),
+    ],
+    {
+      numRuns: 40,
+    },
+  )('any fields, any bytes: what Lua hashed is what node:crypto recomputes', async (fields) => {
+    const store = freshStore(redis);
+    await store.audit(Object.fromEntries(fields.map(([k, v]) => [`f-${k}`, v])));
+    await store.audit({ kind: 'second', at: 'x' });
+    expect(await verdictOf(store)).toMatchObject({ ok: true, count: 2 });
+  });
+
+  it('an edited entry is named', async () => {
+    const { store, key } = await chain();
+    await rewrite(key, (es) =>
+      es.map((e, i) =>
+        i === 2 ? { ...e, fields: e.fields.map(([k, v]) => [k, k === 'actor' ? 'mallory' : v]) } : e,
+      ),
+    );
+    expect(await verdictOf(store)).toMatchObject({
+      ok: false,
+      index: 2,
+      reason: expect.stringContaining('edited'),
+    });
+  });
+
+  it('a deleted entry is named (at its successor), and so is one cut off the end', async () => {
+    const { store, key } = await chain();
+    const ids = (await store.auditEntries()).map((e) => e.id);
+    await redis.xdel(key, ids[3] as string);
+    expect(await verdictOf(store)).toMatchObject({
+      ok: false,
+      index: 3,
+      id: ids[4],
+      reason: expect.stringContaining('deleted'),
+    });
+    const second = await chain();
+    const last = (await second.store.auditEntries()).at(-1)?.id as string;
+    await redis.xdel(second.key, last);
+    expect(await verdictOf(second.store)).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('end'),
+    });
+  });
+
+  it('reordered entries are named', async () => {
+    const { store, key } = await chain();
+    await rewrite(key, (es) => [es[0], es[2], es[1], ...es.slice(3)] as ChainEntry[]);
+    expect(await verdictOf(store)).toMatchObject({ ok: false, index: 1 });
+  });
+});
+
+describe('quill audit export and verify', () => {
+  it('exports JSON lines that verify; an edited, deleted or reordered line is named, exit 1', async () => {
+    const { store } = await chain();
+    const env = { REDIS_URL: inject('redisUrl'), REDIS_PREFIX: store.prefix.slice(0, -1) };
+    expect(await runCli(['audit', 'verify'], env)).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining('ok: 6 entries'),
+    });
+    const file = join(tempDir('quill-audit-'), 'audit.jsonl');
+    expect((await runCli(['audit', 'export', '--out', file], env)).code).toBe(0);
+    expect(await runCli(['audit', 'verify', file], {})).toMatchObject({ code: 0 });
+    const lines = (await readFile(file, 'utf8')).trimEnd().split('\n');
+    expect(lines).toHaveLength(6);
+    const cases: [string, string[]][] = [
+      ['edited', lines.map((l, i) => (i === 4 ? l.replace('"ops"', '"eve"') : l))],
+      ['deleted', lines.filter((_, i) => i !== 1)],
+      ['reordered', [lines[0], lines[3], lines[1], lines[2], lines[4], lines[5]] as string[]],
+    ];
+    for (const [what, tampered] of cases) {
+      const bad = join(tempDir('quill-audit-'), `${what}.jsonl`);
+      await writeFile(bad, `${tampered.join('\n')}\n`);
+      const r = await runCli(['audit', 'verify', bad], {});
+      expect(r.code, what).toBe(1);
+      expect(r.stderr, what).toMatch(/audit chain broken at entry \d+ of \d+/);
+    }
+    const garbage = join(tempDir('quill-audit-'), 'garbage.jsonl');
+    await writeFile(garbage, 'not json\n');
+    expect((await runCli(['audit', 'verify', garbage], {})).code).toBe(2);
+    expect((await runCli(['audit', 'verify', '/nonexistent/file'], {})).code).toBe(2);
+  });
+});
