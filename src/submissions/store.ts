@@ -411,7 +411,6 @@ export class SubmissionStore {
       return o.kind === undefined ? [o as unknown as AuditEntry] : [];
     });
   }
-
 }
 
 /**

@@ -18,6 +18,31 @@ function requireSelfOrAdmin(c: Ctx, userId: string): void {
 
 const USER_ID = /^[a-z0-9@^$.!`\-#+'~_|:()]{1,128}$/i;
 
+/**
+ * As the participant's user management: a participant admin acts on any user; an identity provider admin acts
+ * only as admin of the request's identity provider, and only on users of its own provider: any other user is
+ * "not found" (it is invisible from that provider), whatever provider the request names.
+ */
+function requireUserAdmin(
+  c: Ctx,
+  requestIdp: string,
+  target: { identityProviderId: string } | undefined,
+  userId: string,
+): void {
+  const who = caller(c);
+  if (isAdmin(who)) return;
+  requireIdpAdmin(who, requestIdp);
+  if (!target || target.identityProviderId !== (who.user?.identityProviderId ?? ''))
+    throw err.userNotFound(userId);
+}
+
+/** ParticipantAdmin is granted and revoked by participant admins only, never by an identity provider admin. */
+function refuseParticipantAdmin(c: Ctx, rights: readonly UserRight[]): void {
+  if (!isAdmin(caller(c)) && rights.some((r) => r.kind === 'ParticipantAdmin')) {
+    throw err.permissionDenied('only a participant administrator may grant or revoke ParticipantAdmin');
+  }
+}
+
 export function userRoutes(app: App, { state }: Services): void {
   const users = state.users;
 
@@ -35,6 +60,7 @@ export function userRoutes(app: App, { state }: Services): void {
 
   serve(app, E.createUser, (c, { body }) => {
     requireIdpAdmin(caller(c), body.user.identityProviderId ?? '');
+    refuseParticipantAdmin(c, rightsOf(body.rights));
     if (!USER_ID.test(body.user.id))
       throw err.invalidField('user.id', `"${body.user.id.slice(0, 40)}" is not a valid user id`);
     const user = users.create(body.user, rightsOf(body.rights));
@@ -64,16 +90,30 @@ export function userRoutes(app: App, { state }: Services): void {
     (c, { body }) => c.json({ user: userJson(users.update(body.user, body.updateMask.paths ?? [])) }),
     {
       authorize: (c, { body, params }) =>
-        requireIdpAdmin(
-          caller(c),
-          body.user.identityProviderId ?? users.get(params['user-id'])?.identityProviderId ?? '',
+        requireUserAdmin(
+          c,
+          body.user.identityProviderId ?? '',
+          users.get(params['user-id']),
+          params['user-id'],
         ),
     },
   );
 
   const rightsAdmin = {
-    authorize: (c: Ctx, { body }: { body: { identityProviderId?: string | null } }) =>
-      requireIdpAdmin(caller(c), body.identityProviderId ?? ''),
+    authorize: (
+      c: Ctx,
+      {
+        body,
+        params,
+      }: {
+        body: { identityProviderId?: string | null; rights?: { kind?: unknown }[] | null };
+        params: Record<string, string>;
+      },
+    ) => {
+      const id = params['user-id'] ?? '';
+      requireUserAdmin(c, body.identityProviderId ?? '', users.get(id), id);
+      refuseParticipantAdmin(c, rightsOf(body.rights));
+    },
   };
   serve(
     app,
