@@ -5,10 +5,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { mint, type Sandbox } from '../../src/sandbox/index.ts';
 import { freePort } from '../support/redis-global-setup.ts';
+import { type RedisProcess, startRedisProcess, stopRedisProcess } from '../support/redis-process.ts';
 import {
   coinTemplate,
   noteCommand,
@@ -27,43 +27,9 @@ afterAll(async () => {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function startRedis(port: number, dir: string): Promise<ChildProcess> {
-  const child = spawn(
-    'redis-server',
-    [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--dir',
-      dir,
-      '--appendonly',
-      'yes',
-      '--appendfsync',
-      'always',
-      '--save',
-      '',
-    ],
-    { stdio: 'ignore' },
-  );
-  const probe = new Redis(port, '127.0.0.1', {
-    lazyConnect: true,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  });
-  probe.on('error', () => {});
-  for (let i = 0; i < 100; i++) {
-    try {
-      await probe.connect();
-      await probe.ping();
-      break;
-    } catch {
-      probe.disconnect();
-      await sleep(50);
-    }
-  }
-  probe.disconnect();
-  return child;
+/** A private Redis with an append-only file synced on every write, so a restart loses nothing acknowledged. */
+function startRedis(port: number, dir: string): Promise<RedisProcess> {
+  return startRedisProcess(port, ['--dir', dir, '--appendonly', 'yes', '--appendfsync', 'always']);
 }
 
 function startWorker(env: Record<string, string>): ChildProcess {
@@ -80,8 +46,8 @@ describe('exactly once under faults', () => {
     const redisPort = await freePort();
     const redisDir = mkdtempSync(join(tmpdir(), 'quill-fault-redis-'));
     let redis = await startRedis(redisPort, redisDir);
-    cleanups.push(() => {
-      redis.kill('SIGKILL');
+    cleanups.push(async () => {
+      await stopRedisProcess(redis);
       rmSync(redisDir, { recursive: true, force: true });
     });
     const redisUrl = `redis://127.0.0.1:${redisPort}`;
@@ -89,7 +55,11 @@ describe('exactly once under faults', () => {
     const sandbox: Sandbox = await startLedger();
     cleanups.push(() => sandbox.close());
     const config = walletConfig(redisUrl);
-    const api = await startFullWallet(sandbox, config, 'api');
+    // What the API logs at error level (the causes of 5xx answers, with the request id), for a failure message.
+    const apiErrors: string[] = [];
+    const api = await startFullWallet(sandbox, config, 'api', undefined, undefined, (level, msg, fields) => {
+      if (level === 'error') apiErrors.push(`${msg} ${JSON.stringify(fields)}`);
+    });
     cleanups.push(() => api.wallet.close());
 
     const parties: string[] = [];
@@ -184,11 +154,19 @@ describe('exactly once under faults', () => {
         workers[i] = startWorker(workerEnv);
       }
     })();
-    const restartRedis = async () => {
-      redis.kill('SIGKILL');
-      await sleep(300);
-      redis = await startRedis(redisPort, redisDir);
-      redisRestarts++;
+    // The known hang (issue 13): the old server, SIGKILLed in the middle of an fsync (appendfsync always), lives
+    // on until the fsync returns and holds the port; the new one started 300 ms later could not bind and exited,
+    // the start did not notice, and Redis stayed down: every resubmission answered 503, forever. Now the restart
+    // waits until the old process is gone, and a new one that exits or never answers fails the test, naming why.
+    let restarting: Promise<void> | undefined;
+    const restartRedis = () => {
+      restarting ??= (async () => {
+        await stopRedisProcess(redis);
+        await sleep(300);
+        redis = await startRedis(redisPort, redisDir);
+        redisRestarts++;
+      })();
+      return restarting;
     };
 
     const token = await (await import('../../src/api/index.ts')).issueToken({
@@ -196,10 +174,26 @@ describe('exactly once under faults', () => {
       role: 'submit',
       ttlSeconds: 3600,
     });
+    // Bounded: an item still refused after RESUBMIT_FOR_MS fails the test with its last answers and the causes the
+    // API logged for them, instead of hanging until the test's timeout.
+    const RESUBMIT_FOR_MS = 45_000;
+    const lastError = new Map<string, string>();
+    const restartFailed: Error[] = [];
+    const resubmitStarted = Date.now();
+    let rounds = 0;
     while (pending.length > 0) {
+      if (restartFailed[0]) throw restartFailed[0];
+      if (Date.now() - resubmitStarted > RESUBMIT_FOR_MS) {
+        const stuck = pending.map((p) => `${p.idempotencyKey}: ${lastError.get(p.idempotencyKey) ?? '?'}`);
+        throw new Error(
+          `${pending.length} submissions still refused after ${rounds} rounds:\n${stuck.slice(0, 10).join('\n')}\n` +
+            `causes logged by the API:\n${apiErrors.slice(-5).join('\n')}`,
+        );
+      }
+      rounds++;
       const retry: typeof pending = [];
       for (let i = 0; i < pending.length; i += 50) {
-        if (i === 200 && redisRestarts === 0) void restartRedis();
+        if (i === 200 && !restarting) restartRedis().catch((err) => restartFailed.push(err as Error));
         const chunk = pending.slice(i, i + 50);
         try {
           const res = await fetch(`${api.wallet.url}/wallet/v1/submissions/batch`, {
@@ -207,12 +201,21 @@ describe('exactly once under faults', () => {
             headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
             body: JSON.stringify({ submissions: chunk }),
           });
-          const json = (await res.json()) as { items?: { index: number; status: number }[] };
-          for (const item of json.items ?? chunk.map((_, index) => ({ index, status: 503 }))) {
-            if (item.status >= 500) retry.push(chunk[item.index] as (typeof pending)[number]);
-            else expect(item.status).toBe(202);
+          const json = (await res.json()) as {
+            items?: { index: number; status: number; error?: { code: string; message: string } }[];
+            error?: { code: string; message: string };
+          };
+          const items =
+            json.items ?? chunk.map((_, index) => ({ index, status: res.status, error: json.error }));
+          for (const item of items) {
+            const body = chunk[item.index] as (typeof pending)[number];
+            if (item.status >= 500) {
+              retry.push(body);
+              lastError.set(body.idempotencyKey, `${item.status} ${JSON.stringify(item.error)}`);
+            } else expect(item.status, JSON.stringify(item.error)).toBe(202);
           }
-        } catch {
+        } catch (err) {
+          for (const body of chunk) lastError.set(body.idempotencyKey, String(err));
           retry.push(...chunk);
         }
       }
@@ -220,6 +223,7 @@ describe('exactly once under faults', () => {
       if (pending.length) await sleep(300);
     }
 
+    await restarting;
     // Everything reaches a terminal state.
     const store = api.wallet.store;
     const t0 = Date.now();

@@ -3,6 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createVerifier, issueToken } from '../../src/api/index.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import { LedgerClient } from '../../src/ledger/index.ts';
+import type { Log } from '../../src/log.ts';
 import { PartyRegistry } from '../../src/parties/index.ts';
 import {
   COIN_MODULE,
@@ -52,6 +53,7 @@ export async function startFullWallet(
   keysDir?: string,
   /** More key backends beside the file store (the PKCS#11 token in the HSM tests). */
   moreBackends: (dir: string) => KeyBackend[] = () => [],
+  log?: Log,
 ) {
   const dir = keysDir ?? tempDir('quill-e2e-keys-');
   const client = new LedgerClient({ baseUrl: sandbox.url, timeoutMs: config.ledgerTimeoutMs });
@@ -70,6 +72,7 @@ export async function startFullWallet(
     signer,
     parties,
     worker: { sweepEveryMs: 1000 },
+    ...(log ? { log } : {}),
   });
   const admin = await issueToken({ secret: SECRET, role: 'admin', ttlSeconds: 3600, subject: 'e2e' });
   async function call(method: string, path: string, body?: unknown, token = admin) {
