@@ -63,6 +63,12 @@ module.exports = {
       'The HTTP layer uses domain folders; configuration and wiring come from src/server.',
     ),
     only(
+      'console-uses-api',
+      '^src/(console)/',
+      '^src/(console|api|submissions)/',
+      'The console is a client of the wallet API (in process): it reads and acts only through it.',
+    ),
+    only(
       'sandbox-uses-contract',
       '^src/(sandbox)/',
       '^src/(sandbox|ledger|scan|transaction)/',
@@ -79,7 +85,7 @@ module.exports = {
       name: 'server-not-from-below',
       comment: 'Nothing below the composition root imports it.',
       severity: 'error',
-      from: { path: '^src/(ledger|scan|transaction|signing|parties|submissions|events|policy|api|sandbox)/' },
+      from: { path: '^src/(ledger|scan|transaction|signing|parties|submissions|events|policy|api|console|sandbox)/' },
       to: { path: '^src/(server|cli)/' },
     },
   ],
@@ -88,6 +94,6 @@ module.exports = {
     includeOnly: '^src/',
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { extensions: ['.ts', '.js'] },
+    enhancedResolveOptions: { extensions: ['.ts', '.tsx', '.js'] },
   },
 };

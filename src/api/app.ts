@@ -6,7 +6,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { echo } from '../errors.ts';
 import { type Log, noLog } from '../log.ts';
 import { SubmissionRefused } from '../submissions/index.ts';
-import type { AppDeps, AppEnv } from './context.ts';
+import { type AppDeps, type AppEnv, inProcessPrincipal } from './context.ts';
 import { docsRoutes } from './docs.ts';
 import { describeCause, errorJson, invalidRequest, toHttpError } from './errors.ts';
 import { jsonTooDeep, MAX_JSON_DEPTH } from './json-depth.ts';
@@ -93,6 +93,11 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     return streamedLimit(c, next);
   });
   app.use('/wallet/*', async (c, next) => {
+    const operator = inProcessPrincipal(c.env);
+    if (operator) {
+      c.set('principal', operator);
+      return next();
+    }
     if (deps.auth === 'none') {
       c.set('principal', { subject: 'anonymous', role: 'admin', party: undefined });
       return next();

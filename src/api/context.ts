@@ -84,11 +84,33 @@ export interface LedgerReads {
   transactionByOffset(offset: number, party: string): Promise<Record<string, unknown>>;
   /** INTERFACE.md 4.1: the vetted packages, filtered and paged as the ledger does. */
   vettedPackages(request: ListVettedPackagesRequest): Promise<ListVettedPackagesResponse>;
+  /** INTERFACE.md 4.2: updates between two offsets (either order) as the party sees them, at most `limit`. */
+  updates(
+    range: { beginExclusive: number; endInclusive: number; descendingOrder: boolean; limit: number },
+    party: string,
+  ): Promise<Record<string, unknown>[]>;
+  /** INTERFACE.md 4.5: the update at an offset as the party sees it. */
+  updateByOffset(offset: number, party: string): Promise<Record<string, unknown>>;
+  /** INTERFACE.md 4.6: the wallet's own ledger user, and a change to it through an update mask. */
+  user(): Promise<Record<string, unknown>>;
+  updateUser(change: { user: Record<string, unknown>; paths: string[] }): Promise<Record<string, unknown>>;
   /** INTERFACE.md 4.8: one page of the network's activity feed (newest first); absent without SCAN_URL. */
   activities?(request: { page_size: number; begin_after_id?: string }): Promise<ListActivityResponse>;
 }
 
 export type AppEnv = { Variables: { principal: Principal; requestId: string } };
+
+/**
+ * The console calls the API in process (`app.request(path, init, { [AS_PRINCIPAL]: p })`) as its signed-in
+ * operator: the same routes, role and party checks as any token. A symbol, so no HTTP request can carry it.
+ */
+export const AS_PRINCIPAL: unique symbol = Symbol('quill.principal');
+
+export function inProcessPrincipal(env: unknown): Principal | undefined {
+  return typeof env === 'object' && env !== null
+    ? (env as { [AS_PRINCIPAL]?: Principal })[AS_PRINCIPAL]
+    : undefined;
+}
 
 export function need(c: Context<AppEnv>, role: Role): Principal {
   const p = c.get('principal');

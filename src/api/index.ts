@@ -11,7 +11,14 @@ export {
   type Role,
   type Verifier,
 } from './auth.ts';
-export type { AppDeps, EventsDeps, KeyAdmin, LedgerReads, PartyAdmin } from './context.ts';
+export {
+  type AppDeps,
+  AS_PRINCIPAL,
+  type EventsDeps,
+  type KeyAdmin,
+  type LedgerReads,
+  type PartyAdmin,
+} from './context.ts';
 export { ApiError, describeCause, ErrorBody, type HttpError, toHttpError } from './errors.ts';
 export { type ProbeDeps, probeRoutes } from './probes.ts';
 export { type AcceptLimiter, type AcceptRateLimit, acceptLimiter } from './rate-limit.ts';

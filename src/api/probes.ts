@@ -12,13 +12,25 @@ export interface ProbeDeps {
   keys?: { survey(): Promise<{ problems: { file: string; problem: string }[] }> };
 }
 
+/** How long /readyz waits for each dependency before calling it not ready. */
+const PROBE_TIMEOUT_MS = 2000;
+
+function within<T>(ms: number, p: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
 // biome-ignore lint/suspicious/noExplicitAny: any Hono app (typed or not) may carry the probes
 export function probeRoutes(app: Hono<any>, deps: ProbeDeps): void {
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.get('/readyz', async (c) => {
     const [redis, ledger, keys] = await Promise.allSettled([
-      deps.redis.ping(),
-      deps.ledgerReady(),
+      // A Redis that is down would hold the ping through every reconnect attempt: the probe answers in time.
+      within(PROBE_TIMEOUT_MS, deps.redis.ping()),
+      within(PROBE_TIMEOUT_MS, deps.ledgerReady()),
       deps.keys?.survey(),
     ]);
     const ok = redis.status === 'fulfilled' && ledger.status === 'fulfilled';

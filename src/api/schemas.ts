@@ -85,6 +85,14 @@ export const ListQuery = z.object({
   status: SubmissionStatus.optional(),
   cursor: z.string().max(200).optional(),
   limit: z.coerce.number().int().min(1).max(500).default(50),
+  since: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .openapi({ description: 'only submissions created at or after this time' }),
+  until: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .openapi({ description: 'only submissions created before this time' }),
 });
 
 export const WaitQuery = z.object({

@@ -1,4 +1,4 @@
-// Entry point: quill serve | sandbox | keys | parties | tx | submit | tokens.
+// Entry point: quill serve | sandbox | keys | parties | tx | submit | tokens | events | audit | console.
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config.ts';
 import { LedgerError } from '../ledger/index.ts';
@@ -6,6 +6,7 @@ import { PartyError } from '../parties/index.ts';
 import { SigningError } from '../signing/index.ts';
 import { TransactionError } from '../transaction/index.ts';
 import { auditCommand } from './audit.ts';
+import { consoleCommand } from './console.ts';
 import { eventsCommand } from './events.ts';
 import { keysCommand } from './keys.ts';
 import { partiesCommand } from './parties.ts';
@@ -36,6 +37,7 @@ function subcommands(env: CliEnv): Command[] {
     submitCommand(env),
     eventsCommand(env),
     auditCommand(env),
+    consoleCommand(env),
     tokensCommand(env),
     sandboxCommand(env),
     serveCommand(env),

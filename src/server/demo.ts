@@ -47,6 +47,9 @@ export async function demoEnv(
     AUTH_JWKS_URL: undefined,
     AUTH_JWT_ALGORITHMS: undefined,
   };
+  // The embedded sandbox runs without ledger auth, so no token names the wallet's ledger user: use its admin.
+  if (!envHas(env, 'LEDGER_URL') && !envHas(env, 'LEDGER_USER_ID'))
+    overrides.LEDGER_USER_ID = 'participant_admin';
   if (!envHas(env, 'KEYSTORE_PASSPHRASE') && !envHas(env, 'KEYSTORE_PASSPHRASE_FILE')) {
     overrides.KEYSTORE_PASSPHRASE = await secretFile(join(dir, 'keystore-passphrase'));
   }

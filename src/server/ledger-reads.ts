@@ -1,6 +1,6 @@
 // The API's ledger reads (src/api LedgerReads) over the wallet's LedgerClient, as one party.
 import type { LedgerReads } from '../api/index.ts';
-import type { LedgerClient, TransactionFormat } from '../ledger/index.ts';
+import type { LedgerClient, TransactionFormat, UpdateFormat } from '../ledger/index.ts';
 import type { ScanClient } from '../scan/index.ts';
 
 function format(party: string): TransactionFormat {
@@ -10,7 +10,21 @@ function format(party: string): TransactionFormat {
   };
 }
 
-export function ledgerReads(client: LedgerClient, scan?: ScanClient): LedgerReads {
+/** Transactions as the party sees them, with its reassignments and topology events (INTERFACE.md 4.2, 4.5). */
+function updateFormat(party: string): UpdateFormat {
+  const eventFormat = { filtersByParty: { [party]: { cumulative: [] } }, verbose: false };
+  return {
+    includeTransactions: { eventFormat, transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA' },
+    includeReassignments: eventFormat,
+    includeTopologyEvents: { includeParticipantAuthorizationEvents: { parties: [party] } },
+  };
+}
+
+/**
+ * `userId`: the wallet's ledger user (LEDGER_USER_ID); without it, the user the ledger token authenticates.
+ */
+export function ledgerReads(client: LedgerClient, scan?: ScanClient, userId?: string): LedgerReads {
+  const walletUser = async () => userId ?? (await client.authenticatedUser()).user.id;
   return {
     vettedPackages: (request) => client.listVettedPackages(request),
     ...(scan
@@ -21,6 +35,35 @@ export function ledgerReads(client: LedgerClient, scan?: ScanClient): LedgerRead
     },
     async transactionByOffset(offset, party) {
       return (await client.transactionByOffset({ offset, transactionFormat: format(party) })).transaction;
+    },
+    async updates(range, party) {
+      const page = await client.updatesFlats(
+        {
+          beginExclusive: range.beginExclusive,
+          endInclusive: range.endInclusive,
+          descendingOrder: range.descendingOrder,
+          updateFormat: updateFormat(party),
+        },
+        { limit: range.limit },
+      );
+      return page.map((item) => item.update as Record<string, unknown>);
+    },
+    async updateByOffset(offset, party) {
+      return (await client.updateByOffset({ offset, updateFormat: updateFormat(party) })).update as Record<
+        string,
+        unknown
+      >;
+    },
+    async user() {
+      return (await client.getUser(await walletUser())).user as Record<string, unknown>;
+    },
+    async updateUser(change) {
+      const id = await walletUser();
+      const user = { ...change.user, id } as never;
+      return (await client.updateUser(id, { user, updateMask: { paths: change.paths } })).user as Record<
+        string,
+        unknown
+      >;
     },
   };
 }

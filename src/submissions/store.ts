@@ -335,10 +335,12 @@ export class SubmissionStore {
     return this.redis.zrange(this.k('idx', 'status', status), '0', String(limit - 1)).catch(redisFailed);
   }
 
-  async countByStatus(): Promise<Record<SubmissionStatus, number>> {
+  /** Records per status: all of them, or one party's. */
+  async countByStatus(party?: string): Promise<Record<SubmissionStatus, number>> {
     const statuses = SUBMISSION_STATUSES;
     const pipe = this.redis.pipeline();
-    for (const s of statuses) pipe.zcard(this.k('idx', 'status', s));
+    for (const s of statuses)
+      pipe.zcard(party === undefined ? this.k('idx', 'status', s) : this.k('idx', 'ps', party, s));
     const res = (await pipe.exec().catch(redisFailed)) ?? [];
     for (const [e] of res) if (e) redisFailed(e);
     return Object.fromEntries(statuses.map((s, i) => [s, Number(res[i]?.[1] ?? 0)])) as Record<

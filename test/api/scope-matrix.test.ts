@@ -42,6 +42,13 @@ const TABLE: Record<string, Expect> = {
     submit: [200, 200, 404],
     admin: [200, 200, 404],
   },
+  'GET /wallet/v1/submissions/{id}/preview': {
+    none: 401,
+    read: [200, 200, 404],
+    approve: [200, 200, 404],
+    submit: [200, 200, 404],
+    admin: [200, 200, 404],
+  },
   'GET /wallet/v1/submissions/{id}?wait=1': {
     none: 401,
     read: [200, 200, 404],
@@ -243,6 +250,35 @@ const TABLE: Record<string, Expect> = {
     submit: [503, 503, 404],
     admin: [503, 503, 404],
   },
+  'GET /wallet/v1/ledger/updates': {
+    none: 401,
+    read: [503, 503, 404],
+    approve: [503, 503, 404],
+    submit: [503, 503, 404],
+    admin: [503, 503, 404],
+  },
+  'GET /wallet/v1/ledger/updates/offsets/{offset}': {
+    none: 401,
+    read: [503, 503, 404],
+    approve: [503, 503, 404],
+    submit: [503, 503, 404],
+    admin: [503, 503, 404],
+  },
+  // The wallet's own ledger user acts for every party: only an unscoped admin reaches it (503: no ledger here).
+  'GET /wallet/v1/ledger/user': {
+    none: 401,
+    read: [403, 403, 403],
+    approve: [403, 403, 403],
+    submit: [403, 403, 403],
+    admin: [503, 403, 403],
+  },
+  'PATCH /wallet/v1/ledger/user': {
+    none: 401,
+    read: [403, 403, 403],
+    approve: [403, 403, 403],
+    submit: [403, 403, 403],
+    admin: [503, 403, 403],
+  },
   // Vetting is the same for every party; no ledger in this harness, so an allowed read answers 503.
   'GET /wallet/v1/ledger/vetted-packages': {
     none: 401,
@@ -411,6 +447,11 @@ const ROUTES: Record<
     needsSubmission: true,
     run: async (t, token) =>
       (await h.call('GET', `/wallet/v1/submissions/${t.submission}`, token ? { token } : {})).status,
+  },
+  'GET /wallet/v1/submissions/{id}/preview': {
+    needsSubmission: true,
+    run: async (t, token) =>
+      (await h.call('GET', `/wallet/v1/submissions/${t.submission}/preview`, token ? { token } : {})).status,
   },
   'GET /wallet/v1/submissions/{id}?wait=1': {
     needsSubmission: true,
@@ -584,6 +625,42 @@ const ROUTES: Record<
           `/wallet/v1/ledger/offsets/1?party=${encodeURIComponent(t.party)}`,
           token ? { token } : {},
         )
+      ).status,
+  },
+  'GET /wallet/v1/ledger/updates': {
+    needsSubmission: false,
+    run: async (t, token) =>
+      (
+        await h.call(
+          'GET',
+          `/wallet/v1/ledger/updates?beginExclusive=0&endInclusive=5&party=${encodeURIComponent(t.party)}`,
+          token ? { token } : {},
+        )
+      ).status,
+  },
+  'GET /wallet/v1/ledger/updates/offsets/{offset}': {
+    needsSubmission: false,
+    run: async (t, token) =>
+      (
+        await h.call(
+          'GET',
+          `/wallet/v1/ledger/updates/offsets/1?party=${encodeURIComponent(t.party)}`,
+          token ? { token } : {},
+        )
+      ).status,
+  },
+  'GET /wallet/v1/ledger/user': {
+    needsSubmission: false,
+    run: async (_t, token) => (await h.call('GET', '/wallet/v1/ledger/user', token ? { token } : {})).status,
+  },
+  'PATCH /wallet/v1/ledger/user': {
+    needsSubmission: false,
+    run: async (_t, token) =>
+      (
+        await h.call('PATCH', '/wallet/v1/ledger/user', {
+          ...(token ? { token } : {}),
+          body: { user: { primaryParty: 'x::1220' }, updateMask: { paths: ['primary_party'] } },
+        })
       ).status,
   },
   'GET /wallet/v1/ledger/vetted-packages': {

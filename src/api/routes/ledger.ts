@@ -120,6 +120,110 @@ const activities = createRoute({
   },
 });
 
+const LedgerUpdates = z
+  .object({ updates: z.array(z.record(z.string(), z.unknown())) })
+  .openapi('LedgerUpdates', {
+    description: 'Update objects (JsTransaction, JsReassignment, JsTopologyTransaction)',
+  });
+
+const offset = z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
+
+const updates = createRoute({
+  method: 'get',
+  path: '/wallet/v1/ledger/updates',
+  tags: ['ledger'],
+  summary: 'Updates between two offsets, in either order, as the party sees them (INTERFACE.md 4.2)',
+  security,
+  request: {
+    query: PartyQuery.extend({
+      beginExclusive: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+      endInclusive: offset,
+      descendingOrder: z.enum(['true', 'false']).default('false'),
+      limit: z.coerce.number().int().min(1).max(500).default(100),
+    }),
+  },
+  responses: {
+    200: { description: 'The updates', content: { 'application/json': { schema: LedgerUpdates } } },
+    ...errorResponses(400, 401, 403, 404, 503),
+  },
+});
+
+const updateAt = createRoute({
+  method: 'get',
+  path: '/wallet/v1/ledger/updates/offsets/{offset}',
+  tags: ['ledger'],
+  summary: 'The update at an offset, as the party sees it (INTERFACE.md 4.5)',
+  security,
+  request: { params: z.object({ offset }), query: PartyQuery },
+  responses: {
+    200: {
+      description: 'The update',
+      content: {
+        'application/json': {
+          schema: z.object({ update: z.record(z.string(), z.unknown()) }).openapi('LedgerUpdate'),
+        },
+      },
+    },
+    ...errorResponses(400, 401, 403, 404, 503),
+  },
+});
+
+const LedgerUser = z.object({ user: z.record(z.string(), z.unknown()) }).openapi('LedgerUser', {
+  description: 'The User as the ledger returns it (id, primaryParty, isDeactivated, metadata)',
+});
+
+const getUser = createRoute({
+  method: 'get',
+  path: '/wallet/v1/ledger/user',
+  tags: ['ledger'],
+  summary: "The wallet's own ledger user (unscoped admin)",
+  security,
+  responses: {
+    200: { description: 'The user', content: { 'application/json': { schema: LedgerUser } } },
+    ...errorResponses(401, 403, 503),
+  },
+});
+
+const patchUser = createRoute({
+  method: 'patch',
+  path: '/wallet/v1/ledger/user',
+  tags: ['ledger'],
+  summary: "Changes the wallet's ledger user through an update mask (INTERFACE.md 4.6; unscoped admin)",
+  description:
+    'Pass `metadata.resourceVersion` from the last read: a stale version is a 409 CONFLICT (someone changed the user ' +
+    'since), nothing is changed.',
+  security,
+  request: {
+    body: {
+      required: true,
+      content: {
+        'application/json': {
+          schema: z
+            .object({
+              user: z.object({
+                primaryParty: z.string().max(512).optional(),
+                isDeactivated: z.boolean().optional(),
+                metadata: z
+                  .object({
+                    resourceVersion: z.string().max(64).optional(),
+                    annotations: z.record(z.string().max(317), z.string().max(256 * 1024)).optional(),
+                  })
+                  .optional(),
+              }),
+              updateMask: z.object({ paths: z.array(z.string().min(1).max(200)).min(1).max(20) }),
+            })
+            .strict()
+            .openapi('LedgerUserUpdate'),
+        },
+      },
+    },
+  },
+  responses: {
+    200: { description: 'The updated user', content: { 'application/json': { schema: LedgerUser } } },
+    ...errorResponses(400, 401, 403, 409, 503),
+  },
+});
+
 /** Whether a feed activity concerns the party. */
 function concerns(item: ListActivityResponseItem, party: string): boolean {
   const t = item.transfer;
@@ -131,6 +235,12 @@ function concerns(item: ListActivityResponseItem, party: string): boolean {
   )
     return true;
   return item.mint?.coin_owner === party || item.tap?.coin_owner === party;
+}
+
+/** The wallet's ledger user acts for every party: only an admin without party scope reads or changes it. */
+function unscopedAdmin(p: Principal): void {
+  if (p.role !== 'admin' || p.party !== undefined)
+    throw new ApiError(403, 'FORBIDDEN', "the wallet's ledger user needs an admin token without party scope");
 }
 
 /** The party the read is made as. */
@@ -147,6 +257,12 @@ function requester(p: Principal, asked: string | undefined): string {
 /** Ledger refusals of a read: not found (or not visible) is a 404, a pruned offset a 404 saying so. */
 function ledgerRead(err: unknown, what: string): never {
   if (isLedgerError(err)) {
+    if (err.code === 'CONCURRENT_USER_UPDATE_DETECTED')
+      throw new ApiError(
+        409,
+        'CONFLICT',
+        `${what} was changed since it was read (stale resourceVersion): read it again`,
+      );
     if (err.code === 'UPDATE_NOT_FOUND' || err.status === 404)
       throw new ApiError(404, 'NOT_FOUND', `${what} not found or not visible to the party`);
     if (err.code === 'PARTICIPANT_PRUNED_DATA_ACCESSED')
@@ -185,6 +301,53 @@ export function ledgerRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
       return c.json({ transaction: await reads().transactionByOffset(offset, party) }, 200);
     } catch (err) {
       return ledgerRead(err, `offset ${offset}`);
+    }
+  });
+  app.openapi(updates, async (c) => {
+    const p = need(c, 'read');
+    const q = c.req.valid('query');
+    const party = requester(p, q.party);
+    const descendingOrder = q.descendingOrder === 'true';
+    if (q.beginExclusive >= q.endInclusive)
+      throw new ApiError(400, 'INVALID_REQUEST', 'beginExclusive must be less than endInclusive');
+    try {
+      const items = await reads().updates(
+        { beginExclusive: q.beginExclusive, endInclusive: q.endInclusive, descendingOrder, limit: q.limit },
+        party,
+      );
+      return c.json({ updates: items }, 200);
+    } catch (err) {
+      return ledgerRead(err, `updates ${q.beginExclusive}..${q.endInclusive}`);
+    }
+  });
+  app.openapi(updateAt, async (c) => {
+    const p = need(c, 'read');
+    const { offset: at } = c.req.valid('param');
+    const party = requester(p, c.req.valid('query').party);
+    try {
+      return c.json({ update: await reads().updateByOffset(at, party) }, 200);
+    } catch (err) {
+      return ledgerRead(err, `update at offset ${at}`);
+    }
+  });
+  app.openapi(getUser, async (c) => {
+    unscopedAdmin(c.get('principal'));
+    try {
+      return c.json({ user: await reads().user() }, 200);
+    } catch (err) {
+      return ledgerRead(err, 'the ledger user');
+    }
+  });
+  app.openapi(patchUser, async (c) => {
+    unscopedAdmin(c.get('principal'));
+    const body = c.req.valid('json');
+    try {
+      return c.json(
+        { user: await reads().updateUser({ user: body.user, paths: body.updateMask.paths }) },
+        200,
+      );
+    } catch (err) {
+      return ledgerRead(err, 'the ledger user');
     }
   });
   app.openapi(vetted, async (c) => {

@@ -7,6 +7,7 @@ import {
   SubmissionRecord,
   SubmissionRefused,
 } from '../../submissions/index.ts';
+import { decodePreparedTransactionBase64, previewPreparedTransaction } from '../../transaction/index.ts';
 import { type AppDeps, type AppEnv, need, visible } from '../context.ts';
 import { ApiError, describeCause, errorResponses, invalidRequest, toHttpError } from '../errors.ts';
 import {
@@ -21,6 +22,8 @@ import {
 } from '../schemas.ts';
 
 const security = [{ bearer: [] }];
+/** Pages of the index one time-filtered listing reads before answering with a cursor. */
+const SCAN_PAGES = 20;
 const record = (description: string) => ({
   description,
   content: { 'application/json': { schema: SubmissionRecord } },
@@ -65,6 +68,38 @@ const getOne = createRoute({
   security,
   request: { params: z.object({ id: z.string().min(1).max(100) }), query: WaitQuery },
   responses: { 200: record('The submission'), ...errorResponses(400, 401, 403, 404) },
+});
+
+const SubmissionPreview = z
+  .object({
+    id: z.string(),
+    preparedTransactionHash: z.string().openapi({ description: 'the hash that was signed, as stored' }),
+    recomputedHash: z
+      .string()
+      .nullable()
+      .openapi({ description: 'the hash recomputed now from the stored transaction (null once dropped)' }),
+    hashMatches: z.boolean().nullable(),
+    preview: z.record(z.string(), z.unknown()).nullable().openapi({
+      description: 'the decoded transaction: templates, choices, arguments, input contracts, time bounds',
+    }),
+    payloadDroppedAt: z
+      .string()
+      .nullable()
+      .openapi({ description: 'set once PAYLOAD_RETENTION_HOURS removed it' }),
+  })
+  .openapi('SubmissionPreview');
+
+const preview = createRoute({
+  method: 'get',
+  path: '/wallet/v1/submissions/{id}/preview',
+  tags: ['submissions'],
+  summary: 'Exactly what was signed: the stored prepared transaction decoded, with its hash recomputed',
+  security,
+  request: { params: z.object({ id: z.string().min(1).max(100) }) },
+  responses: {
+    200: { description: 'The preview', content: { 'application/json': { schema: SubmissionPreview } } },
+    ...errorResponses(400, 401, 403, 404),
+  },
 });
 
 const list = createRoute({
@@ -168,6 +203,42 @@ export function submissionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void 
     return c.json({ items }, 200);
   });
 
+  app.openapi(preview, async (c) => {
+    const who = need(c, 'read');
+    const { id } = c.req.valid('param');
+    const stored = await deps.store.get(id);
+    const rec = visible(who, stored?.record);
+    if (!stored || !rec) throw new ApiError(404, 'NOT_FOUND', `no submission ${echo(id)}`);
+    const base = { id: rec.id, preparedTransactionHash: rec.preparedTransactionHash };
+    if (!stored.payload) {
+      return c.json(
+        {
+          ...base,
+          recomputedHash: null,
+          hashMatches: null,
+          preview: null,
+          payloadDroppedAt: stored.payloadDroppedAt ?? null,
+        },
+        200,
+      );
+    }
+    // It decoded when it was accepted: a failure here is a damaged store, a 500 for the operator's log.
+    const view = previewPreparedTransaction(
+      decodePreparedTransactionBase64(stored.payload.preparedTransaction),
+      rec.hashingSchemeVersion,
+    );
+    return c.json(
+      {
+        ...base,
+        recomputedHash: view.hash,
+        hashMatches: view.hash === rec.preparedTransactionHash,
+        preview: view as unknown as Record<string, unknown>,
+        payloadDroppedAt: null,
+      },
+      200,
+    );
+  });
+
   app.openapi(getOne, async (c) => {
     const who = need(c, 'read');
     const { id } = c.req.valid('param');
@@ -186,13 +257,28 @@ export function submissionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void 
       throw new ApiError(403, 'PARTY_NOT_ALLOWED', 'this token may only list its own party');
     }
     const party = who.party ?? q.party;
-    const page = await deps.store.list({
-      limit: q.limit,
-      ...(party !== undefined ? { party } : {}),
-      ...(q.status ? { status: q.status } : {}),
-      ...(q.cursor ? { cursor: q.cursor } : {}),
-    });
-    return c.json(page, 200);
+    const since = q.since ? Date.parse(q.since) : undefined;
+    const until = q.until ? Date.parse(q.until) : undefined;
+    // Newest first in creation order: skip what is newer than `until`, stop at the first older than `since`.
+    // Scans at most SCAN_PAGES pages per request; the cursor continues where the scan stopped.
+    const items: SubmissionRecord[] = [];
+    let cursor = q.cursor;
+    for (let scanned = 0; scanned < SCAN_PAGES; scanned++) {
+      const page = await deps.store.list({
+        limit: q.limit - items.length,
+        ...(party !== undefined ? { party } : {}),
+        ...(q.status ? { status: q.status } : {}),
+        ...(cursor ? { cursor } : {}),
+      });
+      cursor = page.nextCursor ?? undefined;
+      for (const rec of page.items) {
+        const at = Date.parse(rec.createdAt);
+        if (since !== undefined && at < since) return c.json({ items, nextCursor: null }, 200);
+        if (until === undefined || at < until) items.push(rec);
+      }
+      if (!cursor || items.length >= q.limit || (since === undefined && until === undefined)) break;
+    }
+    return c.json({ items, nextCursor: cursor ?? null }, 200);
   });
 
   app.openapi(byUpdate, async (c) => {

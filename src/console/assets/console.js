@@ -1,0 +1,43 @@
+// Quill console: small progressive enhancements. Every page works without this file.
+
+const POLL_MS = 1500;
+
+// Submissions list: swap in fresh rows so status changes appear without a reload.
+for (const table of document.querySelectorAll('table[data-live]')) {
+  const url = table.getAttribute('data-live');
+  setInterval(async () => {
+    if (document.hidden) return;
+    try {
+      const res = await fetch(url, { credentials: 'same-origin', headers: { accept: 'text/html' } });
+      if (!res.ok) return;
+      const tpl = document.createElement('template');
+      tpl.innerHTML = (await res.text()).trim();
+      const fresh = tpl.content.querySelector('tbody');
+      const old = table.querySelector('tbody');
+      if (fresh && old && fresh.innerHTML !== old.innerHTML) old.replaceWith(fresh);
+    } catch {
+      // offline for a moment: the next tick tries again
+    }
+  }, POLL_MS);
+}
+
+// A submission's page: reload when its status changes (attempts, update id and transaction come with it).
+const watched = document.querySelector('[data-live-status]');
+if (watched) {
+  const url = watched.getAttribute('data-live-status');
+  const shown = watched.querySelector('[data-status]')?.getAttribute('data-status');
+  const timer = setInterval(async () => {
+    if (document.hidden) return;
+    try {
+      const res = await fetch(url, { credentials: 'same-origin', headers: { accept: 'application/json' } });
+      if (!res.ok) return;
+      const body = await res.json();
+      if (body.status !== shown) {
+        clearInterval(timer);
+        location.reload();
+      }
+    } catch {
+      // as above
+    }
+  }, POLL_MS);
+}

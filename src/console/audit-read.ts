@@ -1,0 +1,33 @@
+// Reads the audit chain through the API (admin) as flat objects; entries without a `kind` are signatures.
+import type { Api } from './http.tsx';
+
+export interface AuditRow {
+  id: string;
+  kind: string;
+  fields: Record<string, string>;
+}
+
+interface AuditPage {
+  items: { id: string; fields: [string, string][] }[];
+  next: string | null;
+}
+
+/** The chain from its start, at most `max` entries (the API pages by 1,000). */
+export async function readAudit(api: Api, max = 20_000): Promise<{ rows: AuditRow[]; status: number }> {
+  const rows: AuditRow[] = [];
+  let after: string | null = null;
+  while (rows.length < max) {
+    const res: { status: number; body: AuditPage } = await api<AuditPage>(
+      'GET',
+      `/wallet/v1/audit?limit=1000${after ? `&after=${encodeURIComponent(after)}` : ''}`,
+    );
+    if (res.status !== 200) return { rows, status: res.status };
+    for (const e of res.body.items) {
+      const fields = Object.fromEntries(e.fields);
+      rows.push({ id: e.id, kind: fields.kind ?? 'signature', fields });
+    }
+    after = res.body.next;
+    if (!after || res.body.items.length === 0) break;
+  }
+  return { rows, status: 200 };
+}

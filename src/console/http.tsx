@@ -1,0 +1,215 @@
+// What every console request shares: security headers, the session and its CSRF check, the in-process bridge to
+// the wallet API (as the signed-in operator), and error pages that never show a stack.
+import type { Context, Hono, MiddlewareHandler } from 'hono';
+import { getCookie, setCookie } from 'hono/cookie';
+import { AS_PRINCIPAL } from '../api/index.ts';
+import type { Principal } from '../submissions/index.ts';
+import type { ConsoleDeps } from './deps.ts';
+import { csrfMatches, type Session } from './sessions.ts';
+import { Page, type Viewer } from './ui.tsx';
+
+/** One API call: the route's status and parsed JSON body. */
+export type Api = <T = Record<string, unknown>>(
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
+  path: string,
+  body?: unknown,
+) => Promise<{ status: number; body: T }>;
+
+export type ConsoleEnv = {
+  Variables: {
+    session: Session;
+    sid: string;
+    viewer: Viewer;
+    api: Api;
+    requestId: string;
+    principal: Principal;
+  };
+};
+export type Ctx = Context<ConsoleEnv>;
+
+/** A page that cannot be shown: rendered as an HTML page with this status and message. */
+export class PageError extends Error {
+  constructor(
+    readonly status: 400 | 403 | 404 | 409 | 503,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export const CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+].join('; ');
+
+export function securityHeaders(): MiddlewareHandler {
+  return async (c, next) => {
+    await next();
+    c.header('Content-Security-Policy', CSP);
+    c.header('X-Frame-Options', 'DENY');
+    c.header('Referrer-Policy', 'no-referrer');
+    c.header('X-Content-Type-Options', 'nosniff');
+    c.header('Cross-Origin-Opener-Policy', 'same-origin');
+    if (!c.req.path.startsWith('/console/assets/')) c.header('Cache-Control', 'no-store');
+  };
+}
+
+export function cookieNames(deps: ConsoleDeps): { session: string; pre: string; secure: boolean } {
+  const secure = deps.publicUrl?.startsWith('https:') ?? false;
+  // __Host-: the browser refuses it without Secure and Path=/ and from any other host (no cookie tossing).
+  return secure
+    ? { session: '__Host-quill_console', pre: '__Host-quill_console_pre', secure }
+    : { session: 'quill_console', pre: 'quill_console_pre', secure };
+}
+
+export function setSessionCookie(c: Context, deps: ConsoleDeps, sid: string): void {
+  const names = cookieNames(deps);
+  setCookie(c, names.session, sid, {
+    path: '/',
+    httpOnly: true,
+    sameSite: 'Strict',
+    secure: names.secure,
+    maxAge: Math.floor(deps.sessions.limits.absoluteMs / 1000),
+  });
+}
+
+export function clearSessionCookie(c: Context, deps: ConsoleDeps): void {
+  const names = cookieNames(deps);
+  setCookie(c, names.session, '', {
+    path: '/',
+    httpOnly: true,
+    sameSite: 'Strict',
+    secure: names.secure,
+    maxAge: 0,
+  });
+}
+
+const PUBLIC = /^\/console\/(signin|oidc\/|assets\/)/;
+
+/** The session (or the sign-in page), the CSRF check on every state change, and the API bridge. */
+// biome-ignore lint/suspicious/noExplicitAny: the API's typed app
+export function sessionGate(deps: ConsoleDeps, app: Hono<any>): MiddlewareHandler<ConsoleEnv> {
+  return async (c, next) => {
+    if (c.req.method === 'POST' && !sameOrigin(c))
+      throw new PageError(403, 'This request came from another site.');
+    if (PUBLIC.test(c.req.path)) return next();
+    const sid = getCookie(c, cookieNames(deps).session);
+    const session = await deps.sessions.get(sid);
+    if (!session || !sid) {
+      if (c.req.method === 'GET') {
+        const back = c.req.path + (new URL(c.req.url).search || '');
+        return c.redirect(`/console/signin?next=${encodeURIComponent(back)}`, 303);
+      }
+      throw new PageError(403, 'Your session has ended: sign in again.');
+    }
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
+      const form = await c.req.parseBody();
+      if (!csrfMatches(session, form._csrf ?? c.req.header('x-csrf-token')))
+        throw new PageError(
+          403,
+          'This form has expired (missing or wrong CSRF token): reload the page and try again.',
+        );
+    }
+    c.set('session', session);
+    c.set('sid', sid);
+    c.set('principal', session.principal);
+    c.set('viewer', { principal: session.principal, csrf: session.csrf });
+    c.set('api', bridge(app, session.principal, c.get('requestId')));
+    return next();
+  };
+}
+
+/**
+ * A browser's POST says where it comes from: `Sec-Fetch-Site` (Chromium, Firefox, Safari), else `Origin` (which is
+ * `null` under Referrer-Policy: no-referrer, so it cannot decide alone). One from another site is refused, on top
+ * of SameSite=Strict cookies and CSRF tokens.
+ */
+function sameOrigin(c: Context): boolean {
+  const site = c.req.header('sec-fetch-site');
+  if (site !== undefined) return site === 'same-origin';
+  const origin = c.req.header('origin');
+  if (!origin || origin === 'null') return true;
+  try {
+    return new URL(origin).host === c.req.header('host');
+  } catch {
+    return false;
+  }
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: the API's typed app
+function bridge(app: Hono<any>, principal: Principal, requestId: string | undefined): Api {
+  return async (method, path, body) => {
+    const res = await app.request(
+      path,
+      {
+        method,
+        headers: {
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...(requestId ? { 'x-request-id': requestId } : {}),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      },
+      { [AS_PRINCIPAL]: principal },
+    );
+    const text = await res.text();
+    let parsed: unknown;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = { error: { code: 'INVALID_RESPONSE', message: text.slice(0, 200) } };
+    }
+    return { status: res.status, body: parsed as never };
+  };
+}
+
+/** The API's error message for a refused call. */
+export function apiMessage(res: { status: number; body: unknown }): string {
+  const e = (res.body as { error?: { message?: string } } | undefined)?.error;
+  return e?.message ?? `the wallet answered ${res.status}`;
+}
+
+/** A successful API answer, or the page error it means (404 not found, 403 not allowed, …). */
+export function must<T>(res: { status: number; body: T }, what: string): T {
+  if (res.status >= 200 && res.status < 300) return res.body;
+  if (res.status === 404) throw new PageError(404, `No ${what}: it does not exist or is not visible to you.`);
+  if (res.status === 401 || res.status === 403) throw new PageError(403, apiMessage(res));
+  if (res.status === 409) throw new PageError(409, apiMessage(res));
+  if (res.status >= 500) throw new PageError(503, `${apiMessage(res)} (try again)`);
+  throw new PageError(400, apiMessage(res));
+}
+
+/** Form fields as strings (files and repeated fields refused as absent). */
+export async function formFields(c: Ctx): Promise<Record<string, string>> {
+  const body = await c.req.parseBody();
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(body)) if (typeof v === 'string') out[k] = v;
+  return out;
+}
+
+export function errorPage(c: Context, status: number, message: string, viewer?: Viewer) {
+  const title =
+    status === 404
+      ? 'Not found'
+      : status === 403
+        ? 'Not allowed'
+        : status === 503
+          ? 'Unavailable'
+          : 'Refused';
+  return c.html(
+    <Page title={title} {...(viewer ? { viewer } : {})}>
+      <p class="error" role="alert" data-testid="page-error">
+        {message}
+      </p>
+      <p>
+        <a href="/console">Back to the overview</a>
+      </p>
+    </Page>,
+    status as 400,
+  );
+}

@@ -1,0 +1,113 @@
+// The operator console (issue 17), mounted by the composition root at /console on the wallet's own app. Pages are
+// server-rendered (Hono JSX); every read and action goes through the wallet API in process as the signed-in
+// operator, so the console has exactly the API's roles and party scope.
+import { readFileSync } from 'node:fs';
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import type { ConsoleDeps } from './deps.ts';
+import { type ConsoleEnv, errorPage, PageError, securityHeaders, sessionGate } from './http.tsx';
+import { OidcSignIn } from './oidc.ts';
+import { approvalsPage, decide } from './pages/approvals.tsx';
+import { auditPage } from './pages/audit.tsx';
+import { disableKey, generateKey, keyPage, keysPage } from './pages/keys.tsx';
+import {
+  activitiesPage,
+  ledgerIndex,
+  packagesPage,
+  updatePage,
+  updatesPage,
+  updateUser,
+  userPage,
+} from './pages/ledger.tsx';
+import { overviewPage } from './pages/overview.tsx';
+import { onboardParty, partiesPage, partyPage } from './pages/parties.tsx';
+import { oidcCallback, oidcStart, redeem, signinPage, signout } from './pages/signin.tsx';
+import { submissionPage, submissionRows, submissionStatus, submissionsPage } from './pages/submissions.tsx';
+
+export type { ConsoleDeps, OidcSettings } from './deps.ts';
+export { type LinkRequest, mintLink } from './links.ts';
+export { SessionStore } from './sessions.ts';
+
+const ASSETS: Record<string, { type: string; body: string }> = {
+  'console.css': { type: 'text/css; charset=utf-8', body: asset('console.css') },
+  'console.js': { type: 'text/javascript; charset=utf-8', body: asset('console.js') },
+};
+
+function asset(name: string): string {
+  return readFileSync(new URL(`./assets/${name}`, import.meta.url), 'utf8');
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: mounted on the API's typed app
+export function mountConsole(app: Hono<any>, deps: ConsoleDeps): void {
+  const ui = new Hono<ConsoleEnv>();
+  const oidc = deps.oidc
+    ? new OidcSignIn(
+        deps.oidc,
+        deps.redis,
+        deps.prefix,
+        `${(deps.publicUrl ?? '').replace(/\/$/, '')}/console/oidc/callback`,
+      )
+    : undefined;
+  ui.use('*', securityHeaders());
+  ui.use(
+    '*',
+    bodyLimit({ maxSize: 256 * 1024, onError: (c) => errorPage(c, 400, 'This form is too large.') }),
+  );
+  ui.use('*', sessionGate(deps, app));
+
+  ui.get('/assets/:file', (c) => {
+    const a = ASSETS[c.req.param('file')];
+    if (!a) throw new PageError(404, 'No such file.');
+    c.header('Content-Type', a.type);
+    c.header('Cache-Control', 'public, max-age=300');
+    return c.body(a.body);
+  });
+  ui.get('/signin', (c) => signinPage(c, deps));
+  ui.post('/signin', (c) => redeem(c, deps));
+  ui.get('/oidc/start', (c) => oidcStart(c, deps, oidc));
+  ui.get('/oidc/callback', (c) => oidcCallback(c, deps, oidc));
+  ui.post('/signout', (c) => signout(c, deps));
+
+  ui.get('/', (c) => overviewPage(c, deps));
+  ui.get('/keys', (c) => keysPage(c));
+  ui.post('/keys', (c) => generateKey(c));
+  ui.get('/keys/:fp', (c) => keyPage(c, c.req.param('fp')));
+  ui.post('/keys/:fp/disable', (c) => disableKey(c, c.req.param('fp')));
+  ui.get('/parties', (c) => partiesPage(c));
+  ui.post('/parties', (c) => onboardParty(c));
+  ui.get('/parties/:party', (c) => partyPage(c, c.req.param('party')));
+  ui.get('/submissions', (c) => submissionsPage(c));
+  ui.get('/submissions/rows', (c) => submissionRows(c));
+  ui.get('/submissions/:id', (c) => submissionPage(c, c.req.param('id')));
+  ui.get('/submissions/:id/status', (c) => submissionStatus(c, c.req.param('id')));
+  ui.get('/approvals', (c) => approvalsPage(c));
+  ui.post('/approvals/:id', (c) => decide(c, c.req.param('id')));
+  ui.get('/ledger', (c) => ledgerIndex(c));
+  ui.get('/ledger/packages', (c) => packagesPage(c));
+  ui.get('/ledger/updates', (c) => updatesPage(c));
+  ui.get('/ledger/update', (c) => updatePage(c));
+  ui.get('/ledger/user', (c) => userPage(c));
+  ui.post('/ledger/user', (c) => updateUser(c));
+  ui.get('/ledger/activities', (c) => activitiesPage(c));
+  ui.get('/audit', (c) => auditPage(c));
+  ui.all('*', (c) => errorPage(c, 404, 'There is no such page.', c.get('viewer')));
+
+  ui.onError((err, c) => {
+    const viewer = c.get('viewer');
+    if (err instanceof PageError) return errorPage(c, err.status, err.message, viewer);
+    // Nothing an operator types gets here; the log has the cause, the page only the request id.
+    const requestId = c.get('requestId');
+    deps.log?.('error', 'console error', {
+      requestId,
+      path: c.req.path,
+      error: err instanceof Error ? `${err.name}: ${err.message}` : String(err),
+    });
+    return errorPage(
+      c,
+      503,
+      `Something failed on our side (request ${requestId ?? '?'}): try again.`,
+      viewer,
+    );
+  });
+  app.route('/console', ui);
+}

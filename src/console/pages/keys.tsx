@@ -1,0 +1,260 @@
+// Keys: the list, generate, a key's page (public key, parties, the signatures it made), disable with a typed
+// confirmation. Every action goes through the wallet API as the operator, so its role and party rules apply.
+
+import type { KeyView, PartyView } from '../../api/index.ts';
+import { allows } from '../../api/index.ts';
+import { readAudit } from '../audit-read.ts';
+import { apiMessage, type Ctx, formFields, must, PageError } from '../http.tsx';
+import { Csrf, Empty, FormError, Id, Page, Status, Time } from '../ui.tsx';
+
+const ALGORITHMS = ['ed25519', 'p256', 'p384', 'secp256k1'] as const;
+
+export async function keysPage(c: Ctx, form?: { error: string; values: Record<string, string> }) {
+  const api = c.get('api');
+  const viewer = c.get('viewer');
+  const keys = must(
+    await api<{ items: KeyView[]; problems?: { file: string; problem: string }[] }>('GET', '/wallet/v1/keys'),
+    'keys',
+  );
+  const parties = await api<{ items: PartyView[] }>('GET', '/wallet/v1/parties');
+  const byKey = new Map<string, string[]>();
+  for (const p of parties.status === 200 ? parties.body.items : []) {
+    byKey.set(p.keyFingerprint, [...(byKey.get(p.keyFingerprint) ?? []), p.partyId]);
+  }
+  const canGenerate = allows(viewer.principal.role, 'admin') && viewer.principal.party === undefined;
+  return c.html(
+    <Page title="Keys" viewer={viewer} active="/console/keys">
+      {canGenerate && (
+        <section aria-labelledby="h-gen">
+          <h2 id="h-gen">Generate a key</h2>
+          <form method="post" action="/console/keys" class="inline" data-testid="generate-key">
+            <Csrf viewer={viewer} />
+            <label>
+              Algorithm
+              <select name="algorithm">
+                {ALGORITHMS.map((a) => (
+                  <option value={a} selected={form?.values.algorithm === a}>
+                    {a}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <label>
+              Label
+              <input name="label" maxlength={200} value={form?.values.label ?? ''} />
+            </label>
+            <label>
+              Backend
+              <select name="backend">
+                <option value="">default</option>
+                <option value="file" selected={form?.values.backend === 'file'}>
+                  file
+                </option>
+                <option value="pkcs11" selected={form?.values.backend === 'pkcs11'}>
+                  pkcs11 (HSM)
+                </option>
+              </select>
+            </label>
+            <button type="submit">Generate</button>
+            <FormError message={form?.error} />
+          </form>
+        </section>
+      )}
+      <section aria-labelledby="h-keys">
+        <h2 id="h-keys">All keys</h2>
+        {keys.items.length === 0 ? (
+          <Empty>No keys yet.</Empty>
+        ) : (
+          <table data-testid="keys">
+            <thead>
+              <tr>
+                <th scope="col">Fingerprint</th>
+                <th scope="col">Label</th>
+                <th scope="col">Algorithm</th>
+                <th scope="col">Backend</th>
+                <th scope="col">Status</th>
+                <th scope="col">Created</th>
+                <th scope="col">Parties</th>
+              </tr>
+            </thead>
+            <tbody>
+              {keys.items.map((k) => (
+                <tr data-fingerprint={k.fingerprint}>
+                  <td>
+                    <Id value={k.fingerprint} href={`/console/keys/${k.fingerprint}`} />
+                  </td>
+                  <td>{k.label ?? ''}</td>
+                  <td>{k.algorithm}</td>
+                  <td>{k.backend}</td>
+                  <td>
+                    <Status status={k.status} />
+                  </td>
+                  <td>
+                    <Time at={k.createdAt} />
+                  </td>
+                  <td>
+                    {(byKey.get(k.fingerprint) ?? []).map((p) => (
+                      <Id value={p} href={`/console/parties/${encodeURIComponent(p)}`} />
+                    ))}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+        {(keys.problems?.length ?? 0) > 0 && (
+          <p class="error">
+            Key files that do not open: {keys.problems?.map((p) => `${p.file} (${p.problem})`).join(', ')}
+          </p>
+        )}
+      </section>
+    </Page>,
+    form ? 400 : 200,
+  );
+}
+
+export async function generateKey(c: Ctx) {
+  const f = await formFields(c);
+  if (!(ALGORITHMS as readonly string[]).includes(f.algorithm ?? ''))
+    return keysPage(c, { error: 'Choose one of the algorithms offered.', values: f });
+  if (f.backend && f.backend !== 'file' && f.backend !== 'pkcs11')
+    return keysPage(c, { error: 'Backend: file or pkcs11.', values: f });
+  const res = await c.get('api')<KeyView>('POST', '/wallet/v1/keys', {
+    algorithm: f.algorithm,
+    ...(f.label?.trim() ? { label: f.label.trim() } : {}),
+    ...(f.backend ? { backend: f.backend } : {}),
+  });
+  if (res.status === 201 || res.status === 200)
+    return c.redirect(`/console/keys/${res.body.fingerprint}`, 303);
+  if (res.status >= 400 && res.status < 500) return keysPage(c, { error: apiMessage(res), values: f });
+  return must(res, 'key') as never;
+}
+
+const FP = /^1220[0-9a-f]{64}$/;
+
+export async function keyPage(c: Ctx, fingerprint: string, form?: { error: string }) {
+  if (!FP.test(fingerprint))
+    throw new PageError(404, 'No key: a fingerprint is 1220 followed by 64 hex digits.');
+  const api = c.get('api');
+  const viewer = c.get('viewer');
+  const key = must(await api<KeyView>('GET', `/wallet/v1/keys/${fingerprint}`), 'key');
+  const parties = await api<{ items: PartyView[] }>('GET', '/wallet/v1/parties');
+  const mine = (parties.status === 200 ? parties.body.items : []).filter(
+    (p) => p.keyFingerprint === fingerprint,
+  );
+  const audit = await readAudit(api);
+  const signatures = audit.rows.filter(
+    (r) => r.kind === 'signature' && r.fields.keyFingerprint === fingerprint,
+  );
+  const confirm = fingerprint.slice(-8);
+  return c.html(
+    <Page title={`Key ${key.label ?? fingerprint.slice(0, 12)}`} viewer={viewer} active="/console/keys">
+      <dl class="facts">
+        <dt>Fingerprint</dt>
+        <dd class="mono" data-testid="fingerprint">
+          {key.fingerprint}
+        </dd>
+        <dt>Status</dt>
+        <dd>
+          <Status status={key.status} />
+        </dd>
+        <dt>Algorithm</dt>
+        <dd>
+          {key.algorithm} ({key.keySpec})
+        </dd>
+        <dt>Backend</dt>
+        <dd>{key.backend}</dd>
+        <dt>Created</dt>
+        <dd>
+          <Time at={key.createdAt} />
+        </dd>
+        <dt>Public key (DER SPKI, base64)</dt>
+        <dd class="mono wrap">{key.publicKey}</dd>
+        <dt>Parties</dt>
+        <dd>
+          {mine.length === 0
+            ? 'none'
+            : mine.map((p) => (
+                <Id value={p.partyId} href={`/console/parties/${encodeURIComponent(p.partyId)}`} />
+              ))}
+        </dd>
+      </dl>
+      <section aria-labelledby="h-sigs">
+        <h2 id="h-sigs">Signatures made with this key</h2>
+        {audit.status !== 200 ? (
+          <Empty>The audit chain needs an unscoped admin.</Empty>
+        ) : signatures.length === 0 ? (
+          <Empty>None yet.</Empty>
+        ) : (
+          <table data-testid="key-signatures">
+            <thead>
+              <tr>
+                <th scope="col">Time</th>
+                <th scope="col">Submission</th>
+                <th scope="col">Hash</th>
+                <th scope="col">Asked by</th>
+                <th scope="col">Stored</th>
+              </tr>
+            </thead>
+            <tbody>
+              {signatures.reverse().map((s) => (
+                <tr>
+                  <td>
+                    <Time at={s.fields.at} />
+                  </td>
+                  <td>
+                    {s.fields.submission ? (
+                      <Id value={s.fields.submission} href={`/console/submissions/${s.fields.submission}`} />
+                    ) : (
+                      ''
+                    )}
+                  </td>
+                  <td>
+                    <Id value={s.fields.hash ?? ''} />
+                  </td>
+                  <td>{s.fields.actor}</td>
+                  <td>{s.fields.stored}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+      {key.status === 'active' && allows(viewer.principal.role, 'admin') && (
+        <section aria-labelledby="h-disable" class="danger">
+          <h2 id="h-disable">Disable this key</h2>
+          <p>
+            A disabled key signs nothing more, and its queued submissions are not sent. This cannot be undone
+            from the console. Type the last eight characters of the fingerprint (
+            <span class="mono">{confirm}</span>) to confirm.
+          </p>
+          <form method="post" action={`/console/keys/${fingerprint}/disable`} data-testid="disable-key">
+            <Csrf viewer={viewer} />
+            <label>
+              Confirmation
+              <input name="confirm" autocomplete="off" required />
+            </label>
+            <button type="submit" class="danger">
+              Disable key
+            </button>
+            <FormError message={form?.error} />
+          </form>
+        </section>
+      )}
+    </Page>,
+    form ? 400 : 200,
+  );
+}
+
+export async function disableKey(c: Ctx, fingerprint: string) {
+  if (!FP.test(fingerprint))
+    throw new PageError(404, 'No key: a fingerprint is 1220 followed by 64 hex digits.');
+  const f = await formFields(c);
+  if ((f.confirm ?? '').trim() !== fingerprint.slice(-8))
+    return keyPage(c, fingerprint, { error: 'The confirmation does not match: the key stays active.' });
+  const res = await c.get('api')('POST', `/wallet/v1/keys/${fingerprint}/disable`);
+  if (res.status >= 400 && res.status < 500 && res.status !== 404)
+    return keyPage(c, fingerprint, { error: apiMessage(res) });
+  must(res, 'key');
+  return c.redirect(`/console/keys/${fingerprint}`, 303);
+}

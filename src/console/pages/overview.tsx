@@ -1,0 +1,163 @@
+// Overview: readiness, queue depth, submissions by status, the last hour's outcomes as a chart, latest failures.
+import type { SubmissionRecord } from '../../submissions/index.ts';
+import type { ConsoleDeps } from '../deps.ts';
+import type { Ctx } from '../http.tsx';
+import { Empty, Id, Page, Status, Time } from '../ui.tsx';
+
+const BUCKETS = 12;
+const BUCKET_MS = 5 * 60_000;
+const OUTCOMES = ['committed', 'rejected', 'expired'] as const;
+
+interface Readiness {
+  status?: string;
+  redis?: boolean;
+  ledger?: boolean;
+}
+
+export async function overviewPage(c: Ctx, deps: ConsoleDeps) {
+  const api = c.get('api');
+  const party = c.get('principal').party;
+  const now = Date.now();
+  const [ready, counts, jobs, outcomes, rejected, expired] = await Promise.all([
+    c
+      .get('api')<Readiness>('GET', '/readyz')
+      .then((r) => r.body),
+    deps.statusCounts(party).catch(() => undefined),
+    party === undefined ? deps.jobCounts().catch(() => undefined) : Promise.resolve(undefined),
+    deps.outcomesSince(now - BUCKETS * BUCKET_MS, party).catch(() => undefined),
+    api<{ items: SubmissionRecord[] }>('GET', '/wallet/v1/submissions?status=rejected&limit=10'),
+    api<{ items: SubmissionRecord[] }>('GET', '/wallet/v1/submissions?status=expired&limit=10'),
+  ]);
+  const failures = [...(rejected.body.items ?? []), ...(expired.body.items ?? [])]
+    .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt))
+    .slice(0, 10);
+  return c.html(
+    <Page title="Overview" viewer={c.get('viewer')} active="/console">
+      <section aria-labelledby="h-ready" class="cards">
+        <h2 id="h-ready">Readiness</h2>
+        <Ready label="Redis" ok={ready?.redis} />
+        <Ready label="Ledger" ok={ready?.ledger} />
+      </section>
+      <section aria-labelledby="h-status">
+        <h2 id="h-status">Submissions by status{party ? ' (your party)' : ''}</h2>
+        {counts ? <Counts counts={counts} testid="status-counts" /> : <Empty>Redis is unavailable.</Empty>}
+      </section>
+      {party === undefined && (
+        <section aria-labelledby="h-queue">
+          <h2 id="h-queue">Queue depth by state</h2>
+          {jobs ? <Counts counts={jobs} testid="queue-counts" /> : <Empty>Redis is unavailable.</Empty>}
+        </section>
+      )}
+      <section aria-labelledby="h-hour">
+        <h2 id="h-hour">Outcomes over the last hour</h2>
+        {outcomes ? <Chart outcomes={outcomes} now={now} /> : <Empty>The event log is unavailable.</Empty>}
+      </section>
+      <section aria-labelledby="h-fail">
+        <h2 id="h-fail">Latest failures</h2>
+        {failures.length === 0 ? (
+          <Empty>No rejected or expired submissions.</Empty>
+        ) : (
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Submission</th>
+                <th scope="col">Status</th>
+                <th scope="col">Code</th>
+                <th scope="col">Message</th>
+                <th scope="col">Updated</th>
+              </tr>
+            </thead>
+            <tbody>
+              {failures.map((r) => (
+                <tr>
+                  <td>
+                    <Id value={r.id} href={`/console/submissions/${encodeURIComponent(r.id)}`} />
+                  </td>
+                  <td>
+                    <Status status={r.status} />
+                  </td>
+                  <td class="mono">{r.error?.code ?? ''}</td>
+                  <td>{r.error?.message ?? ''}</td>
+                  <td>
+                    <Time at={r.updatedAt} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+    </Page>,
+  );
+}
+
+const Ready = (p: { label: string; ok: boolean | undefined }) => (
+  <p class={`card ${p.ok ? 'ok' : 'bad'}`} data-testid={`ready-${p.label.toLowerCase()}`}>
+    <strong>{p.label}</strong> {p.ok ? 'ready' : 'not ready'}
+  </p>
+);
+
+const Counts = (p: { counts: Record<string, number>; testid: string }) => (
+  <table class="counts" data-testid={p.testid}>
+    <thead>
+      <tr>
+        {Object.keys(p.counts).map((k) => (
+          <th scope="col">{k}</th>
+        ))}
+      </tr>
+    </thead>
+    <tbody>
+      <tr>
+        {Object.values(p.counts).map((v) => (
+          <td>{v}</td>
+        ))}
+      </tr>
+    </tbody>
+  </table>
+);
+
+/** Stacked bars of five-minute buckets; SVG attributes only (the CSP allows no inline style). */
+function Chart(p: { outcomes: { type: string; at: string }[]; now: number }) {
+  const start = p.now - BUCKETS * BUCKET_MS;
+  const buckets = Array.from({ length: BUCKETS }, () => ({ committed: 0, rejected: 0, expired: 0 }));
+  const totals = { committed: 0, rejected: 0, expired: 0 };
+  for (const o of p.outcomes) {
+    const kind = o.type.replace('submission.', '') as (typeof OUTCOMES)[number];
+    if (!OUTCOMES.includes(kind)) continue;
+    const i = Math.min(BUCKETS - 1, Math.floor((Date.parse(o.at) - start) / BUCKET_MS));
+    const bucket = buckets[i];
+    if (!bucket) continue;
+    bucket[kind]++;
+    totals[kind]++;
+  }
+  const max = Math.max(1, ...buckets.map((b) => b.committed + b.rejected + b.expired));
+  const W = 24;
+  const H = 100;
+  const summary = `committed ${totals.committed}, rejected ${totals.rejected}, expired ${totals.expired}`;
+  return (
+    <figure class="chart">
+      <svg
+        width={BUCKETS * (W + 4)}
+        height={H + 2}
+        viewBox={`0 0 ${BUCKETS * (W + 4)} ${H + 2}`}
+        role="img"
+        aria-label={`Outcomes in five-minute buckets over the last hour: ${summary}`}
+      >
+        {buckets.map((b, i) => {
+          let y = H;
+          return OUTCOMES.map((k) => {
+            const h = Math.round((b[k] / max) * H);
+            y -= h;
+            return h > 0 ? <rect x={i * (W + 4)} y={y} width={W} height={h} class={`bar-${k}`} /> : null;
+          });
+        })}
+        <line x1="0" y1={H + 1} x2={BUCKETS * (W + 4)} y2={H + 1} class="axis" />
+      </svg>
+      <figcaption data-testid="hour-totals">
+        <span class="key bar-committed-key">committed {totals.committed}</span>
+        <span class="key bar-rejected-key">rejected {totals.rejected}</span>
+        <span class="key bar-expired-key">expired {totals.expired}</span> (five-minute buckets, oldest left)
+      </figcaption>
+    </figure>
+  );
+}

@@ -1,0 +1,226 @@
+// Parties: the list, onboarding from a key, and a party's page (its submissions, ledger transactions, activity
+// feed entries and coin holdings).
+import { allows, type KeyView, type PartyView } from '../../api/index.ts';
+import type { SubmissionRecord } from '../../submissions/index.ts';
+import { apiMessage, type Ctx, formFields, must, PageError } from '../http.tsx';
+import { ActivityTable, Csrf, Empty, FormError, Id, Page, Time } from '../ui.tsx';
+import { SubmissionTable } from './submissions.tsx';
+
+export async function partiesPage(c: Ctx, form?: { error: string; values: Record<string, string> }) {
+  const api = c.get('api');
+  const viewer = c.get('viewer');
+  const parties = must(await api<{ items: PartyView[] }>('GET', '/wallet/v1/parties'), 'parties');
+  const canOnboard = allows(viewer.principal.role, 'admin') && viewer.principal.party === undefined;
+  const keys = canOnboard ? await api<{ items: KeyView[] }>('GET', '/wallet/v1/keys') : undefined;
+  const active = keys?.status === 200 ? keys.body.items.filter((k) => k.status === 'active') : [];
+  return c.html(
+    <Page title="Parties" viewer={viewer} active="/console/parties">
+      {canOnboard && (
+        <section aria-labelledby="h-onboard">
+          <h2 id="h-onboard">Onboard a party</h2>
+          <form method="post" action="/console/parties" class="inline" data-testid="onboard-party">
+            <Csrf viewer={viewer} />
+            <label>
+              Key
+              <select name="keyFingerprint" required>
+                {active.map((k) => (
+                  <option value={k.fingerprint} selected={form?.values.keyFingerprint === k.fingerprint}>
+                    {k.label ? `${k.label} · ` : ''}
+                    {k.fingerprint.slice(0, 16)}… ({k.algorithm})
+                  </option>
+                ))}
+              </select>
+            </label>
+            <label>
+              Party hint
+              <input name="partyHint" required maxlength={185} value={form?.values.partyHint ?? ''} />
+            </label>
+            <label>
+              Synchronizer (optional)
+              <input name="synchronizerId" maxlength={512} value={form?.values.synchronizerId ?? ''} />
+            </label>
+            <button type="submit">Onboard</button>
+            <FormError message={form?.error} />
+          </form>
+        </section>
+      )}
+      <section aria-labelledby="h-parties">
+        <h2 id="h-parties">Parties</h2>
+        {parties.items.length === 0 ? (
+          <Empty>No parties yet.</Empty>
+        ) : (
+          <table data-testid="parties">
+            <thead>
+              <tr>
+                <th scope="col">Party</th>
+                <th scope="col">Key</th>
+                <th scope="col">Synchronizer</th>
+              </tr>
+            </thead>
+            <tbody>
+              {parties.items.map((p) => (
+                <tr data-party={p.partyId}>
+                  <td>
+                    <Id value={p.partyId} href={`/console/parties/${encodeURIComponent(p.partyId)}`} />
+                  </td>
+                  <td>
+                    <Id value={p.keyFingerprint} href={`/console/keys/${p.keyFingerprint}`} />
+                  </td>
+                  <td>
+                    <Id value={p.synchronizerId} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+    </Page>,
+    form ? 400 : 200,
+  );
+}
+
+export async function onboardParty(c: Ctx) {
+  const f = await formFields(c);
+  if (!f.keyFingerprint) return partiesPage(c, { error: 'Choose a key (generate one first).', values: f });
+  if (!f.partyHint?.trim()) return partiesPage(c, { error: 'Party hint: required.', values: f });
+  const res = await c.get('api')<PartyView>('POST', '/wallet/v1/parties', {
+    keyFingerprint: f.keyFingerprint,
+    partyHint: f.partyHint.trim(),
+    ...(f.synchronizerId?.trim() ? { synchronizerId: f.synchronizerId.trim() } : {}),
+  });
+  if (res.status === 201) return c.redirect(`/console/parties/${encodeURIComponent(res.body.partyId)}`, 303);
+  if (res.status >= 400 && res.status < 500) return partiesPage(c, { error: apiMessage(res), values: f });
+  return must(res, 'party') as never;
+}
+
+interface HistoryItem {
+  updateId: string;
+  offset: number;
+  recordTime: string;
+  commandId?: string;
+}
+
+export async function partyPage(c: Ctx, party: string) {
+  const api = c.get('api');
+  const viewer = c.get('viewer');
+  const p = encodeURIComponent(party);
+  const scope = viewer.principal.party;
+  if (scope !== undefined && scope !== party)
+    throw new PageError(404, 'No party: it does not exist or is not visible to you.');
+  // The party registry is for admins; other roles see the party's records without its key.
+  const list = await api<{ items: PartyView[] }>('GET', '/wallet/v1/parties');
+  const view = list.status === 200 ? list.body.items.find((x) => x.partyId === party) : undefined;
+  if (list.status === 200 && !view)
+    throw new PageError(404, 'No party: it does not exist or is not visible to you.');
+  const [subs, history, holdings, feed] = await Promise.all([
+    api<{ items: SubmissionRecord[] }>('GET', `/wallet/v1/submissions?party=${p}&limit=20`),
+    api<{ items: HistoryItem[] }>('GET', `/wallet/v1/parties/${p}/transactions?order=desc&limit=20`),
+    api<{ items: { contractId: string; templateId: string; amount: string; offset: number }[] }>(
+      'GET',
+      `/wallet/v1/parties/${p}/holdings`,
+    ),
+    api<{ activities: Record<string, unknown>[] }>('GET', `/wallet/v1/parties/${p}/activities?page_size=100`),
+  ]);
+  return c.html(
+    <Page title="Party" viewer={viewer} active="/console/parties">
+      <dl class="facts">
+        <dt>Party</dt>
+        <dd class="mono wrap" data-testid="party-id">
+          {party}
+        </dd>
+        <dt>Key</dt>
+        <dd>{view && <Id value={view.keyFingerprint} href={`/console/keys/${view.keyFingerprint}`} />}</dd>
+        <dt>Synchronizer</dt>
+        <dd class="mono wrap">{view?.synchronizerId}</dd>
+      </dl>
+      <section aria-labelledby="h-psubs">
+        <h2 id="h-psubs">Submissions</h2>
+        {subs.status !== 200 ? (
+          <Empty>{apiMessage(subs)}</Empty>
+        ) : subs.body.items.length === 0 ? (
+          <Empty>None.</Empty>
+        ) : (
+          <SubmissionTable items={subs.body.items} />
+        )}
+      </section>
+      <section aria-labelledby="h-ptx">
+        <h2 id="h-ptx">Ledger transactions</h2>
+        {history.status !== 200 ? (
+          <Empty>{apiMessage(history)}</Empty>
+        ) : history.body.items.length === 0 ? (
+          <Empty>None seen by the watcher yet.</Empty>
+        ) : (
+          <table data-testid="party-transactions">
+            <thead>
+              <tr>
+                <th scope="col">Offset</th>
+                <th scope="col">Update id</th>
+                <th scope="col">Command id</th>
+                <th scope="col">Record time</th>
+              </tr>
+            </thead>
+            <tbody>
+              {history.body.items.map((t) => (
+                <tr>
+                  <td>
+                    <a href={`/console/ledger/update?party=${p}&offset=${t.offset}`}>{t.offset}</a>
+                  </td>
+                  <td>
+                    <Id
+                      value={t.updateId}
+                      href={`/console/ledger/update?party=${p}&updateId=${encodeURIComponent(t.updateId)}`}
+                    />
+                  </td>
+                  <td class="mono">{t.commandId ?? ''}</td>
+                  <td>
+                    <Time at={t.recordTime} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+      <section aria-labelledby="h-hold">
+        <h2 id="h-hold">Coin holdings</h2>
+        {holdings.status !== 200 ? (
+          <Empty>{apiMessage(holdings)}</Empty>
+        ) : holdings.body.items.length === 0 ? (
+          <Empty>None.</Empty>
+        ) : (
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Contract</th>
+                <th scope="col">Amount</th>
+                <th scope="col">Created at offset</th>
+              </tr>
+            </thead>
+            <tbody>
+              {holdings.body.items.map((h) => (
+                <tr>
+                  <td>
+                    <Id value={h.contractId} />
+                  </td>
+                  <td class="num">{h.amount}</td>
+                  <td>{h.offset}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+      <section aria-labelledby="h-feed">
+        <h2 id="h-feed">Activity feed</h2>
+        {feed.status !== 200 ? (
+          <Empty>{apiMessage(feed)}</Empty>
+        ) : feed.body.activities.length === 0 ? (
+          <Empty>No activity for this party on the newest page of the feed.</Empty>
+        ) : (
+          <ActivityTable activities={feed.body.activities} />
+        )}
+      </section>
+    </Page>,
+  );
+}

@@ -1,0 +1,368 @@
+// Submissions: filtered by party, status and time, updating in place (console.js polls the rows fragment); a
+// submission's page shows what was signed as a readable preview, its attempts and the committed transaction.
+import { SUBMISSION_STATUSES, type SubmissionRecord } from '../../submissions/index.ts';
+import { apiMessage, type Ctx, must, PageError } from '../http.tsx';
+import { Empty, Facts, Id, Json, Page, Status, Time } from '../ui.tsx';
+
+interface Filters {
+  party?: string;
+  status?: string;
+  since?: string;
+  until?: string;
+  cursor?: string;
+}
+
+/** A `datetime-local` value (read as UTC) or an ISO time; undefined when empty; an error message when neither. */
+function time(v: string | undefined, name: string): string | undefined {
+  if (!v?.trim()) return undefined;
+  const t = v.trim();
+  const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(t)
+    ? `${t.length === 16 ? `${t}:00` : t}Z`
+    : t;
+  if (Number.isNaN(Date.parse(iso)) || !/^\d{4}-\d{2}-\d{2}T/.test(iso))
+    throw new PageError(400, `${name}: not a date and time (use YYYY-MM-DDTHH:MM, UTC)`);
+  return new Date(iso).toISOString();
+}
+
+function readFilters(c: Ctx): Filters {
+  const q = c.req.query();
+  if (q.status && !(SUBMISSION_STATUSES as readonly string[]).includes(q.status))
+    throw new PageError(400, `status: one of ${SUBMISSION_STATUSES.join(', ')}`);
+  const f: Filters = {};
+  if (q.party?.trim()) f.party = q.party.trim();
+  if (q.status) f.status = q.status;
+  const since = time(q.since, 'from');
+  const until = time(q.until, 'to');
+  if (since) f.since = since;
+  if (until) f.until = until;
+  if (q.cursor) f.cursor = q.cursor;
+  return f;
+}
+
+function query(f: Filters, extra: Record<string, string> = {}): string {
+  const p = new URLSearchParams();
+  for (const [k, v] of Object.entries({ ...f, ...extra })) if (v) p.set(k, v);
+  return p.toString();
+}
+
+async function load(c: Ctx, f: Filters) {
+  const res = await c.get('api')<{ items: SubmissionRecord[]; nextCursor: string | null }>(
+    'GET',
+    `/wallet/v1/submissions?${query(f, { limit: '50' })}`,
+  );
+  if (res.status === 400) throw new PageError(400, apiMessage(res));
+  return must(res, 'submissions');
+}
+
+const Rows = (p: { items: SubmissionRecord[] }) => (
+  <tbody data-testid="submission-rows">
+    {p.items.map((r) => (
+      <tr data-id={r.id}>
+        <td>
+          <Id value={r.id} href={`/console/submissions/${r.id}`} />
+        </td>
+        <td>
+          <Status status={r.status} />
+        </td>
+        <td>
+          <Id value={r.party} />
+        </td>
+        <td class="mono">{r.error?.code ?? ''}</td>
+        <td>
+          <Time at={r.createdAt} />
+        </td>
+        <td>
+          <Time at={r.updatedAt} />
+        </td>
+      </tr>
+    ))}
+  </tbody>
+);
+
+/** Submissions with status, party, error and times; `live`: the rows fragment console.js polls to update them. */
+export const SubmissionTable = (p: { items: SubmissionRecord[]; live?: string }) => (
+  <table data-live={p.live} aria-live={p.live ? 'polite' : undefined}>
+    <thead>
+      <tr>
+        <th scope="col">Submission</th>
+        <th scope="col">Status</th>
+        <th scope="col">Party</th>
+        <th scope="col">Error</th>
+        <th scope="col">Created</th>
+        <th scope="col">Updated</th>
+      </tr>
+    </thead>
+    <Rows items={p.items} />
+  </table>
+);
+
+export async function submissionsPage(c: Ctx) {
+  const viewer = c.get('viewer');
+  const f = readFilters(c);
+  const page = await load(c, f);
+  const local = (iso?: string) => (iso ? iso.slice(0, 16) : '');
+  return c.html(
+    <Page title="Submissions" viewer={viewer} active="/console/submissions">
+      <form method="get" action="/console/submissions" class="inline" data-testid="submission-filters">
+        <label>
+          Party
+          <input name="party" value={f.party ?? viewer.principal.party ?? ''} maxlength={512} />
+        </label>
+        <label>
+          Status
+          <select name="status">
+            <option value="">any</option>
+            {SUBMISSION_STATUSES.map((s) => (
+              <option value={s} selected={f.status === s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          From (UTC)
+          <input type="datetime-local" name="since" value={local(f.since)} />
+        </label>
+        <label>
+          To (UTC)
+          <input type="datetime-local" name="until" value={local(f.until)} />
+        </label>
+        <button type="submit">Filter</button>
+      </form>
+      {page.items.length === 0 && !f.cursor ? <Empty>No submissions match.</Empty> : null}
+      <SubmissionTable items={page.items} live={`/console/submissions/rows?${query(f)}`} />
+      {page.nextCursor && (
+        <p>
+          <a href={`/console/submissions?${query({ ...f, cursor: page.nextCursor })}`}>Older submissions</a>
+        </p>
+      )}
+    </Page>,
+  );
+}
+
+/** The rows alone, for console.js to swap in place (statuses change without a reload). */
+export async function submissionRows(c: Ctx) {
+  const page = await load(c, readFilters(c));
+  return c.html(<Rows items={page.items} />);
+}
+
+interface PreviewNode {
+  nodeId: string;
+  kind: string;
+  depth: number;
+  templateId?: string;
+  packageName?: string;
+  choice?: string;
+  contractId?: string;
+  consuming?: boolean;
+  actingParties?: string[];
+  signatories?: string[];
+  choiceArgument?: unknown;
+  argument?: unknown;
+}
+
+interface Preview {
+  recomputedHash: string | null;
+  hashMatches: boolean | null;
+  payloadDroppedAt: string | null;
+  preview: {
+    actAs: string[];
+    commandId: string;
+    synchronizerId: string;
+    preparationTime: string;
+    minLedgerEffectiveTime: string | null;
+    maxLedgerEffectiveTime: string | null;
+    maxRecordTime: string | null;
+    nodes: PreviewNode[];
+    inputContracts: {
+      contractId: string;
+      templateId: string;
+      packageName: string;
+      signatories: string[];
+      argument: unknown;
+    }[];
+  } | null;
+}
+
+const ID = /^[\w-]{1,100}$/;
+
+/** `package-name:Module:Entity`, as operators know it, with the package id it resolved to on hover. */
+function templateText(n: { templateId?: string | null; packageName?: string }): string {
+  const t = n.templateId ?? '';
+  const at = t.indexOf(':');
+  return n.packageName && at > 0 ? `${n.packageName}${t.slice(at)} (package ${t.slice(0, 12)}…)` : t;
+}
+
+export async function submissionPage(c: Ctx, id: string) {
+  if (!ID.test(id)) throw new PageError(404, 'No submission: it does not exist or is not visible to you.');
+  const api = c.get('api');
+  const rec = must(await api<SubmissionRecord>('GET', `/wallet/v1/submissions/${id}`), 'submission');
+  const pv = must(await api<Preview>('GET', `/wallet/v1/submissions/${id}/preview`), 'submission');
+  const tx = pv.preview;
+  return c.html(
+    <Page title="Submission" viewer={c.get('viewer')} active="/console/submissions">
+      <div data-live-status={`/console/submissions/${id}/status`}>
+        <Facts
+          rows={[
+            ['Id', <span class="mono">{rec.id}</span>],
+            ['Status', <Status status={rec.status} />],
+            ['Party', <span class="mono wrap">{rec.party}</span>],
+            ['Command id', <span class="mono">{rec.commandId}</span>],
+            ['Key', <Id value={rec.keyFingerprint} href={`/console/keys/${rec.keyFingerprint}`} />],
+            ['Requested by', rec.requestedBy],
+            ['Created', <Time at={rec.createdAt} />],
+            ['Can commit until', <Time at={rec.canCommitUntil} />],
+            [
+              'Update id',
+              rec.updateId ? (
+                <a
+                  data-testid="update-id"
+                  class="mono"
+                  href={`/console/ledger/update?party=${encodeURIComponent(rec.party)}&updateId=${encodeURIComponent(rec.updateId)}`}
+                >
+                  {rec.updateId}
+                </a>
+              ) : (
+                '—'
+              ),
+            ],
+            ['Error', rec.error ? `${rec.error.code}: ${rec.error.message}` : '—'],
+          ]}
+        />
+      </div>
+      <section aria-labelledby="h-signed">
+        <h2 id="h-signed">What was signed</h2>
+        <Facts
+          rows={[
+            ['Hashing scheme', rec.hashingSchemeVersion],
+            ['Signed hash', <span class="mono wrap">{rec.preparedTransactionHash}</span>],
+            [
+              'Recomputed hash',
+              pv.recomputedHash ? (
+                <span class={`mono wrap ${pv.hashMatches ? 'ok' : 'bad'}`} data-testid="recomputed-hash">
+                  {pv.recomputedHash} {pv.hashMatches ? '(matches)' : '(DOES NOT MATCH)'}
+                </span>
+              ) : (
+                `the transaction was dropped at ${pv.payloadDroppedAt ?? '?'} (PAYLOAD_RETENTION_HOURS)`
+              ),
+            ],
+          ]}
+        />
+        {tx && (
+          <div data-testid="preview">
+            <Facts
+              rows={[
+                ['Act as', tx.actAs.join(', ')],
+                ['Synchronizer', <span class="mono wrap">{tx.synchronizerId}</span>],
+                ['Preparation time', <Time at={tx.preparationTime} />],
+                ['Ledger time from', <Time at={tx.minLedgerEffectiveTime} />],
+                ['Ledger time until', <Time at={tx.maxLedgerEffectiveTime} />],
+                ['Max record time', <Time at={tx.maxRecordTime} />],
+              ]}
+            />
+            <h3>Actions</h3>
+            <ol class="nodes">
+              {tx.nodes.map((n) => (
+                <li class={`depth-${Math.min(n.depth, 6)}`}>
+                  <strong>{n.kind}</strong> <span class="mono">{templateText(n)}</span>
+                  {n.choice ? (
+                    <>
+                      {' '}
+                      choice <strong>{n.choice}</strong>
+                      {n.consuming ? ' (consuming)' : ''}
+                    </>
+                  ) : null}
+                  {n.contractId ? (
+                    <>
+                      {' '}
+                      on <Id value={n.contractId} />
+                    </>
+                  ) : null}
+                  {n.actingParties?.length ? <> by {n.actingParties.join(', ')}</> : null}
+                  {(n.choiceArgument ?? n.argument) !== undefined && (
+                    <Json value={n.choiceArgument ?? n.argument} label={`arguments of node ${n.nodeId}`} />
+                  )}
+                </li>
+              ))}
+            </ol>
+            <h3>Input contracts</h3>
+            {tx.inputContracts.length === 0 ? (
+              <Empty>None.</Empty>
+            ) : (
+              <ul>
+                {tx.inputContracts.map((ic) => (
+                  <li>
+                    <span class="mono">{templateText(ic)}</span> <Id value={ic.contractId} />
+                    <Json value={ic.argument} label={`contract ${ic.contractId}`} />
+                  </li>
+                ))}
+              </ul>
+            )}
+          </div>
+        )}
+      </section>
+      <section aria-labelledby="h-attempts">
+        <h2 id="h-attempts">Attempts</h2>
+        {rec.attempts.length === 0 ? (
+          <Empty>Not sent yet.</Empty>
+        ) : (
+          <table data-testid="attempts">
+            <thead>
+              <tr>
+                <th scope="col">Submission id</th>
+                <th scope="col">Started</th>
+                <th scope="col">Finished</th>
+                <th scope="col">Dedup period (s)</th>
+                <th scope="col">Outcome</th>
+                <th scope="col">Error</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rec.attempts.map((a) => (
+                <tr>
+                  <td class="mono">{a.submissionId}</td>
+                  <td>
+                    <Time at={a.startedAt} />
+                  </td>
+                  <td>
+                    <Time at={a.finishedAt} />
+                  </td>
+                  <td class="num">{a.deduplicationSeconds}</td>
+                  <td>{a.outcome}</td>
+                  <td>{a.error ? `${a.error.code}: ${a.error.message}` : ''}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+      {rec.approvals && rec.approvals.length > 0 && (
+        <section aria-labelledby="h-decisions">
+          <h2 id="h-decisions">Approval decisions</h2>
+          <ul>
+            {rec.approvals.map((a) => (
+              <li>
+                {a.subject} {a.decision === 'approve' ? 'approved' : 'rejected'} at <Time at={a.at} />
+                {a.reason ? `: ${a.reason}` : ''}
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+      {rec.transaction ? (
+        <section aria-labelledby="h-tx">
+          <h2 id="h-tx">Committed transaction</h2>
+          <Json value={rec.transaction} label="committed transaction" />
+        </section>
+      ) : null}
+    </Page>,
+  );
+}
+
+/** The status alone (console.js reloads the page when it changed). */
+export async function submissionStatus(c: Ctx, id: string) {
+  if (!ID.test(id)) return c.json({ error: { code: 'NOT_FOUND', message: 'no such submission' } }, 404);
+  const res = await c.get('api')<SubmissionRecord>('GET', `/wallet/v1/submissions/${id}`);
+  if (res.status !== 200) return c.json(res.body, res.status as 404);
+  return c.json({ status: res.body.status, updatedAt: res.body.updatedAt });
+}
