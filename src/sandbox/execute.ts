@@ -67,6 +67,12 @@ export function planExecution(
     throw err.executeFailed(`Unknown synchronizer ${meta.synchronizerId}`);
   }
   const hashHex = Buffer.from(hash).toString('hex');
+  // INTERFACE.md 2 (PartySignatures) and 8: only single-party submissions are supported in execution.
+  const signers = new Set(body.partySignatures.signatures.map((s) => s.party));
+  if (signers.size > 1)
+    throw err.invalidArgument(
+      `only single-party submissions are supported: partySignatures carries signatures of ${signers.size} parties`,
+    );
   for (const party of actAs) {
     const record = state.parties.get(party);
     if (!record) throw err.partyNotFound(party);

@@ -118,6 +118,29 @@ describe('signatures', () => {
     expect((await call(sb.url, 'POST', EXEC, executeBody(alice, prepared), alice.token)).status).toBe(200);
   });
 
+  test('signatures of more than one party → 400 INVALID_ARGUMENT, only single-party submissions (INTERFACE.md 2, 8)', async () => {
+    const prepared = await prepare(alice, [tapCommand(sb, alice.partyId, '1.0000000000')]);
+    const hash = Buffer.from(prepared.preparedTransactionHash, 'base64');
+    const own = (executeBody(alice, prepared) as { partySignatures: { signatures: unknown[] } })
+      .partySignatures.signatures;
+    const body = executeBody(alice, prepared, {
+      partySignatures: {
+        signatures: [
+          ...own,
+          { party: bob.partyId, signatures: [signWith(newKey('p256'), hash, bob.fingerprint)] },
+        ],
+      },
+    });
+    for (const path of [EXEC, EXEC_WAIT]) {
+      const r = await call(sb.url, 'POST', path, body, alice.token);
+      expect([r.status, r.json?.code, r.json?.errorCategory], r.text).toEqual([400, 'INVALID_ARGUMENT', 8]);
+      expect(r.json?.cause).toContain('only single-party submissions are supported');
+    }
+    expect(sb.state.commits.get(commandIdOf(prepared))).toBeUndefined();
+    // The same submission with the acting party's signature alone commits.
+    expect((await call(sb.url, 'POST', EXEC, executeBody(alice, prepared), alice.token)).status).toBe(200);
+  });
+
   test('executing for a party the user may not act as → 403', async () => {
     const prepared = await prepare(alice, [tapCommand(sb, alice.partyId, '1.0000000000')]);
     const r = await call(
