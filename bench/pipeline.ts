@@ -3,6 +3,9 @@
 // The sandbox runs as its own process (`quill sandbox`), as a participant does beside a wallet; --in-process
 // puts it on the benchmark's own thread instead, and --split runs the worker as its own process.
 // Run: npm run bench:pipeline [-- N] [-- --in-process] [-- --split]
+// Shapes: npm run bench:pipeline -- --api-processes 1,2 --workers 1,2 [N] runs the API (`quill serve --role api
+// --processes K`) and M `--role worker` processes as real child processes for each (K, M) and prints committed/s and
+// accept p50/p99 at 4 and 64 callers for each, beside direct execution measured in the same run.
 // (REDIS_URL to use an existing Redis; else a private redis-server)
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -20,12 +23,28 @@ import { ledgerPort } from '../src/server/ledger-port.ts';
 import { startWallet } from '../src/server/wallet.ts';
 import { Keyring, KeyStore, verifyingSigner } from '../src/signing/index.ts';
 
-const N = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? 2000);
+const N = Number(
+  process.argv
+    .slice(2)
+    .find((a, i, all) => /^\d+$/.test(a) && !/^--(api-processes|workers)$/.test(all[i - 1] ?? '')) ?? 2000,
+);
 /** --split: the worker runs as its own process (`quill serve --role worker`), as when scaling out. */
 const SPLIT = process.argv.includes('--split');
 /** --in-process: the sandbox shares this process's thread with the callers, the API and the worker. */
 const IN_PROCESS = process.argv.includes('--in-process');
 const CONCURRENCY = 64;
+/** `--flag 1,2` → [1, 2]; absent → undefined. */
+function counts(flag: string): number[] | undefined {
+  const i = process.argv.indexOf(flag);
+  if (i < 0) return undefined;
+  return (process.argv[i + 1] ?? '')
+    .split(',')
+    .map(Number)
+    .filter((n) => Number.isInteger(n) && n > 0);
+}
+const API_PROCESSES = counts('--api-processes');
+const WORKERS = counts('--workers');
+const SHAPES = API_PROCESSES !== undefined || WORKERS !== undefined;
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -189,6 +208,22 @@ async function main(): Promise<void> {
 
   // Quill: API accept (timed per request) → queue → worker → ledger, until every record is committed.
   const secret = 'bench-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
+  if (SHAPES) {
+    await shapes({
+      redisUrl,
+      sandboxUrl: sandbox.url,
+      keysDir,
+      secret,
+      prepareMany,
+      directRate: N / directSecs,
+    });
+    callers.destroy();
+    await sandbox.close();
+    redis?.kill('SIGTERM');
+    if (redisDir) rmSync(redisDir, { recursive: true, force: true });
+    rmSync(keysDir, { recursive: true, force: true });
+    return;
+  }
   const config = loadConfig({
     PORT: '0', // any free port
     HOST: '127.0.0.1',
@@ -283,6 +318,114 @@ async function main(): Promise<void> {
   redis?.kill('SIGTERM');
   if (redisDir) rmSync(redisDir, { recursive: true, force: true });
   rmSync(keysDir, { recursive: true, force: true });
+}
+
+type Prepared = {
+  preparedTransaction: string;
+  preparedTransactionHash: string;
+  hashingSchemeVersion: string;
+};
+
+/** The (K API processes, M workers) matrix, each shape as real processes on a prefix of its own. */
+async function shapes(o: {
+  redisUrl: string;
+  sandboxUrl: string;
+  keysDir: string;
+  secret: string;
+  prepareMany: (n: number) => Promise<Prepared[]>;
+  directRate: number;
+}): Promise<void> {
+  const rows: string[] = [];
+  const token = await issueToken({ secret: o.secret, role: 'submit', ttlSeconds: 3600 });
+  const { Redis } = await import('ioredis');
+  const { SubmissionStore } = await import('../src/submissions/index.ts');
+  const redis = new Redis(o.redisUrl);
+  for (const k of API_PROCESSES ?? [1, 2]) {
+    for (const m of WORKERS ?? [1, 2]) {
+      const prefix = `shape-${k}-${m}-${Date.now()}`;
+      const port = await freePort();
+      const env = {
+        ...process.env,
+        HOST: '127.0.0.1',
+        LEDGER_URL: o.sandboxUrl,
+        REDIS_URL: o.redisUrl,
+        REDIS_PREFIX: prefix,
+        AUTH_JWT_SECRET: o.secret,
+        KEYS_DIR: o.keysDir,
+        KEYSTORE_PASSPHRASE: 'bench',
+        WORKER_CONCURRENCY: String(CONCURRENCY),
+        LOG_LEVEL: 'warn',
+        CONSOLE_ENABLED: 'false',
+      };
+      const children: ChildProcess[] = [
+        spawn(process.execPath, ['bin/quill.js', 'serve', '--role', 'api', '--processes', String(k)], {
+          stdio: ['ignore', 'ignore', 'inherit'],
+          env: { ...env, PORT: String(port) },
+        }),
+      ];
+      for (let i = 0; i < m; i++)
+        children.push(
+          spawn(process.execPath, ['bin/quill.js', 'serve', '--role', 'worker'], {
+            stdio: ['ignore', 'ignore', 'inherit'],
+            env: { ...env, PORT: '0' },
+          }),
+        );
+      const url = `http://127.0.0.1:${port}`;
+      for (let i = 0; i < 300; i++) {
+        const ok = await fetch(`${url}/readyz`).then(
+          (r) => r.ok,
+          () => false,
+        );
+        if (ok) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const store = new SubmissionStore(redis, prefix);
+      const submit = async (p: unknown, latencies: number[]) => {
+        const s = performance.now();
+        const status = await post(
+          `${url}/wallet/v1/submissions`,
+          { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          JSON.stringify(p),
+        );
+        latencies.push(performance.now() - s);
+        if (status !== 202 && status !== 200) throw new Error(`accept answered ${status}`);
+      };
+      const allDone = async (n: number) => {
+        for (;;) {
+          const c = await store.countByStatus();
+          if (c.committed + c.rejected + c.expired >= n) return;
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      };
+      const load = await o.prepareMany(N);
+      const loaded: number[] = [];
+      const t0 = performance.now();
+      await pool(load, CONCURRENCY, (p) => submit(p, loaded));
+      await allDone(N);
+      const rate = N / ((performance.now() - t0) / 1000);
+      const paced = await o.prepareMany(Math.max(200, Math.floor(N / 4)));
+      const few: number[] = [];
+      await pool(paced, 4, (p) => submit(p, few));
+      await allDone(N + paced.length);
+      for (const c of children) c.kill('SIGTERM');
+      await Promise.all(
+        children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r)))),
+      );
+      rows.push(
+        `  K=${k} M=${m}   ${rate.toFixed(0).padStart(5)} committed/s (${(rate / o.directRate).toFixed(2)}× direct)   ` +
+          `4 callers p50 ${pct(few, 50).toFixed(1)} / p99 ${pct(few, 99).toFixed(1)} ms   ` +
+          `64 callers p50 ${pct(loaded, 50).toFixed(1)} / p99 ${pct(loaded, 99).toFixed(1)} ms`,
+      );
+      console.log(rows.at(-1));
+    }
+  }
+  redis.disconnect();
+  console.log(
+    `pipeline shapes, ${N} transactions each, K API processes (--processes) × M worker processes, Node ${process.version}`,
+  );
+  console.log(`  direct execute (no queue)   ${o.directRate.toFixed(0)} committed/s`);
+  for (const r of rows) console.log(r);
+  console.log('  goal: accept p99 < 25 ms at 64 callers in the best shape, committed/s >= 0.6x direct');
 }
 
 main().catch((err) => {

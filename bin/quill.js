@@ -4,4 +4,7 @@ import { register } from 'tsx/esm/api';
 
 register();
 const { main } = await import('../src/cli/index.ts');
-process.exitCode = await main(process.argv.slice(2), process.env);
+const code = await main(process.argv.slice(2), process.env);
+process.exitCode = code;
+// A failed command has said its one line: leave now, even if a client library still holds a timer.
+if (code !== 0) setTimeout(() => process.exit(code), 50);

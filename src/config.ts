@@ -6,6 +6,7 @@ import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { QuillError } from './errors.ts';
 import { type PolicyDocument, PolicyInvalid, parsePolicy } from './policy/index.ts';
+import type { RedisTarget } from './submissions/index.ts';
 
 /** A bad environment: `problems` has one line per bad value (never the secret itself). */
 export class ConfigError extends QuillError<'CONFIG'> {
@@ -122,6 +123,27 @@ const server = section(
   (e) => ({ port: e.PORT, host: e.HOST, shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS }),
 );
 
+/** host:port pairs, comma-separated. */
+const hostPorts = z
+  .string()
+  .optional()
+  .transform((s, ctx) => {
+    const out: { host: string; port: number }[] = [];
+    for (const item of (s ?? '')
+      .split(',')
+      .map((x) => x.trim())
+      .filter((x) => x.length > 0)) {
+      const m = /^(\[[0-9a-fA-F:]+\]|[A-Za-z0-9_.-]+):(\d{1,5})$/.exec(item);
+      const port = Number(m?.[2]);
+      if (!m || port < 1 || port > 65535) {
+        ctx.addIssue({ code: 'custom', message: `${JSON.stringify(item.slice(0, 60))} is not host:port` });
+        return z.NEVER;
+      }
+      out.push({ host: (m[1] as string).replace(/^\[|\]$/g, ''), port });
+    }
+    return out;
+  });
+
 const redis = section(
   {
     REDIS_URL: url(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
@@ -129,8 +151,35 @@ const redis = section(
       .string()
       .regex(/^[A-Za-z0-9_.-]{1,40}$/, { error: 'must be 1-40 letters, digits, _ . or -' })
       .default('quill'),
+    REDIS_SENTINELS: hostPorts,
+    REDIS_SENTINEL_NAME: z.string().trim().min(1).max(100).default('mymaster'),
+    REDIS_CLUSTER_NODES: hostPorts,
+    REDIS_DOWN_WARN_SECONDS: intIn(1, 3600, 30),
+    REDIS_MIN_REPLICAS_ACK: intIn(0, 16, 0),
+    REDIS_WAIT_TIMEOUT_MS: intIn(1, 60_000, 1000),
   },
-  (e) => ({ redisUrl: e.REDIS_URL, redisPrefix: e.REDIS_PREFIX }),
+  (e, problem) => {
+    if (e.REDIS_SENTINELS.length > 0 && e.REDIS_CLUSTER_NODES.length > 0)
+      problem('REDIS_SENTINELS and REDIS_CLUSTER_NODES are both set: choose one topology');
+    const cluster = e.REDIS_CLUSTER_NODES.length > 0;
+    const target: RedisTarget = {
+      url: e.REDIS_URL,
+      ...(e.REDIS_SENTINELS.length > 0
+        ? { sentinels: e.REDIS_SENTINELS, sentinelName: e.REDIS_SENTINEL_NAME }
+        : {}),
+      ...(cluster ? { clusterNodes: e.REDIS_CLUSTER_NODES } : {}),
+    };
+    return {
+      redisUrl: e.REDIS_URL,
+      redisTarget: target,
+      // On a Cluster every key of a deployment carries one hash tag: each Lua script's keys and each BullMQ queue
+      // live in one slot, as BullMQ documents for its prefix.
+      redisPrefix: cluster ? `{${e.REDIS_PREFIX}}` : e.REDIS_PREFIX,
+      redisDownWarnMs: e.REDIS_DOWN_WARN_SECONDS * 1000,
+      /** Replicas that must acknowledge a stored submission before it is accepted (WAIT); 0 = no wait. */
+      redisReplicasAck: { replicas: e.REDIS_MIN_REPLICAS_ACK, timeoutMs: e.REDIS_WAIT_TIMEOUT_MS },
+    };
+  },
 );
 
 /** Structurally the `LedgerTokenSettings` of src/ledger/token.ts (the ledger folder does not import config). */
@@ -318,6 +367,56 @@ const auth = section(
           : e.AUTH_JWT_ALGORITHMS.length
             ? e.AUTH_JWT_ALGORITHMS
             : ['RS256', 'ES256'],
+      },
+    };
+  },
+);
+
+const operatorConsole = section(
+  {
+    CONSOLE_ENABLED: z.enum(['true', 'false'], { error: 'must be true or false' }).default('true'),
+    CONSOLE_PUBLIC_URL: url(['http:', 'https:']).optional(),
+    CONSOLE_SESSION_IDLE: duration('30m'),
+    CONSOLE_SESSION_MAX: duration('12h'),
+    CONSOLE_OIDC_ISSUER: url(['http:', 'https:']).optional(),
+    CONSOLE_OIDC_CLIENT_ID: optionalText,
+    CONSOLE_OIDC_CLIENT_SECRET: optionalText,
+    CONSOLE_OIDC_ROLE_CLAIM: z.string().trim().min(1).max(100).default('quill_role'),
+    CONSOLE_OIDC_PARTY_CLAIM: z.string().trim().min(1).max(100).default('quill_party'),
+    CONSOLE_OIDC_SCOPE: z.string().trim().min(1).max(500).default('openid profile'),
+  },
+  (e, problem) => {
+    const oidcSet = [e.CONSOLE_OIDC_ISSUER, e.CONSOLE_OIDC_CLIENT_ID, e.CONSOLE_OIDC_CLIENT_SECRET].filter(
+      (x) => x,
+    );
+    if (oidcSet.length > 0 && oidcSet.length < 3)
+      problem(
+        'CONSOLE_OIDC_ISSUER, CONSOLE_OIDC_CLIENT_ID and CONSOLE_OIDC_CLIENT_SECRET: set all three or none',
+      );
+    if (oidcSet.length === 3 && !e.CONSOLE_PUBLIC_URL)
+      problem(
+        'CONSOLE_OIDC_ISSUER needs CONSOLE_PUBLIC_URL (the redirect URI is <CONSOLE_PUBLIC_URL>/console/oidc/callback)',
+      );
+    if (e.CONSOLE_SESSION_IDLE > e.CONSOLE_SESSION_MAX)
+      problem('CONSOLE_SESSION_IDLE must not be longer than CONSOLE_SESSION_MAX');
+    return {
+      console: {
+        enabled: e.CONSOLE_ENABLED === 'true',
+        ...defined({ publicUrl: e.CONSOLE_PUBLIC_URL ? noTrailingSlash(e.CONSOLE_PUBLIC_URL) : undefined }),
+        idleMs: e.CONSOLE_SESSION_IDLE * 1000,
+        absoluteMs: e.CONSOLE_SESSION_MAX * 1000,
+        ...(e.CONSOLE_OIDC_ISSUER && e.CONSOLE_OIDC_CLIENT_ID && e.CONSOLE_OIDC_CLIENT_SECRET
+          ? {
+              oidc: {
+                issuer: e.CONSOLE_OIDC_ISSUER,
+                clientId: e.CONSOLE_OIDC_CLIENT_ID,
+                clientSecret: e.CONSOLE_OIDC_CLIENT_SECRET,
+                roleClaim: e.CONSOLE_OIDC_ROLE_CLAIM,
+                partyClaim: e.CONSOLE_OIDC_PARTY_CLAIM,
+                scope: e.CONSOLE_OIDC_SCOPE,
+              },
+            }
+          : {}),
       },
     };
   },
@@ -522,6 +621,7 @@ const SECTIONS = {
   scan,
   keys,
   auth,
+  console: operatorConsole,
   sandbox,
   pipeline,
   policy,
@@ -539,6 +639,7 @@ const WALLET_SECTIONS = [
   'scan',
   'keys',
   'auth',
+  'console',
   'sandbox',
   'pipeline',
   'policy',

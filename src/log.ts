@@ -25,3 +25,37 @@ export function jsonLog(level: string, destination: number | string = 2): Log {
   );
   return (lvl, msg, fields) => (fields ? logger[lvl](fields, msg) : logger[lvl](msg));
 }
+
+/**
+ * One warning per `everyMs` while a dependency stays unreachable, however many connections fail and retry, then
+ * one line when it answers again. Without it a Redis outage prints a warning per reconnect attempt per connection.
+ */
+export function outageReporter(log: Log, what: string, everyMs: number) {
+  let down = false;
+  let lastAt = 0;
+  let since = 0;
+  return {
+    failed(source: string, err: unknown): void {
+      const now = Date.now();
+      if (down && now - lastAt < everyMs) {
+        since++;
+        return;
+      }
+      const message = err instanceof Error ? err.message : String(err);
+      log('warn', `${what} is unreachable, retrying`, {
+        source,
+        error: message,
+        ...(since > 0 ? { failuresSinceLastReport: since } : {}),
+      });
+      down = true;
+      lastAt = now;
+      since = 0;
+    },
+    recovered(): void {
+      if (!down) return;
+      down = false;
+      since = 0;
+      log('info', `${what} is reachable again`);
+    },
+  };
+}

@@ -8,7 +8,7 @@ import { type CliEnv, CommandFailure, UsageError } from './support.ts';
 
 async function fromRedis(env: CliEnv): Promise<{ entries: ChainEntry[]; head: string | undefined }> {
   const config = loadConfig(env, ['redis']);
-  const redis = redisConnection(config.redisUrl, { maxRetriesPerRequest: 1 });
+  const redis = redisConnection(config.redisTarget, { maxRetriesPerRequest: 1 });
   try {
     const store = new SubmissionStore(redis, config.redisPrefix);
     const entries: ChainEntry[] = [];

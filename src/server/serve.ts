@@ -1,5 +1,6 @@
 // `quill serve`'s composition root: loads the wallet's configuration, builds the parts (embedded sandbox when
 // LEDGER_URL is unset, key store, signer, party services, ledger client) and starts the wallet.
+import { join } from 'node:path';
 import { AuthError, createVerifier, type Verifier } from '../api/index.ts';
 import { CommandFailure, UsageError } from '../cli/support.ts';
 import { loadConfig } from '../config.ts';
@@ -9,10 +10,12 @@ import { PartyRegistry } from '../parties/index.ts';
 import { ScanClient } from '../scan/index.ts';
 import type { Keyring, Signer } from '../signing/index.ts';
 import { partyServices } from './adapters.ts';
+import { consoleBaseUrl, signInLink } from './console-link.ts';
 import { demoEnv, prepareDemo } from './demo.ts';
 import { ledgerPort } from './ledger-port.ts';
 import { ledgerReads } from './ledger-reads.ts';
 import { ledgerClient, openKeyring, signerFromConfig } from './parts.ts';
+import { demoRedis } from './private-redis.ts';
 import { type Role, startWallet } from './wallet.ts';
 
 export interface ServeOptions {
@@ -23,6 +26,8 @@ export interface ServeOptions {
   insecureNoAuth?: boolean;
   /** With AUTH_JWKS_URL and no AUTH_AUDIENCE: accept tokens for any audience (development only). */
   insecureAnyAudience?: boolean;
+  /** Print a console sign-in link once started (default; one of `--processes` API processes does). */
+  printConsoleLink?: boolean;
 }
 
 export interface Serving {
@@ -36,10 +41,20 @@ export interface Serving {
 /** Starts everything; `stop` stops it all. */
 export async function serve(o: ServeOptions): Promise<Serving> {
   const prepared = o.demo ? await demoEnv(o.env) : undefined;
-  const config = loadConfig(prepared ? { ...o.env, ...prepared.overrides } : o.env);
+  let config = loadConfig(prepared ? { ...o.env, ...prepared.overrides } : o.env);
   const log = jsonLog(config.logLevel);
   const demo = prepared?.demo;
   if (demo && config.ledgerUrl) throw new UsageError('--demo runs on the embedded sandbox: unset LEDGER_URL');
+  const stops: (() => Promise<void>)[] = [];
+  if (prepared) {
+    // A fresh machine: no Redis yet. The demo starts a private one rather than retrying forever.
+    const redis = await demoRedis(config.redisUrl, join(prepared.demo.dir, 'redis'));
+    if (redis.started) {
+      process.stdout.write(`${redis.started.line}\n`);
+      stops.push(redis.started.stop);
+      config = loadConfig({ ...o.env, ...prepared.overrides, REDIS_URL: redis.url });
+    }
+  }
 
   let auth: Verifier | 'none' = 'none';
   if (o.role !== 'worker') {
@@ -68,7 +83,6 @@ export async function serve(o: ServeOptions): Promise<Serving> {
     }
   }
 
-  const stops: (() => Promise<void>)[] = [];
   let ledgerUrl = config.ledgerUrl;
   let token: TokenOption | undefined = ledgerTokenOption(config.ledgerToken, {
     timeoutMs: config.ledgerTimeoutMs,
@@ -141,6 +155,7 @@ export async function serve(o: ServeOptions): Promise<Serving> {
       reads: ledgerReads(
         client,
         scanUrl ? new ScanClient({ baseUrl: scanUrl, timeoutMs: config.ledgerTimeoutMs }) : undefined,
+        config.ledgerUserId,
       ),
       watch: {
         ledger: client,
@@ -159,7 +174,25 @@ export async function serve(o: ServeOptions): Promise<Serving> {
     throw err;
   }
   stops.unshift(() => wallet.close());
-  if (wallet.url && o.role !== 'worker') log('info', `wallet API on ${wallet.url} (docs ${wallet.url}/docs)`);
+  if (wallet.url && o.role !== 'worker')
+    log('info', `wallet API on ${wallet.url} (docs ${wallet.url}/docs)`, { pid: process.pid });
+  if (
+    wallet.port !== undefined &&
+    o.role !== 'worker' &&
+    o.printConsoleLink !== false &&
+    config.console.enabled &&
+    config.auth.jwtSecret
+  ) {
+    // One admin sign-in for whoever started the process (it reads the terminal, so it holds the secret anyway).
+    const link = await signInLink(config.auth.jwtSecret, consoleBaseUrl(config, wallet.port), {
+      role: 'admin',
+      ttlSeconds: 15 * 60,
+      subject: 'console-admin',
+    });
+    process.stdout.write(
+      `\nConsole sign-in link (admin, one use, 15 min; more with \`quill console link\`):\n  ${link}\n`,
+    );
+  }
   if (wallet.url && o.role === 'worker') log('info', `worker probes and metrics on ${wallet.url}`);
   if (o.role !== 'api')
     log('info', `worker on queue ${config.queue.name} (concurrency ${config.queue.concurrency})`);

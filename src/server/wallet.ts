@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { Queue, Worker } from 'bullmq';
 import { Hono } from 'hono';
-import type { Redis } from 'ioredis';
+import { Cluster, type Redis } from 'ioredis';
 import { Counter, Gauge } from 'prom-client';
 import {
   type AppDeps,
@@ -15,6 +15,7 @@ import {
   type Verifier,
 } from '../api/index.ts';
 import type { Config } from '../config.ts';
+import { mountConsole, SessionStore } from '../console/index.tsx';
 import {
   Deliveries,
   EventLog,
@@ -26,7 +27,7 @@ import {
   WebhookRegistry,
 } from '../events/index.ts';
 import { Lease } from '../lease.ts';
-import { type Log, noLog } from '../log.ts';
+import { type Log, noLog, outageReporter } from '../log.ts';
 import type { PolicyDocument } from '../policy/index.ts';
 import type { Keyring, Signer } from '../signing/index.ts';
 import {
@@ -42,6 +43,7 @@ import {
   PolicyStore,
   redisConnection,
   requeueStranded,
+  StoreError,
   SubmissionRefused,
   SubmissionStore,
   startWorker,
@@ -120,11 +122,76 @@ async function listen(
   };
 }
 
+/**
+ * WAIT on the store's own connection (WAIT counts that connection's writes): the submission just stored is on
+ * `replicas` replicas, or the caller gets 503 and retries with the same Idempotency-Key.
+ */
+async function replicated(
+  redis: Redis,
+  prefix: string,
+  ack: { replicas: number; timeoutMs: number },
+): Promise<void> {
+  let acked: number;
+  try {
+    acked = Number(await (await writer(redis, prefix)).wait(ack.replicas, ack.timeoutMs));
+  } catch (err) {
+    throw new StoreError('UNAVAILABLE', 'Redis did not confirm the write', { cause: err });
+  }
+  if (acked < ack.replicas)
+    throw new StoreError(
+      'UNAVAILABLE',
+      `the submission reached ${acked} of the ${ack.replicas} Redis replicas required (REDIS_MIN_REPLICAS_ACK) within ${ack.timeoutMs} ms`,
+    );
+}
+
+/**
+ * The connection that made the store's writes: the client itself, or on a Cluster the pool's connection to the
+ * master of the deployment's one slot (WAIT has no key, so the Cluster client would send it to any node).
+ */
+async function writer(redis: Redis, prefix: string): Promise<Redis> {
+  const cluster: unknown = redis;
+  if (!(cluster instanceof Cluster)) return redis;
+  const slot = Number(await cluster.cluster('KEYSLOT', prefix));
+  const owner = cluster.slots[slot]?.[0];
+  const node = cluster.nodes('master').find((n) => `${n.options.host}:${n.options.port}` === owner);
+  if (!node) throw new Error(`no master known for slot ${slot}`);
+  return node;
+}
+
+/** host:port of a Redis URL, never its password. */
+function redisHost(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.hostname}:${u.port || '6379'}`;
+  } catch {
+    return 'REDIS_URL';
+  }
+}
+
+const OUTCOME_TYPES = ['submission.committed', 'submission.rejected', 'submission.expired'] as const;
+
+/** Final outcomes since a time, read from the event log (its ids are times), at most 20,000. */
+async function recentOutcomes(log: EventLog, sinceMs: number, party?: string) {
+  const out: { type: string; at: string }[] = [];
+  let after = `${sinceMs}-0`;
+  for (let i = 0; i < 20; i++) {
+    const page = await log.read(after, { types: OUTCOME_TYPES, ...(party ? { party } : {}) }, 1000);
+    for (const e of page.events) out.push({ type: e.type, at: e.at });
+    if (page.next === after) break;
+    after = page.next;
+  }
+  return out;
+}
+
 export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
   const { config } = o;
   const log = o.log ?? noLog;
-  const redis: Redis = redisConnection(config.redisUrl, { maxRetriesPerRequest: 20 });
-  const bull: Redis = redisConnection(config.redisUrl);
+  const redis: Redis = redisConnection(config.redisTarget, { maxRetriesPerRequest: 20 });
+  // Redis down: one warning per REDIS_DOWN_WARN_SECONDS from every connection together, and one line when it is back.
+  const outage = outageReporter(log, `Redis at ${redisHost(config.redisUrl)}`, config.redisDownWarnMs);
+  redis.on('error', (err) => outage.failed('store', err));
+  redis.on('ready', () => outage.recovered());
+  const bull: Redis = redisConnection(config.redisTarget);
   const store = new SubmissionStore(redis, config.redisPrefix);
   const history = new HistoryIndex(redis, store.prefix);
   const queue = createQueue(bull, config.queue.name, config.redisPrefix);
@@ -202,7 +269,7 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
     const keys = o.keys ? keyAdmin(o.keys) : undefined;
     const policies = new PolicyStore(redis, config.redisPrefix);
     if (config.policy) await policies.seed(config.policy as PolicyDocument, 'POLICY_FILE');
-    const waiter = new OutcomeWaiter(redisConnection(config.redisUrl), store);
+    const waiter = new OutcomeWaiter(redisConnection(config.redisTarget), store);
     const deps: AppDeps = {
       store,
       waiter,
@@ -223,6 +290,9 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
         preparationToleranceMs: config.commitWindow.preparationToleranceMs,
         metrics,
         log,
+        ...(config.redisReplicasAck.replicas > 0
+          ? { durable: () => replicated(redis, store.prefix, config.redisReplicasAck) }
+          : {}),
         // Approval policy (issue 15): the current version in Redis (PUT /wallet/v1/policy), seeded from POLICY_FILE.
         policy: {
           current: async () => {
@@ -257,7 +327,7 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
         log: eventLog,
         hooks,
         deliveries,
-        connect: () => redisConnection(config.redisUrl, { maxRetriesPerRequest: 1 }),
+        connect: () => redisConnection(config.redisTarget, { maxRetriesPerRequest: 1 }),
         heartbeatMs: config.events.heartbeatMs,
         allowPrivateTargets: config.webhooks.allowPrivateTargets,
         secretGraceMs: config.webhooks.secretGraceMs,
@@ -267,7 +337,25 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
         ? { limitAccepts: acceptLimiter(redis, config.redisPrefix, config.acceptRateLimit) }
         : {}),
     };
-    const server = await listen(createApp(deps).fetch, config);
+    const app = createApp(deps);
+    if (config.console.enabled) {
+      mountConsole(app, {
+        sessions: new SessionStore(redis, store.prefix, {
+          idleMs: config.console.idleMs,
+          absoluteMs: config.console.absoluteMs,
+        }),
+        redis,
+        prefix: store.prefix,
+        ...(config.auth.jwtSecret ? { linkSecret: config.auth.jwtSecret } : {}),
+        ...(config.console.oidc ? { oidc: config.console.oidc } : {}),
+        ...(config.console.publicUrl ? { publicUrl: config.console.publicUrl } : {}),
+        statusCounts: (party) => store.countByStatus(party),
+        jobCounts: () => queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'failed'),
+        outcomesSince: (sinceMs, party) => recentOutcomes(eventLog, sinceMs, party),
+        log,
+      });
+    }
+    const server = await listen(app.fetch, config);
     port = server.port;
     url = server.url;
     closers.push(async () => {
@@ -294,7 +382,7 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
   }
 
   if (o.role !== 'api') {
-    const workerConn = redisConnection(config.redisUrl);
+    const workerConn = redisConnection(config.redisTarget);
     const lockMs = o.worker?.lockDurationMs ?? config.queue.lockDurationMs;
     const stalledMs = o.worker?.stalledIntervalMs ?? config.queue.stalledIntervalMs;
     // Reconciliation looks in the watcher's index first (no ledger scan when the watcher has seen it).
@@ -324,12 +412,13 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
         ...(lockMs ? { lockDurationMs: lockMs } : {}),
         ...(stalledMs ? { stalledIntervalMs: stalledMs } : {}),
         log,
+        onError: (err) => outage.failed('worker', err),
       },
     );
     worker = w;
     // watcher and history (part A): one watcher across workers, through a Redis lease.
     if (o.watch && config.watcher.enabled) {
-      const watcherConn = redisConnection(config.redisUrl, { maxRetriesPerRequest: 20 });
+      const watcherConn = redisConnection(config.redisTarget, { maxRetriesPerRequest: 20 });
       const watcher = new LedgerWatcher({
         ledger: o.watch.ledger,
         parties: o.watch.parties,
@@ -371,14 +460,15 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
     timer.unref();
     const relay = startRelay({
       redis,
-      reader: redisConnection(config.redisUrl),
+      reader: redisConnection(config.redisTarget),
       prefix: config.redisPrefix,
       events: eventLog,
       log,
     });
     const delivery = startDelivery(deliveries, {
-      connection: redisConnection(config.redisUrl),
-      reader: redisConnection(config.redisUrl),
+      connection: redisConnection(config.redisTarget),
+      reader: redisConnection(config.redisTarget),
+      onError: (err) => outage.failed('webhook worker', err),
       ...(o.worker?.webhookSweepEveryMs ? { sweepEveryMs: o.worker.webhookSweepEveryMs } : {}),
     });
     closers.push(async () => {

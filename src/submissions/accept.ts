@@ -96,6 +96,11 @@ export interface AcceptDeps {
   /** One line per new submission, naming the key that signed it (the audit stream has every signature). */
   log?: Log;
   now?: () => number;
+  /**
+   * Resolves once the store's writes so far reached enough replicas (REDIS_MIN_REPLICAS_ACK); throws a
+   * StoreError UNAVAILABLE (503, retry with the same Idempotency-Key) when they did not. Absent: no wait.
+   */
+  durable?: () => Promise<void>;
 }
 
 export interface AcceptResult {
@@ -151,6 +156,18 @@ function requestedDedupSeconds(
 }
 
 export async function acceptSubmission(
+  deps: AcceptDeps,
+  req: SubmissionRequest,
+  who: Principal,
+  idempotencyKey?: string,
+): Promise<AcceptResult> {
+  const result = await accept(deps, req, who, idempotencyKey);
+  // New or replayed, the record is only promised (202/200) once enough replicas hold it.
+  await deps.durable?.();
+  return result;
+}
+
+async function accept(
   deps: AcceptDeps,
   req: SubmissionRequest,
   who: Principal,

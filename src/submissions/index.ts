@@ -50,6 +50,7 @@ export {
   enqueue,
   type JobData,
   jobIdFor,
+  type RedisTarget,
   redisConnection,
   requeueStranded,
   startWorker,

@@ -1,6 +1,6 @@
 // The BullMQ side: one queue per ledger, jobId derived from the command id, the worker and stranded-work recovery.
 import { DelayedError, type Job, Queue, Worker } from 'bullmq';
-import { Redis, type RedisOptions } from 'ioredis';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { type Log, noLog } from '../log.ts';
 import { type ExecutorDeps, executeStep, recentLedgerEnd, type StepResult } from './executor.ts';
 import type { SubmissionRecord } from './record.ts';
@@ -16,8 +16,44 @@ export function jobIdFor(record: Pick<SubmissionRecord, 'commandId' | 'id'>): st
   return `c-${Buffer.from(record.commandId).toString('base64url')}-${record.id.slice(4)}`;
 }
 
-export function redisConnection(url: string, extra: RedisOptions = {}): Redis {
-  const conn = new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true, ...extra });
+/** Where Redis is: a URL, or a Sentinel group or Cluster (its password and TLS taken from the URL). */
+export interface RedisTarget {
+  url: string;
+  sentinels?: { host: string; port: number }[];
+  sentinelName?: string;
+  clusterNodes?: { host: string; port: number }[];
+}
+
+/**
+ * The one way Quill connects to Redis, whatever the topology. A Cluster client answers the same commands (keys are
+ * routed by slot; Quill's keys share one hash tag), so callers hold it as a `Redis`.
+ */
+export function redisConnection(target: string | RedisTarget, extra: RedisOptions = {}): Redis {
+  const t = typeof target === 'string' ? { url: target } : target;
+  const base: RedisOptions = { maxRetriesPerRequest: null, enableReadyCheck: true, ...extra };
+  const u = new URL(t.url);
+  const auth: RedisOptions = {
+    ...(u.password ? { password: decodeURIComponent(u.password) } : {}),
+    ...(u.username ? { username: decodeURIComponent(u.username) } : {}),
+    ...(u.protocol === 'rediss:' ? { tls: {} } : {}),
+  };
+  let conn: Redis;
+  if (t.clusterNodes?.length) {
+    conn = new Cluster(t.clusterNodes, {
+      redisOptions: { ...base, ...auth },
+      enableReadyCheck: true,
+      ...(base.maxRetriesPerRequest !== undefined ? { maxRedirections: 16 } : {}),
+    }) as unknown as Redis;
+  } else if (t.sentinels?.length) {
+    conn = new Redis({
+      ...base,
+      ...auth,
+      sentinels: t.sentinels,
+      name: t.sentinelName ?? 'mymaster',
+    });
+  } else {
+    conn = new Redis(t.url, base);
+  }
   // ioredis reconnects by itself; without a listener every failed attempt is printed as "unhandled".
   conn.on('error', () => {});
   return conn;
@@ -94,6 +130,8 @@ export interface WorkerOptions {
   stalledIntervalMs?: number;
   /** Each step's outcome, lost locks and worker errors. */
   log?: Log;
+  /** Where the worker's own errors (its Redis connection failing) go instead of one warning each. */
+  onError?: (err: Error) => void;
 }
 
 /** What an operator follows a submission by: every step's outcome, with ids, codes and no payloads. */
@@ -158,7 +196,7 @@ export function startWorker(deps: ExecutorDeps, opts: WorkerOptions): Worker<Job
     if (err.name === 'DelayedError') return;
     log('warn', 'step failed, will run again', { submission: job?.data.id, error: err.message });
   });
-  worker.on('error', (err) => log('warn', `worker: ${err.message}`));
+  worker.on('error', opts.onError ?? ((err) => log('warn', `worker: ${err.message}`)));
   return worker;
 }
 

@@ -48,7 +48,7 @@ describe('quill serve', () => {
   });
 
   it('a worker-only process answers probes and metrics, and stops on SIGTERM', {
-    timeout: 30_000,
+    timeout: 90_000,
   }, async () => {
     const port = await freePort();
     const worker = spawn(process.execPath, [resolve('bin/quill.js'), 'serve', '--role', 'worker'], {
@@ -66,7 +66,8 @@ describe('quill serve', () => {
     const exited = new Promise<number | null>((r) => worker.on('exit', (code) => r(code)));
     try {
       let metrics = '';
-      for (let i = 0; i < 150 && !metrics; i++) {
+      // Generous: tsx compiles the CLI at start, which is slow on a loaded CI machine.
+      for (let i = 0; i < 600 && !metrics; i++) {
         metrics = await fetch(`http://127.0.0.1:${port}/metrics`).then(
           (r) => r.text(),
           () => '',
@@ -85,7 +86,7 @@ describe('quill serve', () => {
   });
 
   it('a worker whose Redis is unreachable still exits after SIGTERM, within the shutdown grace', {
-    timeout: 30_000,
+    timeout: 90_000,
   }, async () => {
     const port = await freePort();
     const deadRedis = await freePort(); // nothing listens there
@@ -103,7 +104,7 @@ describe('quill serve', () => {
     });
     worker.stderr?.on('data', (d) => (stderr += d));
     const exited = new Promise<number | null>((r) => worker.on('exit', (code) => r(code)));
-    for (let i = 0; i < 100 && !stderr.includes('worker on queue'); i++)
+    for (let i = 0; i < 600 && !stderr.includes('worker on queue'); i++)
       await new Promise((r) => setTimeout(r, 100));
     const sentAt = Date.now();
     worker.kill('SIGTERM');
@@ -118,7 +119,7 @@ describe('quill serve', () => {
   ])(
     'serves on the embedded sandbox (ledger auth %s), `quill submit --wait` commits, SIGTERM stops it',
     {
-      timeout: 90_000,
+      timeout: 150_000,
     },
     async (_auth, sandboxSecret) => {
       const [port, sandboxPort, scanPort] = [await freePort(), await freePort(), await freePort()];
@@ -149,12 +150,16 @@ describe('quill serve', () => {
       let record: Record<string, unknown> = {};
       try {
         const base = `http://127.0.0.1:${port}`;
-        for (let i = 0; i < 200; i++) {
+        // tsx compiles the CLI at start: on a loaded 2-core CI machine that has taken over 20 s.
+        const deadline = Date.now() + 75_000;
+        for (;;) {
           const ok = await fetch(`${base}/readyz`).then(
             (r) => r.ok,
             () => false,
           );
           if (ok) break;
+          if (server.exitCode !== null || Date.now() > deadline)
+            throw new Error(`quill serve never became ready (exit ${server.exitCode}):\n${logs}`);
           await new Promise((r) => setTimeout(r, 100));
         }
         const admin = (

@@ -3,6 +3,7 @@
 // naming why, never a silent "Redis is down" that leaves the test waiting for it forever.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { Socket } from 'node:net';
+import { tempDir } from './tmp.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -40,7 +41,12 @@ export async function startRedisProcess(
   const argv = o.sentinelConf
     ? [o.sentinelConf, '--sentinel', '--port', String(port), ...args]
     : ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...args];
-  const child = spawn('redis-server', argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+  // Its own working directory: a replica's full sync (or a server without --dir) writes its files there,
+  // never into the project.
+  const child = spawn('redis-server', argv, {
+    cwd: tempDir('quill-redis-'),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   const keep = (d: Buffer) => {
     out = (out + d.toString()).slice(-4000);

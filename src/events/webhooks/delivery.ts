@@ -359,7 +359,15 @@ export interface DeliveryRunner {
 /** The worker side: the dispatcher loop, the sweep and the BullMQ worker that drains chains. */
 export function startDelivery(
   d: Deliveries,
-  o: { connection: Redis; reader: Redis; sweepEveryMs?: number; pollMs?: number; lockDurationMs?: number },
+  o: {
+    connection: Redis;
+    reader: Redis;
+    sweepEveryMs?: number;
+    pollMs?: number;
+    lockDurationMs?: number;
+    /** Where the worker's own errors (its Redis connection failing) go instead of one warning each. */
+    onError?: (err: Error) => void;
+  },
 ): DeliveryRunner {
   let stopped = false;
   const pollMs = o.pollMs ?? 1000;
@@ -373,7 +381,7 @@ export function startDelivery(
     removeOnComplete: { count: 0 },
     removeOnFail: { count: 0 },
   });
-  worker.on('error', (err) => d.log?.('warn', `webhook worker: ${err.message}`));
+  worker.on('error', o.onError ?? ((err) => d.log?.('warn', `webhook worker: ${err.message}`)));
   const dispatching = (async () => {
     while (!stopped) {
       try {
