@@ -1,7 +1,9 @@
 // Wire shapes of the wallet API (zod, the source of both validation and the OpenAPI document).
 import { z } from '@hono/zod-openapi';
 import {
+  checkTransactionFormat,
   DeduplicationPeriod,
+  describeViolation,
   FINGERPRINT_PATTERN,
   isStandardBase64,
   MinLedgerTime,
@@ -23,7 +25,11 @@ const DeduplicationPeriodBody = DeduplicationPeriod.meta({
 
 const MinLedgerTimeBody = MinLedgerTime.meta({ id: 'MinLedgerTime' });
 
-const TransactionFormatBody = TransactionFormat.meta({ id: 'TransactionFormat' });
+/** Refused here what the participant's FormatValidator would refuse after signing (the ledger's own rule). */
+const TransactionFormatBody = TransactionFormat.superRefine((format, ctx) => {
+  const violation = checkTransactionFormat(format);
+  if (violation) ctx.addIssue({ code: 'custom', message: describeViolation(violation) });
+}).meta({ id: 'TransactionFormat' });
 
 export const SubmissionBody = z
   .object({

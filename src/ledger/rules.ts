@@ -4,20 +4,23 @@
  * participant's error for that violation (`code` names it; the sandbox owns the participant's wording).
  */
 
-import type { UpdateFormat } from './schemas/formats.ts';
+import type { EventFormat, TransactionFormat, UpdateFormat } from './schemas/formats.ts';
 import type { ListVettedPackagesRequest } from './schemas/packages.ts';
 import type {
+  GetEventsByContractIdRequest,
   GetTransactionByIdRequest,
   GetTransactionByOffsetRequest,
   GetUpdateByIdRequest,
   GetUpdateByOffsetRequest,
   GetUpdatesRequest,
 } from './schemas/updates.ts';
-import type { UpdateUserRequest } from './schemas/users.ts';
+import type { CreateUserRequest, UpdateUserRequest, User } from './schemas/users.ts';
 
 export type Violation =
   | { code: 'INVALID_ARGUMENT'; reason: string }
   | { code: 'MISSING_FIELD'; field: string }
+  | { code: 'INVALID_FIELD'; field: string; reason: string }
+  | { code: 'DESCENDING_ORDER_MISSING_END' }
   | { code: 'NEGATIVE_OFFSET' | 'NON_POSITIVE_OFFSET'; field: string; offset: number }
   | { code: 'OFFSET_OUT_OF_RANGE' | 'PROTO_DESERIALIZATION_FAILURE'; reason: string }
   | { code: 'INVALID_USER_UPDATE_REQUEST'; userId: string; reason: string };
@@ -31,6 +34,10 @@ export function describeViolation(v: Violation): string {
       return `${v.field} must not be negative (${v.offset})`;
     case 'NON_POSITIVE_OFFSET':
       return `${v.field} must be positive (${v.offset})`;
+    case 'INVALID_FIELD':
+      return `${v.field}: ${v.reason}`;
+    case 'DESCENDING_ORDER_MISSING_END':
+      return 'descending order requires endInclusive';
     default:
       return v.reason;
   }
@@ -64,21 +71,105 @@ function positive(field: string, offset: number): Violation | undefined {
 export function checkListVettedPackagesRequest(req: ListVettedPackagesRequest): Violation | undefined {
   if (req.pageSize != null && req.pageSize < 0)
     return { code: 'PROTO_DESERIALIZATION_FAILURE', reason: 'Page size must not be negative' };
+  // PackageMetadataFilter.fromProto: every id a Ref.PackageId.
+  for (const id of req.packageMetadataFilter?.packageIds ?? []) {
+    const problem = damlLfStringProblem(id, 'Daml-LF Package ID', '-_ ', 64);
+    if (problem)
+      return {
+        code: 'PROTO_DESERIALIZATION_FAILURE',
+        reason: `Unable to convert field package_ids: ${problem}`,
+      };
+  }
   return undefined;
 }
 
-export function checkUpdateFormat(u: UpdateFormat): Violation | undefined {
-  if (u.includeTransactions || u.includeReassignments || u.includeTopologyEvents) return undefined;
-  return invalid(
-    'The update format must specify at least one of include_transactions, include_reassignments or include_topology_events',
-  );
+/**
+ * Why `s` is not a Daml-LF string of `description` (letters, digits and `extra`, at most `max` characters),
+ * in the participant's words (IdString.scala), or undefined when it is one.
+ */
+function damlLfStringProblem(s: string, description: string, extra: string, max: number): string | undefined {
+  if (s.length === 0) return `${description} is empty`;
+  if (s.length > max) return `${description} is too long (max: ${max})`;
+  for (const ch of s) {
+    const c = ch.codePointAt(0) ?? 0;
+    const ok = c <= 0x7f && (/[A-Za-z0-9]/.test(ch) || extra.includes(ch));
+    if (!ok) return `non expected character 0x${c.toString(16)} in ${description} "${s}"`;
+  }
+  return undefined;
+}
+
+/** A party id as the participant's `Ref.Party.fromString` accepts it, or why not. */
+function partyIdProblem(party: string): string | undefined {
+  return damlLfStringProblem(party, 'Daml-LF Party', ':-_ ', 255);
+}
+
+/** A submission id as `Ref.SubmissionId` (a ledger string) accepts it, or why not. */
+export function ledgerStringProblem(s: string): string | undefined {
+  return damlLfStringProblem(s, 'Daml-LF Ledger String', '._:-#/ ', 255);
+}
+
+/** An update id is the hex of a multihash (SHA-256: `1220` and 32 bytes), as `UpdateId.fromLedgerString`. */
+function updateIdProblem(id: string): string | undefined {
+  const lf = ledgerStringProblem(id);
+  if (lf) return lf;
+  if (!/^([0-9a-fA-F]{2})+$/.test(id)) return `Failed to parse hex string: ${id}`;
+  if (!/^1220/i.test(id) || id.length !== 68) return `Invalid hash algorithm or length in ${id}`;
+  return undefined;
+}
+
+/** The participant's FormatValidator on an event format: some filter, and valid party ids. */
+function checkEventFormat(
+  f: Pick<EventFormat, 'filtersByParty' | 'filtersForAnyParty'>,
+): Violation | undefined {
+  const parties = Object.keys(f.filtersByParty ?? {});
+  const anyParty = f.filtersForAnyParty != null;
+  if (parties.length === 0 && !anyParty)
+    return invalid('filtersByParty and filtersForAnyParty cannot be empty simultaneously');
+  for (const party of parties) {
+    const problem = partyIdProblem(party);
+    if (problem) return invalid(problem);
+  }
+  return undefined;
+}
+
+export function checkTransactionFormat(f: TransactionFormat): Violation | undefined {
+  if (f.transactionShape === 'TRANSACTION_SHAPE_UNSPECIFIED')
+    return { code: 'MISSING_FIELD', field: 'transaction_shape' };
+  if (f.transactionShape === 'UNRECOGNIZED')
+    return invalid('transaction_shape is defined with invalid value -1');
+  return checkEventFormat(f.eventFormat);
+}
+
+export function checkUpdateFormat(u: UpdateFormat | null | undefined): Violation | undefined {
+  if (!u) return { code: 'MISSING_FIELD', field: 'update_format' };
+  if (!(u.includeTransactions || u.includeReassignments || u.includeTopologyEvents)) {
+    return invalid(
+      'The update format must specify at least one of include_transactions, include_reassignments or include_topology_events',
+    );
+  }
+  if (u.includeTransactions) {
+    const t = checkTransactionFormat(u.includeTransactions);
+    if (t) return t;
+  }
+  if (u.includeReassignments) {
+    const r = checkEventFormat(u.includeReassignments);
+    if (r) return r;
+  }
+  for (const party of u.includeTopologyEvents?.includeParticipantAuthorizationEvents?.parties ?? []) {
+    const problem = partyIdProblem(party);
+    if (problem) return { code: 'INVALID_FIELD', field: 'parties', reason: problem };
+  }
+  return undefined;
 }
 
 export function checkGetUpdatesRequest(req: GetUpdatesRequest): Violation | undefined {
   const begin = negative('begin_exclusive', req.beginExclusive);
   if (begin) return begin;
-  const end = negative('end_inclusive', req.endInclusive);
-  if (end) return end;
+  if (req.descendingOrder && req.endInclusive == null) return { code: 'DESCENDING_ORDER_MISSING_END' };
+  if (req.endInclusive != null) {
+    const end = positive('end_inclusive', req.endInclusive);
+    if (end) return end;
+  }
   // `verbose` is a proto3 bool: false is indistinguishable from unset, so only `true` counts as legacy use
   // (the official SDK sends `verbose: false` next to `updateFormat`).
   if (req.updateFormat && req.filter)
@@ -90,12 +181,8 @@ export function checkGetUpdatesRequest(req: GetUpdatesRequest): Violation | unde
       'Either filter/verbose or update_format is required. Please use either backwards compatible arguments (filter and verbose) or update_format.',
     );
   }
-  if (req.updateFormat) {
-    const format = checkUpdateFormat(req.updateFormat);
-    if (format) return format;
-  }
-  if (req.descendingOrder && req.endInclusive == null)
-    return invalid('descending_order requires end_inclusive to be set');
+  const format = req.updateFormat ? checkUpdateFormat(req.updateFormat) : checkEventFormat(req.filter!);
+  if (format) return format;
   if (req.endInclusive != null && req.endInclusive < req.beginExclusive) {
     return {
       code: 'OFFSET_OUT_OF_RANGE',
@@ -105,8 +192,11 @@ export function checkGetUpdatesRequest(req: GetUpdatesRequest): Violation | unde
   return undefined;
 }
 
-/** Exactly one of `transactionFormat` and (legacy, non-empty) `requestingParties`. */
-function checkTransactionLookup(
+/**
+ * Exactly one of `transactionFormat` and (legacy, non-empty) `requestingParties`: the JSON layer's check, made
+ * before the participant validates the request it builds.
+ */
+function checkLegacyLookup(
   req: GetTransactionByOffsetRequest | GetTransactionByIdRequest,
 ): Violation | undefined {
   const legacy = (req.requestingParties ?? []).length > 0;
@@ -123,22 +213,97 @@ function checkTransactionLookup(
   return undefined;
 }
 
+/** The format a lookup asks for, as FormatValidator checks the one the JSON layer builds. */
+function checkLookupFormat(
+  req: GetTransactionByOffsetRequest | GetTransactionByIdRequest,
+): Violation | undefined {
+  if (req.transactionFormat) return checkTransactionFormat(req.transactionFormat);
+  for (const party of req.requestingParties ?? []) {
+    const problem = partyIdProblem(party);
+    if (problem) return invalid(problem);
+  }
+  return undefined;
+}
+
+/** Present and well-formed (UpdateServiceRequestValidator.validateUpdateById). */
+function checkUpdateId(updateId: string): Violation | undefined {
+  if (!updateId) return { code: 'MISSING_FIELD', field: 'update_id' };
+  const problem = updateIdProblem(updateId);
+  return problem ? invalid(problem) : undefined;
+}
+
 export function checkTransactionByOffsetRequest(req: GetTransactionByOffsetRequest): Violation | undefined {
-  return checkTransactionLookup(req) ?? positive('offset', req.offset);
+  return checkLegacyLookup(req) ?? positive('offset', req.offset) ?? checkLookupFormat(req);
 }
 
 export function checkTransactionByIdRequest(req: GetTransactionByIdRequest): Violation | undefined {
-  if (!req.updateId) return { code: 'MISSING_FIELD', field: 'update_id' };
-  return checkTransactionLookup(req);
+  return checkLegacyLookup(req) ?? checkUpdateId(req.updateId) ?? checkLookupFormat(req);
 }
 
 export function checkUpdateByOffsetRequest(req: GetUpdateByOffsetRequest): Violation | undefined {
-  return checkUpdateFormat(req.updateFormat) ?? positive('offset', req.offset);
+  return positive('offset', req.offset) ?? checkUpdateFormat(req.updateFormat);
 }
 
 export function checkUpdateByIdRequest(req: GetUpdateByIdRequest): Violation | undefined {
-  if (!req.updateId) return { code: 'MISSING_FIELD', field: 'update_id' };
-  return checkUpdateFormat(req.updateFormat);
+  return checkUpdateId(req.updateId) ?? checkUpdateFormat(req.updateFormat);
+}
+
+/** `POST /v2/events/events-by-contract-id`: the event format as FormatValidator checks it. */
+export function checkEventsByContractIdRequest(req: GetEventsByContractIdRequest): Violation | undefined {
+  if (!req.contractId) return { code: 'MISSING_FIELD', field: 'contract_id' };
+  return checkEventFormat(req.eventFormat);
+}
+
+/** Annotation keys as Kubernetes has them (ResourceAnnotationValidator): `[prefix/]name`. */
+const KEY_NAME = /^([a-zA-Z0-9]+[a-zA-Z0-9._-]*)?[a-zA-Z0-9]+$/;
+const DNS_LABEL = '([a-zA-Z0-9]+[a-zA-Z0-9-]*)?[a-zA-Z0-9]+';
+const KEY_PREFIX = new RegExp(`^(${DNS_LABEL}[.])*${DNS_LABEL}$`);
+const MAX_ANNOTATIONS_BYTES = 256 * 1024;
+
+const shorten = (s: string) => (s.length > 53 ? `${s.slice(0, 50)}...` : s);
+
+/** Why an annotation map is refused, in the participant's words, or undefined. */
+function annotationsProblem(annotations: Record<string, string>, field: string): string | undefined {
+  let size = 0;
+  for (const [k, v] of Object.entries(annotations))
+    if (v !== '') size += Buffer.byteLength(k) + Buffer.byteLength(v);
+  if (size > MAX_ANNOTATIONS_BYTES)
+    return `annotations from field '${field}' are larger than the limit of 256kb`;
+  for (const key of Object.keys(annotations)) {
+    const parts = key.split('/');
+    if (parts.length > 2) return `Key '${shorten(key)}' contains more than one forward slash ('/') character`;
+    const [prefix, name] = parts.length === 2 ? parts : [undefined, parts[0]!];
+    if (prefix !== undefined) {
+      if (prefix.length > 253)
+        return `Key prefix segment '${shorten(prefix)}' exceeds maximum length of 253 characters`;
+      if (!KEY_PREFIX.test(prefix)) return `Key prefix segment '${shorten(prefix)}' has invalid syntax`;
+    }
+    if (name!.length > 63)
+      return `Key name segment '${shorten(name!)}' exceeds maximum length of 63 characters`;
+    if (!KEY_NAME.test(name!)) return `Key name segment '${shorten(name!)}' has invalid syntax`;
+  }
+  return undefined;
+}
+
+/** The user fields UserManagementService validates: primary party, resource version, annotation keys. */
+function checkUserFields(user: User): Violation | undefined {
+  if (user.primaryParty) {
+    const problem = partyIdProblem(user.primaryParty);
+    if (problem) return invalid(problem);
+  }
+  const version = user.metadata?.resourceVersion;
+  if (version && !/^[+-]?\d{1,19}$/.test(version))
+    return {
+      code: 'INVALID_FIELD',
+      field: 'user.metadata.resource_version',
+      reason: 'Invalid resource version number',
+    };
+  const annotations = annotationsProblem(user.metadata?.annotations ?? {}, 'user.metadata.annotations');
+  return annotations ? invalid(annotations) : undefined;
+}
+
+export function checkCreateUserRequest(req: CreateUserRequest): Violation | undefined {
+  return checkUserFields(req.user);
 }
 
 /** Grant and revoke name the user in the path; a user id in the body must be the same one. */
@@ -152,7 +317,11 @@ export function checkUserRightsRequest(userId: string, req: { userId: string }):
  * applied); each field may be named once.
  */
 export function checkUpdateUserRequest(userId: string, req: UpdateUserRequest): Violation | undefined {
+  if (!req.user) return { code: 'MISSING_FIELD', field: 'user' };
+  if (!req.updateMask) return { code: 'MISSING_FIELD', field: 'update_mask' };
   if (req.user.id !== userId) return invalid(`${userId} does not match user in body`);
+  const fields = checkUserFields(req.user);
+  if (fields) return fields;
   const refuse = (reason: string): Violation => ({ code: 'INVALID_USER_UPDATE_REQUEST', userId, reason });
   const paths = req.updateMask.paths ?? [];
   if (paths.length === 0) return refuse('The update mask contains no entries');

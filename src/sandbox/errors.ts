@@ -222,6 +222,15 @@ export const err = {
    * Canton's code (digital-asset/canton LocalRejectError, `LocalReject.TimeRejects`; called
    * LOCAL_VERDICT_SUBMISSION_TIME_OUT_OF_BOUND before the 2025-05 rename), category ContentionOnSharedResources.
    */
+  ledgerTimeOutOfBound: (ledgerTime: string, recordTime: string, maxDelta: string) =>
+    new SandboxError(
+      'LOCAL_VERDICT_LEDGER_TIME_OUT_OF_BOUND',
+      2,
+      `Rejected transaction as delta of the ledger time and the record time exceed the time tolerance ledgerTime=${ledgerTime}, recordTime=${recordTime}, maxDelta=${maxDelta}`,
+      {},
+      [],
+      true,
+    ),
   preparationTimeOutOfBound: (preparationTime: string, recordTime: string, maxDelta: string) =>
     new SandboxError(
       'LOCAL_VERDICT_PREPARATION_TIME_OUT_OF_BOUND',
@@ -301,6 +310,10 @@ export function violationError(v: Violation): SandboxError {
       return err.invalidArgument(v.reason);
     case 'MISSING_FIELD':
       return err.missingField(v.field);
+    case 'INVALID_FIELD':
+      return err.invalidField(v.field, v.reason);
+    case 'DESCENDING_ORDER_MISSING_END':
+      return new SandboxError(v.code, 8, 'end_inclusive is not provided when descending_order is true');
     case 'NEGATIVE_OFFSET':
       return err.negativeOffset(v.field, v.offset);
     case 'NON_POSITIVE_OFFSET':

@@ -6,7 +6,8 @@
  * with `externalTransactionHash` = hex of the signed hash, and its activities are appended.
  */
 
-import type { JsExecuteSubmissionRequest } from '../ledger/index.ts';
+import { randomUUID } from 'node:crypto';
+import { type JsExecuteSubmissionRequest, ledgerStringProblem } from '../ledger/index.ts';
 import {
   decodePreparedTransactionBase64,
   type HashingSchemeVersion,
@@ -20,7 +21,7 @@ import { checkConformance } from './conformance.ts';
 import { err } from './errors.ts';
 import { checkSignature } from './keys.ts';
 import { isoFromMicros } from './lfjson.ts';
-import { durationMicros } from './prepare.ts';
+import { durationMicros, micros } from './prepare.ts';
 import {
   type CommittedNode,
   type Contract,
@@ -39,6 +40,36 @@ export interface ExecutionPlan {
   submissionId: string;
   synchronizerId: string;
   dedup: JsExecuteSubmissionRequest['deduplicationPeriod'];
+  /** The ledger time the request asks for at the least: `minLedgerTime`, absolute or relative to now. */
+  minLedgerTime: { abs: bigint } | { rel: bigint } | undefined;
+}
+
+/** The latest instant a Daml timestamp can hold (9999-12-31T23:59:59.999999Z). */
+const MAX_DAML_MICROS = 253402300799999999n;
+
+/** SubmitRequestValidator.validateExecute: submission id, hashing scheme and ledger time, before the hash. */
+function validateExecuteFields(body: JsExecuteSubmissionRequest) {
+  // FieldValidator.validateSubmissionId: empty means "generate one"; otherwise a Daml-LF ledger string.
+  if (body.submissionId !== '') {
+    const problem = ledgerStringProblem(body.submissionId);
+    if (problem) throw err.invalidField('submission_id', problem);
+  }
+  const submissionId = body.submissionId === '' ? randomUUID() : body.submissionId;
+  const scheme = body.hashingSchemeVersion;
+  if (scheme === 'HASHING_SCHEME_VERSION_UNSPECIFIED')
+    throw err.invalidField('hashing_scheme_version', 'Unspecified version');
+  if (scheme === 'UNRECOGNIZED') throw err.invalidField('hashing_scheme_version', 'Unrecognized version -1');
+  const time = body.minLedgerTime?.time;
+  let minLedgerTime: ExecutionPlan['minLedgerTime'];
+  if (time && 'MinLedgerTimeAbs' in time) minLedgerTime = { abs: micros(time.MinLedgerTimeAbs.value) };
+  if (time && 'MinLedgerTimeRel' in time) {
+    const rel = durationMicros(time.MinLedgerTimeRel.value);
+    // CommandsValidator.validateLedgerTime: now + rel must be a Daml timestamp.
+    if (rel > MAX_DAML_MICROS)
+      throw err.invalidArgument(`Can not represent command ledger time now + ${rel}µs as a Daml timestamp`);
+    minLedgerTime = { rel };
+  }
+  return { submissionId, scheme, minLedgerTime };
 }
 
 /** Synchronous checks that do not depend on ledger state changes: decode, hash, signatures. */
@@ -47,10 +78,7 @@ export function planExecution(
   body: JsExecuteSubmissionRequest,
   userId: string,
 ): ExecutionPlan {
-  const scheme = body.hashingSchemeVersion;
-  if (scheme !== 'HASHING_SCHEME_VERSION_V2' && scheme !== 'HASHING_SCHEME_VERSION_V3') {
-    throw err.executeFailed(`Unsupported hashing scheme version ${scheme}`);
-  }
+  const { submissionId, scheme, minLedgerTime } = validateExecuteFields(body);
   let tx: PreparedTransaction;
   let hash: Uint8Array;
   try {
@@ -105,9 +133,10 @@ export function planExecution(
     commandId,
     actAs,
     userId,
-    submissionId: body.submissionId,
+    submissionId,
     synchronizerId: meta.synchronizerId,
     dedup: body.deduplicationPeriod,
+    minLedgerTime,
   };
 }
 
@@ -170,10 +199,7 @@ export function commitExecution(
     .filter((cid) => !state.isActive(cid));
   if (inactive.length > 0) throw err.inactiveContracts(inactive);
   checkConformance(state, plan.tx, validatePreparedTransaction(plan.tx));
-  const effective =
-    meta.minLedgerEffectiveTime !== undefined && meta.minLedgerEffectiveTime > now
-      ? meta.minLedgerEffectiveTime
-      : now;
+  const effective = ledgerEffectiveTime(state, plan, now);
   const nodes = committedNodes(state, plan, effective);
   const updateId = state.newUpdateId();
   const draft = {
@@ -191,6 +217,32 @@ export function commitExecution(
     traceparent,
   };
   return state.commit(draft, plan.changeKey, (offset) => activitiesOf(state, draft, offset));
+}
+
+/**
+ * The ledger effective time as the participant chooses it: now, or later as `minLedgerTime` asks
+ * (CommandsValidator.validateLedgerTime), moved into the prepared transaction's [min, max] ledger time bounds
+ * (PreparedTransactionDecoder.adjustLedgerTimeToBounds); refused when it is further from the record time than
+ * the synchronizer's ledgerTimeRecordTimeTolerance (TimeValidator).
+ */
+function ledgerEffectiveTime(state: SandboxState, plan: ExecutionPlan, now: bigint): bigint {
+  const meta = plan.tx.metadata!;
+  const asked = plan.minLedgerTime;
+  let time =
+    asked === undefined ? now : 'abs' in asked ? (asked.abs > now ? asked.abs : now) : now + asked.rel;
+  if (meta.minLedgerEffectiveTime !== undefined && time < meta.minLedgerEffectiveTime)
+    time = meta.minLedgerEffectiveTime;
+  if (meta.maxLedgerEffectiveTime !== undefined && time > meta.maxLedgerEffectiveTime)
+    time = meta.maxLedgerEffectiveTime;
+  const tolerance = BigInt(state.ledgerTimeToleranceSeconds) * 1_000_000n;
+  if (time - now > tolerance || now - time > tolerance) {
+    throw err.ledgerTimeOutOfBound(
+      isoFromMicros(time),
+      isoFromMicros(now),
+      `PT${state.ledgerTimeToleranceSeconds}S`,
+    );
+  }
+  return time;
 }
 
 /** The decoded node tree as committed nodes in pre-order (node ids as in the transaction). */

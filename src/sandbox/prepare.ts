@@ -17,7 +17,7 @@ import { err } from './errors.ts';
 import { isoFromMicros } from './lfjson.ts';
 import type { SandboxState } from './state/index.ts';
 
-function micros(iso: string): bigint {
+export function micros(iso: string): bigint {
   const m = /^(.*?)(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/.exec(iso);
   const ms = Date.parse(`${m?.[1] ?? iso}${m?.[3] ?? ''}`);
   if (!Number.isFinite(ms)) throw err.invalidField('timestamp', `invalid timestamp ${iso}`);

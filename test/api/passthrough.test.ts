@@ -20,7 +20,7 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 const VALID_FORMAT = {
-  eventFormat: { filtersByParty: {}, verbose: false },
+  eventFormat: { filtersByParty: { 'alice::1220ab': {} }, verbose: false },
   transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA',
 };
 
@@ -46,6 +46,16 @@ const refused: [string, Record<string, unknown>, RegExp][] = [
       },
     },
     /^transactionFormat\.eventFormat\.filtersByParty\.p\.cumulative\.0\.identifierFilter/,
+  ],
+  [
+    'transactionFormat: no filter at all (the participant refuses it after signing)',
+    { transactionFormat: { ...VALID_FORMAT, eventFormat: { filtersByParty: {} } } },
+    /^transactionFormat: filtersByParty and filtersForAnyParty cannot be empty simultaneously/,
+  ],
+  [
+    'transactionFormat: TRANSACTION_SHAPE_UNSPECIFIED',
+    { transactionFormat: { ...VALID_FORMAT, transactionShape: 'TRANSACTION_SHAPE_UNSPECIFIED' } },
+    /^transactionFormat: transaction_shape is required/,
   ],
   [
     'minLedgerTime: not a timestamp',

@@ -227,7 +227,7 @@ describe('unreadable 2xx responses', () => {
   it('a body of the wrong shape names the failing path', async () => {
     server.handle((_req, res) => json(res, 200, { transaction: { updateId: 7 } }));
     const err = await failure(
-      client().transactionById({ updateId: 'u1', requestingParties: ['alice::1220ab'] }),
+      client().transactionById({ updateId: `1220${'07'.repeat(32)}`, requestingParties: ['alice::1220ab'] }),
     );
     expect(err.code).toBe('INVALID_RESPONSE');
     expect(err.message).toContain('transaction.updateId');

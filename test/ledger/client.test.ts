@@ -156,7 +156,7 @@ describe('client-side checks (INVALID_ARGUMENT, nothing sent)', () => {
     [
       'descendingOrder without endInclusive',
       () => client().updatesFlats({ beginExclusive: 0, descendingOrder: true, updateFormat: format }),
-      /descending_order requires end_inclusive/,
+      /descending order requires endInclusive/,
     ],
     [
       'legacy filter with updateFormat',

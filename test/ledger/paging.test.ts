@@ -91,7 +91,10 @@ function expected(begin: number, end: number, descending: boolean): Update[] {
 
 /** Every update request needs a format (the participant refuses one with neither format nor filter). */
 const FORMAT = {
-  includeTransactions: { eventFormat: {}, transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA' as const },
+  includeTransactions: {
+    eventFormat: { filtersForAnyParty: {} },
+    transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA' as const,
+  },
 };
 
 describe('iterateUpdates', () => {

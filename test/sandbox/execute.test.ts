@@ -14,6 +14,7 @@ import {
   onboard,
   type Party,
   prepareBody,
+  prepareOn,
   run,
   type Sandbox,
   sandboxWithAdmin,
@@ -37,21 +38,8 @@ afterAll(async () => {
   await sb?.close();
 });
 
-async function prepare(party: Party, commands: unknown[], extra: Record<string, unknown> = {}) {
-  const prep = await call(
-    sb.url,
-    'POST',
-    '/v2/interactive-submission/prepare',
-    prepareBody(party, commands, extra),
-    party.token,
-  );
-  expect(prep.status, prep.text).toBe(200);
-  return prep.json as {
-    preparedTransaction: string;
-    preparedTransactionHash: string;
-    hashingSchemeVersion: string;
-  };
-}
+const prepare = (party: Party, commands: unknown[], extra: Record<string, unknown> = {}) =>
+  prepareOn(sb, party, commands, extra);
 
 const commandIdOf = (prepared: { preparedTransaction: string }) =>
   decodePreparedTransactionBase64(prepared.preparedTransaction).metadata?.submitterInfo?.commandId ?? '';

@@ -1,6 +1,8 @@
 // Test helpers: a sandbox over real HTTP, node:crypto keys for external parties, and raw request helpers.
 import { generateKeyPairSync, type KeyObject, randomUUID, sign } from 'node:crypto';
+import { expect } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.ts';
+import { ledgerSpec } from '../support/openapi.ts';
 
 export type Sandbox = Awaited<ReturnType<typeof startSandbox>>;
 export type Alg = 'ed25519' | 'p256' | 'p384' | 'secp256k1';
@@ -34,6 +36,29 @@ export async function call(
     json = undefined;
   }
   return { status: res.status, contentType: res.headers.get('content-type') ?? '', text, json };
+}
+
+/**
+ * Calls `method path` and expects the participant's error: `status` and `code` in a JsCantonError body that
+ * validates against the 3.5 spec (the response of `specPath` where the spec documents that status), with
+ * `context.category` matching `errorCategory`. Returns the body.
+ */
+export async function expectLedgerError(
+  base: string,
+  request: { specPath: string; method: string; path: string; body?: unknown; token?: string },
+  status: number,
+  code: string,
+) {
+  const { specPath, method, path, body, token } = request;
+  const a = await call(base, method, path, body, token);
+  expect([a.status, a.json?.code], a.text).toEqual([status, code]);
+  expect(a.contentType).toContain('application/json');
+  // The spec's `400` documents tapir's text/plain decode failures; JSON errors are its `default` JsCantonError.
+  const documented = ledgerSpec().validateResponse(specPath, method.toLowerCase(), status, a.json).valid;
+  if (status !== 400) expect(documented, `${status} of ${method} ${specPath} matches the spec`).toBe(true);
+  ledgerSpec().expectValidComponent('JsCantonError', a.json);
+  expect(a.json.context.category).toBe(String(a.json.errorCategory));
+  return a.json;
 }
 
 export interface Key {
@@ -169,6 +194,30 @@ export function prepareBody(party: Party, commands: unknown[], extra: Record<str
     packageIdSelectionPreference: [],
     ...extra,
   };
+}
+
+export interface Prepared {
+  preparedTransaction: string;
+  preparedTransactionHash: string;
+  hashingSchemeVersion: string;
+}
+
+/** Prepares `commands` for `party` and expects 200. */
+export async function prepareOn(
+  sb: Sandbox,
+  party: Party,
+  commands: unknown[],
+  extra: Record<string, unknown> = {},
+): Promise<Prepared> {
+  const prep = await call(
+    sb.url,
+    'POST',
+    '/v2/interactive-submission/prepare',
+    prepareBody(party, commands, extra),
+    party.token,
+  );
+  expect(prep.status, prep.text).toBe(200);
+  return prep.json as Prepared;
 }
 
 export function executeBody(

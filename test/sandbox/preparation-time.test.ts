@@ -11,7 +11,7 @@ import {
   executeBody,
   onboard,
   type Party,
-  prepareBody,
+  prepareOn,
   type Sandbox,
   sandboxWithAdmin,
   tapCommand,
@@ -31,21 +31,7 @@ afterAll(async () => {
   await sb?.close();
 });
 
-async function prepare() {
-  const prep = await call(
-    sb.url,
-    'POST',
-    '/v2/interactive-submission/prepare',
-    prepareBody(alice, [tapCommand(sb, alice.partyId, '1.0000000000')]),
-    alice.token,
-  );
-  expect(prep.status, prep.text).toBe(200);
-  return prep.json as {
-    preparedTransaction: string;
-    preparedTransactionHash: string;
-    hashingSchemeVersion: string;
-  };
-}
+const prepare = () => prepareOn(sb, alice, [tapCommand(sb, alice.partyId, '1.0000000000')]);
 
 /** The same transaction with another preparation time, hashed again (the party signs what it is given). */
 function withPreparationTime(

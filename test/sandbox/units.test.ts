@@ -87,8 +87,38 @@ describe('package vetting listing', () => {
         true,
       );
     }
-    expect(second.nextPageToken).toBe('');
+    // As ApiPackageService: every non-empty page names its last item, the final one too; the page after
+    // it is empty and has no token.
+    expect(second.nextPageToken).not.toBe('');
+    expect(s.list({}, second.nextPageToken, 100)).toEqual({ vettedPackages: [], nextPageToken: '' });
     expect(first.vettedPackages.length + second.vettedPackages.length).toBe(12);
+  });
+
+  test('ids compare identifier first, then namespace (orderingIdentifierThenNamespace), not as strings', () => {
+    const s = new PackageStore(100);
+    const p = s.upload('pkg');
+    // As plain strings 'a-b::aa' < 'a::zz' ('-' < ':'); by identifier 'a' < 'a-b'.
+    for (const sync of ['a-b::aa', 'a::zz', 'a::bb'])
+      for (const participant of ['p-q::11', 'p::99']) s.vet(participant, sync, { packageId: p.packageId });
+    const order = s.list({}, '', 0).vettedPackages.map((v) => `${v.synchronizerId} ${v.participantId}`);
+    expect(order).toEqual([
+      'a::bb p::99',
+      'a::bb p-q::11',
+      'a::zz p::99',
+      'a::zz p-q::11',
+      'a-b::aa p::99',
+      'a-b::aa p-q::11',
+    ]);
+    // Paging one by one walks the same order.
+    const walked: string[] = [];
+    let token = '';
+    for (;;) {
+      const page = s.list({}, token, 1);
+      if (page.vettedPackages.length === 0) break;
+      walked.push(...page.vettedPackages.map((v) => `${v.synchronizerId} ${v.participantId}`));
+      token = page.nextPageToken;
+    }
+    expect(walked).toEqual(order);
   });
 
   test('filters: package name prefixes, package ids, participants, synchronizers; page size limits', () => {
@@ -130,7 +160,8 @@ describe('user updates', () => {
       code: 'INVALID_USER_UPDATE_REQUEST',
       reason: expect.stringMatching(/duplicated/),
     });
-    // Paths naming immutable fields are accepted and change nothing.
-    expect(users.update({ id: 'u' }, ['id', 'metadata.resource_version']).resourceVersion).toBe(2);
+    // Paths naming immutable fields are accepted and change nothing but the version: the participant's store
+    // bumps it on every successful update, a no-op included.
+    expect(users.update({ id: 'u' }, ['id', 'metadata.resource_version']).resourceVersion).toBe(3);
   });
 });

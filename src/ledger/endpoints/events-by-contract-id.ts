@@ -1,5 +1,6 @@
 /** `POST /v2/events/events-by-contract-id`: The create (and archive) event of a contract, as the parties of an event format see them. */
 import { endpoint } from '../endpoint.ts';
+import { checkEventsByContractIdRequest } from '../rules.ts';
 import { GetEventsByContractIdRequest, JsGetEventsByContractIdResponse } from '../schemas/index.ts';
 
 export const eventsByContractId = endpoint({
@@ -7,5 +8,6 @@ export const eventsByContractId = endpoint({
   path: '/v2/events/events-by-contract-id',
   body: GetEventsByContractIdRequest,
   response: JsGetEventsByContractIdResponse,
-  errors: ['INVALID_ARGUMENT', 'CONTRACT_EVENTS_NOT_FOUND'],
+  rule: checkEventsByContractIdRequest,
+  errors: ['INVALID_ARGUMENT', 'MISSING_FIELD', 'CONTRACT_EVENTS_NOT_FOUND'],
 });

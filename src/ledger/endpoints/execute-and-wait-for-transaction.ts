@@ -1,5 +1,6 @@
 /** `POST /v2/interactive-submission/executeAndWaitForTransaction`: Submits a signed prepared transaction and waits for the committed transaction (what the worker calls). */
 import { endpoint } from '../endpoint.ts';
+import { checkTransactionFormat } from '../rules.ts';
 import {
   JsExecuteSubmissionAndWaitForTransactionRequest,
   JsExecuteSubmissionAndWaitForTransactionResponse,
@@ -11,5 +12,6 @@ export const executeAndWaitForTransaction = endpoint({
   path: '/v2/interactive-submission/executeAndWaitForTransaction',
   body: JsExecuteSubmissionAndWaitForTransactionRequest,
   response: JsExecuteSubmissionAndWaitForTransactionResponse,
+  rule: (body) => (body.transactionFormat ? checkTransactionFormat(body.transactionFormat) : undefined),
   errors: EXECUTE_ERRORS,
 });

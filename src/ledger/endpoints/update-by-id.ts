@@ -9,5 +9,5 @@ export const updateById = endpoint({
   body: GetUpdateByIdRequest,
   response: JsGetUpdateResponse,
   rule: checkUpdateByIdRequest,
-  errors: ['INVALID_ARGUMENT', 'MISSING_FIELD', 'UPDATE_NOT_FOUND'],
+  errors: ['INVALID_ARGUMENT', 'INVALID_FIELD', 'MISSING_FIELD', 'UPDATE_NOT_FOUND'],
 });

@@ -9,5 +9,12 @@ export const updateByOffset = endpoint({
   body: GetUpdateByOffsetRequest,
   response: JsGetUpdateResponse,
   rule: checkUpdateByOffsetRequest,
-  errors: ['INVALID_ARGUMENT', 'NON_POSITIVE_OFFSET', 'PARTICIPANT_PRUNED_DATA_ACCESSED', 'UPDATE_NOT_FOUND'],
+  errors: [
+    'INVALID_ARGUMENT',
+    'INVALID_FIELD',
+    'MISSING_FIELD',
+    'NON_POSITIVE_OFFSET',
+    'PARTICIPANT_PRUNED_DATA_ACCESSED',
+    'UPDATE_NOT_FOUND',
+  ],
 });

@@ -11,6 +11,8 @@ export const updateUser = endpoint({
   rule: (body, params) => checkUpdateUserRequest(params['user-id'], body),
   errors: [
     'INVALID_ARGUMENT',
+    'INVALID_FIELD',
+    'MISSING_FIELD',
     'INVALID_USER_UPDATE_REQUEST',
     'CONCURRENT_USER_UPDATE_DETECTED',
     'USER_NOT_FOUND',

@@ -12,7 +12,11 @@ export const updates = endpoint({
   rule: checkGetUpdatesRequest,
   errors: [
     'INVALID_ARGUMENT',
+    'INVALID_FIELD',
+    'MISSING_FIELD',
     'NEGATIVE_OFFSET',
+    'NON_POSITIVE_OFFSET',
+    'DESCENDING_ORDER_MISSING_END',
     'OFFSET_OUT_OF_RANGE',
     'OFFSET_AFTER_LEDGER_END',
     'PARTICIPANT_PRUNED_DATA_ACCESSED',

@@ -171,8 +171,8 @@ const executeFields = {
   partySignatures: PartySignatures,
   /** No decoder default: always send (`{"Empty":{}}` = participant maximum). */
   deduplicationPeriod: DeduplicationPeriod,
-  /** New random id per attempt; not signed. */
-  submissionId: z.string().min(1),
+  /** New random id per attempt; not signed. Empty: the participant generates one. */
+  submissionId: protoDefault(z.string(), ''),
   userId: protoDefault(z.string(), ''),
   hashingSchemeVersion: HashingSchemeVersion,
   minLedgerTime: opt(MinLedgerTime),

@@ -49,13 +49,15 @@ export type GetTransactionByIdRequest = z.infer<typeof GetTransactionByIdRequest
 
 export const GetUpdateByOffsetRequest = z.object({
   offset: protoDefault(Int64Input, 0),
-  updateFormat: UpdateFormat,
+  /** Required: optional here so that its absence is the participant's MISSING_FIELD, not a decode failure. */
+  updateFormat: opt(UpdateFormat),
 });
 export type GetUpdateByOffsetRequest = z.infer<typeof GetUpdateByOffsetRequest>;
 
 export const GetUpdateByIdRequest = z.object({
   updateId: protoDefault(z.string(), ''),
-  updateFormat: UpdateFormat,
+  /** Required: optional here so that its absence is the participant's MISSING_FIELD, not a decode failure. */
+  updateFormat: opt(UpdateFormat),
 });
 export type GetUpdateByIdRequest = z.infer<typeof GetUpdateByIdRequest>;
 

@@ -27,7 +27,8 @@ export const FieldMask = z.object({
 export type FieldMask = z.infer<typeof FieldMask>;
 
 /** Body of `PATCH /v2/users/{user-id}`; `user.id` must equal the path segment. */
-export const UpdateUserRequest = z.object({ user: User, updateMask: FieldMask });
+/** Both required: optional here so that an absent one is the participant's MISSING_FIELD, not a decode failure. */
+export const UpdateUserRequest = z.object({ user: opt(User), updateMask: opt(FieldMask) });
 export type UpdateUserRequest = z.infer<typeof UpdateUserRequest>;
 export const UpdateUserResponse = z.object({ user: User });
 export type UpdateUserResponse = z.infer<typeof UpdateUserResponse>;

@@ -56,11 +56,11 @@ export function submissionRoutes(app: App, services: Services): void {
     requireExecuteAs(who, plan.actAs);
     const inFlight = state.inFlight.get(plan.changeKey);
     if (inFlight !== undefined) throw err.inFlight(inFlight, plan.changeKey);
-    if (faults.pick('inFlight', path)) throw err.inFlight(`${body.submissionId}-concurrent`, plan.changeKey);
+    if (faults.pick('inFlight', path)) throw err.inFlight(`${plan.submissionId}-concurrent`, plan.changeKey);
     let record: TransactionUpdate;
     try {
       checkDeduplication(state, plan, state.nowMicros());
-      state.inFlight.set(plan.changeKey, body.submissionId);
+      state.inFlight.set(plan.changeKey, plan.submissionId);
       try {
         const latency = faults.pick('latency', path);
         if (latency) await sleep(latency.latencyMs ?? 100);
@@ -80,7 +80,7 @@ export function submissionRoutes(app: App, services: Services): void {
       return new Response(null, { status: 500 });
     }
     if (hide?.answer === '503') return c.text(UNAVAILABLE_TEXT, 503);
-    if (hide) return c.json(err.requestTimeout().body(body.submissionId), 504);
+    if (hide) return c.json(err.requestTimeout().body(plan.submissionId), 504);
     return record;
   }
 
@@ -105,16 +105,28 @@ export function submissionRoutes(app: App, services: Services): void {
     return out instanceof Response ? out : c.json({ updateId: out.updateId, completionOffset: out.offset });
   });
 
-  serve(app, E.executeAndWaitForTransaction, async (c, { body }) => {
-    const out = await tagged(body.submissionId, () => execute(c, body));
-    if (out === undefined) throw err.internal();
-    if (out instanceof Response) return out;
-    const format = transactionFormatOf(
-      body.transactionFormat ?? {
-        eventFormat: wildcardEventFormat(out.actAs, true),
-        transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA',
+  serve(
+    app,
+    E.executeAndWaitForTransaction,
+    async (c, { body }) => {
+      const out = await tagged(body.submissionId, () => execute(c, body));
+      if (out === undefined) throw err.internal();
+      if (out instanceof Response) return out;
+      const format = transactionFormatOf(
+        body.transactionFormat ?? {
+          eventFormat: wildcardEventFormat(out.actAs, true),
+          transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA',
+        },
+      )!;
+      return c.json({ transaction: renderTransaction(out, format, true) });
+    },
+    {
+      // The participant's authorization: reading the events the transaction format asks for needs read
+      // rights for its parties, or CanReadAsAnyParty for any-party filters (transactionFormatClaims).
+      authorize: (c, { body }) => {
+        const ef = body.transactionFormat?.eventFormat;
+        if (ef) requireReadAs(caller(c), Object.keys(ef.filtersByParty ?? {}), ef.filtersForAnyParty != null);
       },
-    )!;
-    return c.json({ transaction: renderTransaction(out, format, true) });
-  });
+    },
+  );
 }

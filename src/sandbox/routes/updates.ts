@@ -78,6 +78,9 @@ export function updateRoutes(app: App, services: Services): void {
     c: Ctx,
     { body, query }: Request<string, typeof E.updates.body, typeof StreamQuery>,
   ) => {
+    // Stricter than the participant, which answers `[]` (issue 19): a limit below 1 is a client bug.
+    if (query.limit != null && query.limit <= 0)
+      throw err.invalidArgument(`limit must be a positive integer, got ${query.limit}`);
     const format = body.updateFormat
       ? formatOf(body.updateFormat)
       : legacyFormat(body.filter!, body.verbose ?? false);
@@ -126,7 +129,7 @@ export function updateRoutes(app: App, services: Services): void {
   });
 
   serve(app, E.updateByOffset, (c, { body }) => {
-    const f = formatOf(body.updateFormat);
+    const f = formatOf(body.updateFormat!); // the rule refused a missing one
     authorizeFormat(caller(c), f);
     checkPruned(state, body.offset);
     const rec = state.log.at(body.offset);
@@ -136,7 +139,7 @@ export function updateRoutes(app: App, services: Services): void {
   });
 
   serve(app, E.updateById, (c, { body }) => {
-    const f = formatOf(body.updateFormat);
+    const f = formatOf(body.updateFormat!); // the rule refused a missing one
     authorizeFormat(caller(c), f);
     const offset = state.log.offsetOf(body.updateId);
     const rec = offset === undefined ? undefined : state.log.at(offset);

@@ -87,12 +87,20 @@ export function userRoutes(app: App, { state }: Services): void {
   serve(
     app,
     E.updateUser,
-    (c, { body }) => c.json({ user: userJson(users.update(body.user, body.updateMask.paths ?? [])) }),
+    (c, { body, params }) => {
+      // The rule refused a request without user or updateMask.
+      const user = body.user!;
+      const paths = body.updateMask!.paths ?? [];
+      const deactivates = paths.some((p) => p.replace(/!(replace|merge)$/, '') === 'is_deactivated');
+      if (deactivates && user.isDeactivated === true && caller(c).userId === params['user-id'])
+        throw err.invalidArgument('Requesting user cannot self-deactivate');
+      return c.json({ user: userJson(users.update(user, paths)) });
+    },
     {
       authorize: (c, { body, params }) =>
         requireUserAdmin(
           c,
-          body.user.identityProviderId ?? '',
+          body.user?.identityProviderId ?? '',
           users.get(params['user-id']),
           params['user-id'],
         ),

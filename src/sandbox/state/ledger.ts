@@ -33,6 +33,11 @@ export interface SandboxStateOptions {
    * commits only while |record time - preparation time| is within it, in both directions.
    */
   preparationTimeToleranceSeconds?: number;
+  /**
+   * The synchronizer's ledgerTimeRecordTimeTolerance (default 60 s, Canton's default): a transaction commits
+   * only while |record time - ledger effective time| is within it.
+   */
+  ledgerTimeToleranceSeconds?: number;
   maxVettingPageSize?: number;
 }
 
@@ -58,6 +63,7 @@ export class SandboxState {
   readonly synchronizers: Synchronizer[];
   readonly maxDeduplicationSeconds: number;
   readonly preparationTimeToleranceSeconds: number;
+  readonly ledgerTimeToleranceSeconds: number;
   readonly log = new UpdateLog();
   readonly users = new UserStore();
   readonly packages: PackageStore;
@@ -84,6 +90,7 @@ export class SandboxState {
     this.synchronizers = opts.synchronizers ?? [{ alias: 'global', id: qualifiedId('global-domain') }];
     this.maxDeduplicationSeconds = opts.maxDeduplicationSeconds ?? 7 * 24 * 3600;
     this.preparationTimeToleranceSeconds = opts.preparationTimeToleranceSeconds ?? 24 * 3600;
+    this.ledgerTimeToleranceSeconds = opts.ledgerTimeToleranceSeconds ?? 60;
     this.packages = new PackageStore(opts.maxVettingPageSize ?? 100);
   }
 

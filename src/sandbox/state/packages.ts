@@ -1,8 +1,9 @@
 /**
  * Packages and their vetting per (participant, synchronizer), each vetting state with a topology serial
  * that increases on every change. Listing follows POST /v2/package-vetting/list: both filters, sort by
- * synchronizer id then participant id, opaque page tokens that name the last item (so they stay valid
- * when packages are added), and a server maximum page size.
+ * synchronizer id then participant id, each compared identifier first, then namespace (the participant's
+ * orderingIdentifierThenNamespace), a page token naming the last item on every non-empty page (so it stays
+ * valid when packages are added), and a server maximum page size.
  */
 import { createHash } from 'node:crypto';
 import { err } from '../errors.ts';
@@ -102,15 +103,10 @@ export class PackageStore {
       .sort(compareStates)
       .filter((s) => after === undefined || compareStates(s, after) > 0);
     const out: { state: VettingState; packages: VettedEntry[] }[] = [];
-    let more = false;
     for (const s of states) {
+      if (out.length === size) break;
       const packages = s.packages.filter((p) => this.matches(p.packageId, filter));
-      if (packages.length === 0) continue;
-      if (out.length === size) {
-        more = true;
-        break;
-      }
-      out.push({ state: s, packages });
+      if (packages.length > 0) out.push({ state: s, packages });
     }
     const last = out[out.length - 1]?.state;
     return {
@@ -120,7 +116,8 @@ export class PackageStore {
         synchronizerId: state.synchronizerId,
         topologySerial: state.serial,
       })),
-      nextPageToken: more && last ? encodeToken(last.synchronizerId, last.participantId) : '',
+      // As ApiPackageService: the last item's token on every non-empty page, even the final one.
+      nextPageToken: last ? encodeToken(last.synchronizerId, last.participantId) : '',
     };
   }
 
@@ -147,10 +144,22 @@ export class PackageStore {
   }
 }
 
-function compareStates(a: { synchronizerId: string; participantId: string }, b: typeof a): number {
-  if (a.synchronizerId !== b.synchronizerId) return a.synchronizerId < b.synchronizerId ? -1 : 1;
-  if (a.participantId !== b.participantId) return a.participantId < b.participantId ? -1 : 1;
+/** `identifier::namespace` compared identifier first, then namespace (UniqueIdentifier's ordering). */
+function compareUid(a: string, b: string): number {
+  const [ai, an] = splitUid(a);
+  const [bi, bn] = splitUid(b);
+  if (ai !== bi) return ai < bi ? -1 : 1;
+  if (an !== bn) return an < bn ? -1 : 1;
   return 0;
+}
+
+function splitUid(uid: string): [string, string] {
+  const at = uid.indexOf('::');
+  return at < 0 ? [uid, ''] : [uid.slice(0, at), uid.slice(at + 2)];
+}
+
+function compareStates(a: { synchronizerId: string; participantId: string }, b: typeof a): number {
+  return compareUid(a.synchronizerId, b.synchronizerId) || compareUid(a.participantId, b.participantId);
 }
 
 /** Token = URL-safe base64 of a proto `{1: synchronizerId, 2: participantId}`, like the participant's. */

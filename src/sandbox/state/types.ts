@@ -157,6 +157,7 @@ export interface UserRecord {
   annotations: Record<string, string>;
   resourceVersion: number;
   identityProviderId: string;
+  primaryPartyAuthentication: boolean;
   rights: UserRight[];
 }
 

@@ -13,6 +13,7 @@ export interface UserJson {
   isDeactivated: boolean;
   metadata: { resourceVersion: string; annotations: Record<string, string> };
   identityProviderId: string;
+  primaryPartyAuthentication: boolean;
 }
 
 export interface UserInput {
@@ -21,6 +22,7 @@ export interface UserInput {
   isDeactivated?: boolean | null;
   metadata?: { resourceVersion?: string | null; annotations?: Record<string, string> | null } | null;
   identityProviderId?: string | null;
+  primaryPartyAuthentication?: boolean | null;
 }
 
 export function userJson(u: UserRecord): UserJson {
@@ -30,6 +32,7 @@ export function userJson(u: UserRecord): UserJson {
     isDeactivated: u.isDeactivated,
     metadata: { resourceVersion: String(u.resourceVersion), annotations: { ...u.annotations } },
     identityProviderId: u.identityProviderId,
+    primaryPartyAuthentication: u.primaryPartyAuthentication,
   };
 }
 
@@ -87,6 +90,7 @@ export class UserStore {
       annotations: cleanAnnotations(input.metadata?.annotations ?? {}),
       resourceVersion: 0,
       identityProviderId: input.identityProviderId ?? '',
+      primaryPartyAuthentication: input.primaryPartyAuthentication ?? false,
       rights: [],
     };
     this.users.set(user.id, user);
@@ -126,7 +130,7 @@ export class UserStore {
       version !== undefined &&
       version !== null &&
       version !== '' &&
-      version !== String(user.resourceVersion)
+      Number(version) !== user.resourceVersion
     ) {
       throw err.concurrentUserUpdate(id);
     }
@@ -139,6 +143,8 @@ export class UserStore {
       const replace = raw.endsWith('!replace');
       if (path === 'primary_party') next.primaryParty = input.primaryParty ?? '';
       else if (path === 'is_deactivated') next.isDeactivated = input.isDeactivated ?? false;
+      else if (path === 'primary_party_authentication')
+        next.primaryPartyAuthentication = input.primaryPartyAuthentication ?? false;
       else if (path === 'metadata' || path === 'metadata.annotations') {
         const given = input.metadata?.annotations ?? {};
         next = {
@@ -147,16 +153,12 @@ export class UserStore {
         };
       }
     }
-    const changed =
-      next.primaryParty !== user.primaryParty ||
-      next.isDeactivated !== user.isDeactivated ||
-      JSON.stringify(next.annotations) !== JSON.stringify(user.annotations);
-    if (changed) {
-      user.primaryParty = next.primaryParty;
-      user.isDeactivated = next.isDeactivated;
-      user.annotations = next.annotations;
-      user.resourceVersion += 1;
-    }
+    user.primaryParty = next.primaryParty;
+    user.isDeactivated = next.isDeactivated;
+    user.annotations = next.annotations;
+    user.primaryPartyAuthentication = next.primaryPartyAuthentication;
+    // The participant's store bumps the version on every successful update, a no-op included.
+    user.resourceVersion += 1;
     return user;
   }
 }
