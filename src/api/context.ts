@@ -94,7 +94,7 @@ export interface LedgerReads {
   /** INTERFACE.md 4.6: the wallet's own ledger user, and a change to it through an update mask. */
   user(): Promise<Record<string, unknown>>;
   updateUser(change: { user: Record<string, unknown>; paths: string[] }): Promise<Record<string, unknown>>;
-  /** INTERFACE.md 4.8: one page of the network's activity feed (newest first); absent without SCAN_URL. */
+  /** INTERFACE.md 4.8: one page of the network's activity feed (in its order); absent without SCAN_URL. */
   activities?(request: { page_size: number; begin_after_id?: string }): Promise<ListActivityResponse>;
 }
 

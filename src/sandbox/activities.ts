@@ -1,7 +1,9 @@
 /**
  * The scan activity feed (`POST /v0/activities`, scan-activities.md): activities derived from committed coin
  * choices, rendered with snake_case keys, `coin` in place of the brand word, 10-digit decimals, explicit
- * nulls, `#<updateId>:<nodeId>` event ids and 18-hex-digit legacy offsets; listed newest first.
+ * nulls and 18-hex-digit legacy offsets. Paging follows INTERFACE.md 4.8, not the deployed scan (README):
+ * event ids increase monotonically as strings (`#<offset, 20 digits>:<node id, 10 digits>`), activities are
+ * listed oldest first, and a page holds those whose event id is greater than `begin_after_id`.
  */
 
 import { COIN_PACKAGE } from './coin.ts';
@@ -142,7 +144,7 @@ function activityJson(a: ActivityRecord) {
   const synthesised = t?.kind === 'create_transfer_instruction' || t?.kind === 'transfer_instruction_accept';
   return {
     activity_type: a.type,
-    event_id: `#${a.updateId}:${a.nodeId}`,
+    event_id: eventIdOf(a),
     offset: `00${a.offset.toString(16).padStart(16, '0')}`,
     date: a.date,
     domain_id: a.domainId,
@@ -186,18 +188,23 @@ function activityJson(a: ActivityRecord) {
   };
 }
 
-/** A page, newest first, strictly older than `beginAfterId` (unknown id → empty page, like scan). */
+/** Ordered as strings exactly as by (offset, node id): fixed-width decimal. */
+export function eventIdOf(a: Pick<ActivityRecord, 'offset' | 'nodeId'>): string {
+  return `#${String(a.offset).padStart(20, '0')}:${String(a.nodeId).padStart(10, '0')}`;
+}
+
+/** Up to `pageSize` activities whose event id is greater than `beginAfterId` (any string), oldest first. */
 export function listActivities(state: SandboxState, pageSize: number, beginAfterId: string | undefined) {
-  let start = state.activities.length - 1;
+  const all = state.activities;
+  // Activities are appended in (offset, node id) order, so their ids are sorted: binary search the first.
+  let lo = 0;
+  let hi = all.length;
   if (beginAfterId) {
-    const pos = state.activityPosition(beginAfterId);
-    if (pos === undefined) return [];
-    start = pos - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (eventIdOf(all[mid]!) > beginAfterId) hi = mid;
+      else lo = mid + 1;
+    }
   }
-  const out = [];
-  for (let i = start; i >= 0 && out.length < pageSize; i--) {
-    const a = state.activities[i];
-    if (a) out.push(activityJson(a));
-  }
-  return out;
+  return all.slice(lo, lo + pageSize).map(activityJson);
 }

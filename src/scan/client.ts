@@ -37,7 +37,11 @@ export class ScanClient {
     this.http = new HttpTransport(opts, mapScanError);
   }
 
-  /** One page, newest first. `page_size` must be 1..1000 (checked before sending). */
+  /**
+   * One page in the feed's order: newest first on the deployed scan (an opaque exclusive cursor), oldest first
+   * with ids greater than `begin_after_id` on the sandbox (INTERFACE.md 4.8). `page_size` must be 1..1000
+   * (checked before sending).
+   */
   async listActivities(
     body: z.input<typeof ListActivityRequest>,
     opts?: CallOptions,
@@ -55,8 +59,10 @@ export class ScanClient {
   }
 
   /**
-   * Every activity from `beginAfterId` (exclusive; default: the newest) back to the oldest, one page at a
-   * time. Stops on an empty page (a short page is not the end, as upstream's own UI pages).
+   * Every activity after `beginAfterId` (exclusive; default: the start of the feed), one page at a time, each
+   * page's last id the next cursor: on the deployed scan that walks from the newest back to the oldest, on an
+   * INTERFACE.md feed (the sandbox) from the oldest forward. Stops on an empty page (a short page is not the
+   * end, as upstream's own UI pages).
    */
   async *iterateActivities(
     params: { pageSize?: number; beginAfterId?: string } = {},

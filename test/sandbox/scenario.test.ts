@@ -348,7 +348,7 @@ describe('scripted scenario, spec-validated', () => {
     );
   });
 
-  test('activity feed validates against the scan spec (coin renaming) and pages newest first', async () => {
+  test('activity feed validates against the scan spec (coin renaming) and pages as INTERFACE.md 4.8 says', async () => {
     const page = await call(sb.scanUrl, 'POST', '/v0/activities', { page_size: 100 });
     expect(page.status).toBe(200);
     scanSpec().expectValidResponse('/v0/activities', 'post', 200, page.json);
@@ -359,25 +359,45 @@ describe('scripted scenario, spec-validated', () => {
         abort_transfer_instruction: { abort_kind: string } | null;
       }) => a.transfer?.transfer_kind ?? a.abort_transfer_instruction?.abort_kind ?? a.activity_type,
     );
+    // Oldest first: the document's "event_id greater than begin_after_id" pages forward.
     expect(types).toEqual([
-      'mint',
-      'withdraw',
-      'create_transfer_instruction',
-      'reject',
+      'devnet_tap',
+      'transfer',
       'create_transfer_instruction',
       'transfer_instruction_accept',
       'create_transfer_instruction',
-      'transfer',
-      'devnet_tap',
+      'reject',
+      'create_transfer_instruction',
+      'withdraw',
+      'mint',
     ]);
+    // Event ids increase monotonically as strings (INTERFACE.md: Activity.event_id).
+    const ids = page.json.activities.map((a: { event_id: string }) => a.event_id);
+    expect(ids).toEqual([...ids].sort());
+    expect(new Set(ids).size).toBe(ids.length);
     const first = await call(sb.scanUrl, 'POST', '/api/scan/v0/activities', { page_size: 4 });
     const next = await call(sb.scanUrl, 'POST', '/v0/activities', {
       page_size: 4,
       begin_after_id: first.json.activities[3].event_id,
     });
-    expect(next.json.activities[0].event_id).toBe(page.json.activities[4].event_id);
+    expect(next.json.activities.map((a: { event_id: string }) => a.event_id)).toEqual(ids.slice(4, 8));
+    // Any string is a bound, known or not: every activity has an id greater than it.
+    for (const bound of ['', '#', ids[2]!.slice(0, -1)]) {
+      const after = await call(sb.scanUrl, 'POST', '/v0/activities', {
+        page_size: 100,
+        begin_after_id: bound,
+      });
+      expect(after.json.activities.map((a: { event_id: string }) => a.event_id)).toEqual(
+        ids.filter((id: string) => id > bound),
+      );
+    }
     expect(
-      (await call(sb.scanUrl, 'POST', '/v0/activities', { page_size: 4, begin_after_id: '#nope:0' })).json,
+      (
+        await call(sb.scanUrl, 'POST', '/v0/activities', {
+          page_size: 4,
+          begin_after_id: '~after everything',
+        })
+      ).json,
     ).toEqual({ activities: [] });
     const zero = await call(sb.scanUrl, 'POST', '/v0/activities', { page_size: 0 });
     expect([zero.status, zero.json]).toEqual([400, { error: 'Limit must be at least 1.' }]);

@@ -123,6 +123,22 @@ describe('iterateActivities', () => {
     expect(seen).toEqual(feed.slice(2).map((a) => a.event_id));
   });
 
+  it("walks INTERFACE.md's feed too: ascending string ids, activities greater than the cursor", async () => {
+    // The sandbox's feed (INTERFACE.md 4.8): ids increase as strings, oldest first, any string is a bound.
+    const ascending = feed.map((a, i) => ({
+      ...a,
+      event_id: `#${String(i + 1).padStart(20, '0')}:0000000000`,
+    }));
+    server.handle((req, res) => {
+      const body = req.body as { page_size: number; begin_after_id?: string | null };
+      const after = body.begin_after_id ?? '';
+      json(res, 200, { activities: ascending.filter((a) => a.event_id > after).slice(0, body.page_size) });
+    });
+    const seen: string[] = [];
+    for await (const a of client().iterateActivities({ pageSize: 4 })) seen.push(a.event_id);
+    expect(seen).toEqual(ascending.map((a) => a.event_id));
+  });
+
   it('refuses to loop on a server that echoes the cursor', async () => {
     server.handle((req, res) => {
       const after = (req.body as { begin_after_id?: string }).begin_after_id;

@@ -91,7 +91,7 @@ const activities = createRoute({
   tags: ['ledger'],
   summary: "The network activity feed (INTERFACE.md 4.8), only the party's activities",
   description:
-    'One page of the feed (`page_size` activities, newest first, after `begin_after_id`) filtered to those that ' +
+    "One page of the feed (`page_size` activities after `begin_after_id`, in the feed's order: newest first on a deployed scan, oldest first on the sandbox) filtered to those that " +
     'concern the party (sender, receiver, transfer-instruction receiver, mint or tap owner): a page may hold fewer ' +
     'than `page_size`, even none; continue with `next_begin_after_id` until it is null (the feed is exhausted).',
   security,

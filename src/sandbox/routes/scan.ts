@@ -1,7 +1,7 @@
 /**
  * The scan address: `POST /v0/activities` (also under `/api/scan`), public like the real scan. page_size
- * 1..1000 with the real server's messages, `begin_after_id` an exclusive cursor (empty = none, unknown →
- * empty page), newest first.
+ * 1..1000 with the real server's messages; the page holds the activities whose event id is greater than
+ * `begin_after_id` (empty = none), oldest first (INTERFACE.md 4.8; ../activities.ts).
  */
 import { Hono } from 'hono';
 import { checkListActivityRequest, ListActivityRequest } from '../../scan/index.ts';

@@ -70,7 +70,6 @@ export class SandboxState {
   readonly parties = new Map<string, PartyRecord>();
   readonly contracts = new Map<string, Contract>();
   readonly activities: ActivityRecord[] = [];
-  private readonly activityIndex = new Map<string, number>();
   readonly dedup = new Map<string, DedupEntry>();
   readonly inFlight = new Map<string, string>();
   /** How many times each command id was committed (exactly-once tests read this). */
@@ -212,7 +211,6 @@ export class SandboxState {
     }
     this.commits.set(record.commandId, (this.commits.get(record.commandId) ?? 0) + 1);
     const list = activities(record.offset);
-    if (list.length > 0) this.activityIndex.set(record.updateId, this.activities.length);
     for (const a of list) this.activities.push(a);
     return record;
   }
@@ -282,18 +280,6 @@ export class SandboxState {
   isActive(contractId: string): boolean {
     const c = this.contracts.get(contractId);
     return c !== undefined && c.archivedOffset === undefined;
-  }
-
-  /** Index of the activity with event id `#<updateId>:<nodeId>` in `activities`. */
-  activityPosition(eventId: string): number | undefined {
-    const m = /^#(.+):(\d+)$/.exec(eventId);
-    if (!m) return undefined;
-    const first = this.activityIndex.get(m[1] ?? '');
-    if (first === undefined) return undefined;
-    for (let i = first; i < this.activities.length && this.activities[i]?.updateId === m[1]; i++) {
-      if (this.activities[i]?.nodeId === Number(m[2])) return i;
-    }
-    return undefined;
   }
 
   /** Prunes the ledger up to `offset` (inclusive): updates and archived contracts are gone. */
