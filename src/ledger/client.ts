@@ -12,6 +12,7 @@ import {
   formatIssues,
   type HttpClientOptions,
   HttpTransport,
+  type QueryValue,
   type StreamOptions,
 } from './http.ts';
 import { iterateUpdates, type UpdateRange, vettedPackagesPages } from './paging.ts';
@@ -47,13 +48,13 @@ export class LedgerClient {
     const what = `${ep.method} ${ep.path}`;
     const { body, query, params } = input as Input;
     const req = parse(ep.body, body, what);
-    const q = parse(ep.query, query ?? {}, what) as Record<string, string | number | boolean | null>;
+    const q = parse(ep.query, query ?? {}, what) as Record<string, QueryValue | null>;
     const path = fillPath(ep.path, params ?? {});
     if (path.empty) throw invalidArgument(`${what}: ${path.empty} must not be empty`);
-    const violation = ep.rule?.(req, (params ?? {}) as Params<P>);
+    const violation = ep.rule?.(req, (params ?? {}) as Params<P>, q as z.output<Q>);
     if (violation) throw invalidArgument(`${what}: ${describeViolation(violation)}`);
     const wireQuery = Object.fromEntries(
-      Object.entries(q).filter((e): e is [string, string | number | boolean] => e[1] != null),
+      Object.entries(q).filter((e): e is [string, QueryValue] => e[1] != null),
     );
     return this.http.call(
       { method: ep.method, path: path.path, query: wireQuery, body: req, response: ep.response },
@@ -84,6 +85,29 @@ export class LedgerClient {
 
   updates(body: Body<'updates'>, opts: StreamOptions = {}): Reply<'updates'> {
     return this.stream(E.updates, body, opts);
+  }
+
+  /** `POST /v2/updates/trees` (deprecated: legacy `filter` with wildcard filters only, no `updateFormat`). */
+  updatesTrees(body: Body<'updatesTrees'>, opts: StreamOptions = {}): Reply<'updatesTrees'> {
+    return this.stream(E.updatesTrees, body, opts);
+  }
+
+  /** `GET /v2/updates/transaction-tree-by-offset/{offset}` (deprecated), as `query.parties` see it. */
+  transactionTreeByOffset(
+    offset: number | string,
+    query: Query<'transactionTreeByOffset'>,
+    opts?: CallOptions,
+  ): Reply<'transactionTreeByOffset'> {
+    return this.send(E.transactionTreeByOffset, { params: { offset: String(offset) }, query }, opts);
+  }
+
+  /** `GET /v2/updates/transaction-tree-by-id/{update-id}` (deprecated), as `query.parties` see it. */
+  transactionTreeById(
+    updateId: string,
+    query: Query<'transactionTreeById'>,
+    opts?: CallOptions,
+  ): Reply<'transactionTreeById'> {
+    return this.send(E.transactionTreeById, { params: { 'update-id': updateId }, query }, opts);
   }
 
   completions(body: Body<'completions'>, opts: StreamOptions = {}): Reply<'completions'> {

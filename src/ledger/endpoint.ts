@@ -33,7 +33,7 @@ export interface Endpoint<
    * INTERFACE.md's request rule beyond the schema: what is wrong with the request, or undefined. The client
    * refuses before sending; the sandbox answers with the participant's error for the violation.
    */
-  readonly rule?: (body: z.output<B>, params: Params<P>) => Violation | undefined;
+  readonly rule?: (body: z.output<B>, params: Params<P>, query: z.output<Q>) => Violation | undefined;
   /** Error codes this endpoint may answer besides the ones every endpoint may (auth, decoding, internal). */
   readonly errors: readonly string[];
 }
@@ -49,7 +49,7 @@ export function endpoint<
   body?: B;
   query?: Q;
   response: R;
-  rule?: (body: z.output<B>, params: Params<P>) => Violation | undefined;
+  rule?: (body: z.output<B>, params: Params<P>, query: z.output<Q>) => Violation | undefined;
   errors?: readonly string[];
 }): Endpoint<P, B, Q, R> {
   return {

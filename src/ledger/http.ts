@@ -49,10 +49,14 @@ export interface HttpClientOptions {
   maxResponseBytes?: number;
 }
 
+/** A query parameter's value. */
+export type QueryValue = string | number | boolean | readonly string[];
+
 export interface HttpRequest<T extends z.ZodType> {
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE' | 'PUT';
   path: string;
-  query?: Record<string, string | number | boolean | undefined>;
+  /** An array is sent as the parameter repeated (`parties=a&parties=b`). */
+  query?: Record<string, QueryValue | undefined>;
   body?: unknown;
   response: T;
 }
@@ -274,7 +278,8 @@ export class HttpTransport {
   private url(req: HttpRequest<z.ZodType>): URL {
     const params = new URLSearchParams();
     for (const [key, value] of Object.entries(req.query ?? {})) {
-      if (value !== undefined) params.set(key, String(value));
+      if (Array.isArray(value)) for (const v of value) params.append(key, v);
+      else if (value !== undefined) params.set(key, String(value));
     }
     const qs = params.toString();
     return new URL(`${this.baseUrl}${req.path}${qs ? `?${qs}` : ''}`);

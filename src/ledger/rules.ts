@@ -193,6 +193,41 @@ export function checkGetUpdatesRequest(req: GetUpdatesRequest): Violation | unde
 }
 
 /**
+ * `/v2/updates/trees` (deprecated): INTERFACE.md 4.2 — the legacy `filter` with empty template filters (wildcards
+ * only), `updateFormat` unset; then the rules of `/v2/updates`.
+ */
+export function checkGetUpdateTreesRequest(req: GetUpdatesRequest): Violation | undefined {
+  if (req.updateFormat)
+    return invalid('update_format must be unset for tree requests: use filter and verbose');
+  const filters = [...Object.values(req.filter?.filtersByParty ?? {}), req.filter?.filtersForAnyParty];
+  for (const f of filters) {
+    for (const c of f?.cumulative ?? []) {
+      const id = c.identifierFilter;
+      if (id && ('TemplateFilter' in id || 'InterfaceFilter' in id))
+        return invalid('tree requests take wildcard filters only: the template filters must be empty');
+    }
+  }
+  return checkGetUpdatesRequest(req);
+}
+
+/** The tree lookups: a positive offset or a well-formed update id, and the requesting parties. */
+export function checkTreeLookup(
+  key: { offset: string } | { updateId: string },
+  parties: readonly string[] | null | undefined,
+): Violation | undefined {
+  if ('offset' in key) {
+    if (!/^-?\d{1,19}$/.test(key.offset))
+      return invalid(`offset must be an integer, got ${key.offset.slice(0, 40)}`);
+    const offset = positive('offset', Number(key.offset));
+    if (offset) return offset;
+  } else {
+    const id = checkUpdateId(key.updateId);
+    if (id) return id;
+  }
+  return checkEventFormat({ filtersByParty: Object.fromEntries((parties ?? []).map((p) => [p, {}])) });
+}
+
+/**
  * Exactly one of `transactionFormat` and (legacy, non-empty) `requestingParties`: the JSON layer's check, made
  * before the participant validates the request it builds.
  */

@@ -314,6 +314,7 @@ export function interpret(state: SandboxState, commands: unknown[], actAs: strin
         createdOffset: 0,
         createdNodeId: 0,
         synchronizerId: '',
+        reassignmentCounter: 0,
       };
       roots.push(exerciseNode(ctx, transient, String(body.choice), body.choiceArgument));
     } else if (kind === 'ExerciseByKeyCommand') {

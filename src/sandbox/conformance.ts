@@ -58,6 +58,7 @@ function localContract(c: Create, synchronizerId: string): Contract {
     createdOffset: 0,
     createdNodeId: 0,
     synchronizerId,
+    reassignmentCounter: 0,
   };
 }
 

@@ -1,13 +1,15 @@
 /**
  * Rendering updates for a reader: event formats (per-party and any-party filters, template/wildcard filters,
  * ACS_DELTA vs LEDGER_EFFECTS shapes), visibility (witnesses are the requested parties among the
- * stakeholders/informees), topology events and JSON shapes of the spec (null for unset optionals).
+ * stakeholders/informees), reassignments, topology events, the deprecated tree form, and JSON shapes of the
+ * spec (null for unset optionals).
  */
 import type { EventFormat, Filters, TransactionFormat, UpdateFormat } from '../ledger/index.ts';
 import { valueToJson } from './lfjson.ts';
 import type {
   CommittedNode,
   Contract,
+  ReassignmentUpdate,
   TopologyUpdate,
   TransactionUpdate,
   UpdateRecord,
@@ -27,6 +29,7 @@ export interface Reader {
 
 export interface Format {
   transactions?: { reader: Reader; shape: 'ACS_DELTA' | 'LEDGER_EFFECTS' };
+  reassignments?: Reader;
   topology?: { parties: Set<string> | 'all' };
 }
 
@@ -69,6 +72,7 @@ export function formatOf(u: UpdateFormat): Format {
   const parties = u.includeTopologyEvents?.includeParticipantAuthorizationEvents?.parties;
   return {
     transactions: u.includeTransactions ? transactionFormatOf(u.includeTransactions) : undefined,
+    reassignments: u.includeReassignments ? readerOf(u.includeReassignments) : undefined,
     topology: u.includeTopologyEvents?.includeParticipantAuthorizationEvents
       ? { parties: parties && parties.length > 0 ? new Set(parties) : 'all' }
       : undefined,
@@ -230,13 +234,73 @@ function renderTopology(u: TopologyUpdate, f: NonNullable<Format['topology']>) {
     synchronizerId: u.synchronizerId,
     recordTime: u.recordTime,
     events: evs.map((e) => ({
-      event: {
-        ParticipantAuthorizationAdded: {
-          value: { partyId: e.partyId, participantId: e.participantId, participantPermission: e.permission },
-        },
-      },
+      event:
+        e.change === 'revoked'
+          ? {
+              ParticipantAuthorizationRevoked: {
+                value: { partyId: e.partyId, participantId: e.participantId },
+              },
+            }
+          : {
+              [e.change === 'changed' ? 'ParticipantAuthorizationChanged' : 'ParticipantAuthorizationAdded']:
+                {
+                  value: {
+                    partyId: e.partyId,
+                    participantId: e.participantId,
+                    participantPermission: e.permission,
+                  },
+                },
+            },
     })),
     traceContext: null,
+  };
+}
+
+/** A reassignment as the reader sees it (its stakeholders among the filter's parties), or undefined. */
+function renderReassignment(r: ReassignmentUpdate, reader: Reader) {
+  const w = witnesses(reader, r.contract, r.contract.stakeholders);
+  if (!w) return undefined;
+  const c = r.contract;
+  const event =
+    r.event === 'unassigned'
+      ? {
+          JsUnassignedEvent: {
+            value: {
+              reassignmentId: r.reassignmentId,
+              contractId: c.contractId,
+              templateId: c.templateId,
+              source: r.source,
+              target: r.target,
+              submitter: r.submitter,
+              reassignmentCounter: r.reassignmentCounter,
+              assignmentExclusivity: null,
+              witnessParties: w.parties,
+              packageName: c.packageName,
+              offset: r.offset,
+              nodeId: 0,
+            },
+          },
+        }
+      : {
+          JsAssignmentEvent: {
+            source: r.source,
+            target: r.target,
+            reassignmentId: r.reassignmentId,
+            submitter: r.submitter,
+            reassignmentCounter: r.reassignmentCounter,
+            createdEvent: createdEvent(c, r.offset, 0, w, true).CreatedEvent,
+          },
+        };
+  return {
+    updateId: r.updateId,
+    commandId: '',
+    workflowId: '',
+    offset: r.offset,
+    events: [event],
+    traceContext: null,
+    recordTime: r.recordTime,
+    synchronizerId: r.synchronizerId,
+    paidTrafficCost: 0,
   };
 }
 
@@ -246,9 +310,46 @@ export function renderUpdate(r: UpdateRecord, f: Format) {
     const tx = f.transactions ? renderTransaction(r, f.transactions) : undefined;
     return tx ? { Transaction: { value: tx } } : undefined;
   }
+  if (r.kind === 'reassignment') {
+    const re = f.reassignments ? renderReassignment(r, f.reassignments) : undefined;
+    return re ? { Reassignment: { value: re } } : undefined;
+  }
   if (r.kind !== 'topology') return undefined;
   const topo = f.topology ? renderTopology(r, f.topology) : undefined;
   return topo ? { TopologyTransaction: { value: topo } } : undefined;
+}
+
+/**
+ * The deprecated tree form (`/v2/updates/trees`, `transaction-tree-by-*`): a transaction's LEDGER_EFFECTS events
+ * keyed by node id, as `CreatedTreeEvent` / `ExercisedTreeEvent`.
+ */
+export function renderTransactionTree(tx: TransactionUpdate, reader: Reader) {
+  const flat = renderTransaction(tx, { reader, shape: 'LEDGER_EFFECTS' });
+  if (!flat) return undefined;
+  const eventsById: Record<string, unknown> = {};
+  for (const e of flat.events as (
+    | { CreatedEvent: { nodeId: number } }
+    | { ExercisedEvent: { nodeId: number } }
+  )[]) {
+    if ('CreatedEvent' in e)
+      eventsById[e.CreatedEvent.nodeId] = { CreatedTreeEvent: { value: e.CreatedEvent } };
+    else eventsById[e.ExercisedEvent.nodeId] = { ExercisedTreeEvent: { value: e.ExercisedEvent } };
+  }
+  const { events: _events, externalTransactionHash: _hash, paidTrafficCost: _cost, ...rest } = flat;
+  return { ...rest, eventsById };
+}
+
+/** One element of `/v2/updates/trees`: a transaction tree or a reassignment, or undefined. */
+export function renderUpdateTree(r: UpdateRecord, reader: Reader) {
+  if (r.kind === 'transaction') {
+    const tree = renderTransactionTree(r, reader);
+    return tree ? { TransactionTree: { value: tree } } : undefined;
+  }
+  if (r.kind === 'reassignment') {
+    const re = renderReassignment(r, reader);
+    return re ? { Reassignment: { value: re } } : undefined;
+  }
+  return undefined;
 }
 
 /** `events-by-contract-id`: the create (and archive) of a contract as the reader may see them. */

@@ -18,6 +18,8 @@ afterAll(async () => {
 const ENDPOINTS: [string, string][] = [
   ['POST', '/v2/package-vetting/list'],
   ['POST', '/v2/updates/flats'],
+  ['POST', '/v2/updates'],
+  ['POST', '/v2/updates/trees'],
   ['POST', '/v2/updates/transaction-by-offset'],
   ['POST', '/v2/updates/transaction-by-id'],
   ['POST', '/v2/updates/update-by-offset'],
@@ -30,6 +32,9 @@ const ENDPOINTS: [string, string][] = [
   ['POST', '/v2/parties/external/allocate'],
   ['POST', '/v2/interactive-submission/prepare'],
   ['POST', '/v2/interactive-submission/executeAndWaitForTransaction'],
+  ['POST', '/admin/unassign'],
+  ['POST', '/admin/assign'],
+  ['POST', '/admin/hosting'],
 ];
 
 /** Bodies close to valid ones (the interesting part of the input space) and arbitrary JSON. */
@@ -62,6 +67,12 @@ const body = fc.oneof(
       submissionId: fc.string(),
       hashingSchemeVersion: fc.constantFrom('HASHING_SCHEME_VERSION_V2', 'HASHING_SCHEME_VERSION_V3', 'X'),
       deduplicationPeriod: fc.constantFrom({ Empty: {} }, { DeduplicationOffset: { value: -1 } }, {}),
+      contractId: fc.string(),
+      target: fc.string(),
+      reassignmentId: fc.string(),
+      partyId: fc.string(),
+      permission: fc.constantFrom('SUBMISSION', 'OBSERVATION', null, 'X'),
+      minLedgerTime: fc.jsonValue({ maxDepth: 3 }),
     },
     { requiredKeys: [] },
   ),
@@ -77,5 +88,29 @@ test('arbitrary bodies get 2xx/4xx answers of the documented kinds', async () =>
       if (a.status >= 400 && !a.contentType.includes('json')) expect(a.status).toBe(400);
     }),
     { numRuns: 300 },
+  );
+}, 60_000);
+
+test('arbitrary tree lookups (path offset or id, repeated parties) get 2xx/4xx answers', async () => {
+  await fc.assert(
+    fc.asyncProperty(
+      fc.constantFrom('transaction-tree-by-offset', 'transaction-tree-by-id'),
+      fc.oneof(fc.string(), fc.integer({ min: -3, max: 30 }).map(String)),
+      fc.array(fc.string(), { maxLength: 3 }),
+      async (kind, key, parties) => {
+        const qs = parties.map((p) => `parties=${encodeURIComponent(p)}`).join('&');
+        const a = await call(
+          sb.url,
+          'GET',
+          `/v2/updates/${kind}/${encodeURIComponent(key)}?${qs}`,
+          undefined,
+          admin,
+        );
+        expect(a.status, `${kind} ${key} ${qs} → ${a.text}`).toBeLessThan(500);
+        if (a.status >= 400 && a.contentType.includes('json'))
+          ledgerSpec().expectValidComponent('JsCantonError', a.json);
+      },
+    ),
+    { numRuns: 200 },
   );
 }, 60_000);

@@ -28,17 +28,23 @@ import { prepare } from './prepare.ts';
 import { revokeUserRights } from './revoke-user-rights.ts';
 import { transactionById } from './transaction-by-id.ts';
 import { transactionByOffset } from './transaction-by-offset.ts';
+import { transactionTreeById } from './transaction-tree-by-id.ts';
+import { transactionTreeByOffset } from './transaction-tree-by-offset.ts';
 import { updateById } from './update-by-id.ts';
 import { updateByOffset } from './update-by-offset.ts';
 import { updateUser } from './update-user.ts';
 import { updates } from './updates.ts';
 import { updatesFlats } from './updates-flats.ts';
+import { updatesTrees } from './updates-trees.ts';
 import { version } from './version.ts';
 
 export const endpoints = {
   listVettedPackages,
   updatesFlats,
   updates,
+  updatesTrees,
+  transactionTreeByOffset,
+  transactionTreeById,
   transactionByOffset,
   transactionById,
   updateByOffset,

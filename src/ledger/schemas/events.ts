@@ -209,6 +209,37 @@ export const Update = z.union([
 ]);
 export type Update = z.infer<typeof Update>;
 
+/** The deprecated tree form: LEDGER_EFFECTS events keyed by node id. */
+export const TreeEvent = z.union([
+  variant('CreatedTreeEvent', z.object({ value: CreatedEvent })),
+  variant('ExercisedTreeEvent', z.object({ value: ExercisedEvent })),
+]);
+export type TreeEvent = z.infer<typeof TreeEvent>;
+
+export const JsTransactionTree = z.object({
+  updateId: z.string(),
+  commandId: opt(z.string()),
+  workflowId: opt(z.string()),
+  effectiveAt: Timestamp,
+  offset: Int64,
+  eventsById: z.record(z.string(), TreeEvent),
+  synchronizerId: z.string(),
+  traceContext: opt(TraceContext),
+  recordTime: Timestamp,
+});
+export type JsTransactionTree = z.infer<typeof JsTransactionTree>;
+
+export const TransactionTree = z.object({ value: JsTransactionTree });
+export type TransactionTree = z.infer<typeof TransactionTree>;
+
+/** `/v2/updates/trees` elements (the spec's `Update1`): no topology transactions in the tree form. */
+export const Update1 = z.union([
+  variant('OffsetCheckpoint', OffsetCheckpoint),
+  variant('Reassignment', Reassignment),
+  variant('TransactionTree', TransactionTree),
+]);
+export type Update1 = z.infer<typeof Update1>;
+
 /** The offset of any update variant (checkpoints included). */
 export function updateOffset(update: Update): number {
   if ('Transaction' in update) return update.Transaction.value.offset;

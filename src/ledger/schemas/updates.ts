@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { Int64Input, opt, protoDefault } from './common.ts';
-import { JsArchived, JsCreated, JsTransaction, Update } from './events.ts';
+import { JsArchived, JsCreated, JsTransaction, JsTransactionTree, Update, Update1 } from './events.ts';
 import { EventFormat, TransactionFilter, TransactionFormat, UpdateFormat } from './formats.ts';
 
 const Parties = z.array(z.string());
@@ -66,6 +66,19 @@ export const GetEventsByContractIdRequest = z.object({
   eventFormat: EventFormat,
 });
 export type GetEventsByContractIdRequest = z.infer<typeof GetEventsByContractIdRequest>;
+
+/** The deprecated tree lookups (`GET .../transaction-tree-by-{offset,id}/...?parties=a&parties=b`). */
+export const TreeLookupQuery = z.object({
+  parties: opt(z.union([z.string(), z.array(z.string())]).transform((p) => (Array.isArray(p) ? p : [p]))),
+});
+export type TreeLookupQuery = z.infer<typeof TreeLookupQuery>;
+
+export const JsGetTransactionTreeResponse = z.object({ transaction: JsTransactionTree });
+export type JsGetTransactionTreeResponse = z.infer<typeof JsGetTransactionTreeResponse>;
+
+export const JsGetUpdateTreesResponse = z.object({ update: opt(Update1) });
+export type JsGetUpdateTreesResponse = z.infer<typeof JsGetUpdateTreesResponse>;
+export const JsGetUpdateTreesResponseList = z.array(JsGetUpdateTreesResponse);
 
 /** One element of the JSON array returned by `/v2/updates(/flats)`. */
 export const JsGetUpdatesResponse = z.object({ update: opt(Update) });

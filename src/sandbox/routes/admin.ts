@@ -1,6 +1,8 @@
 /**
  * Sandbox-only administration (not part of the participant's API): faults, pause/resume, pruning, the
- * ledger clock, and commit counters for exactly-once tests. Requires ParticipantAdmin when auth is on.
+ * ledger clock, commit counters for exactly-once tests, and what a participant operator does out of band:
+ * reassigning a contract between synchronizers (unassign, then assign) and changing a party's hosting.
+ * Requires ParticipantAdmin when auth is on.
  */
 import { z } from 'zod';
 import { requireAdmin } from '../auth.ts';
@@ -52,4 +54,46 @@ export function adminRoutes(app: App, { state, faults }: Services): void {
     return c.json({ clockOffsetMs: state.clockOffsetMs });
   });
   app.get('/admin/commits', (c) => c.json({ commits: Object.fromEntries(state.commits) }));
+  const reassigned = (r: { updateId: string; offset: number; reassignmentId: string }) => ({
+    updateId: r.updateId,
+    offset: r.offset,
+    reassignmentId: r.reassignmentId,
+  });
+  app.post('/admin/unassign', async (c) => {
+    const b = await readJson(
+      c,
+      z.object({
+        contractId: z.string().min(1),
+        target: z.string().min(1),
+        submitter: z.string().default(''),
+      }),
+    );
+    return c.json(reassigned(state.unassign(b.contractId, b.target, b.submitter)));
+  });
+  app.post('/admin/assign', async (c) => {
+    const b = await readJson(
+      c,
+      z.object({ reassignmentId: z.string().min(1), submitter: z.string().default('') }),
+    );
+    return c.json(reassigned(state.assign(b.reassignmentId, b.submitter)));
+  });
+  app.post('/admin/hosting', async (c) => {
+    const b = await readJson(
+      c,
+      z.object({
+        partyId: z.string().min(1),
+        synchronizerId: z.string().optional(),
+        participantId: z.string().optional(),
+        /** Unset or null revokes the hosting. */
+        permission: z.enum(['SUBMISSION', 'CONFIRMATION', 'OBSERVATION']).nullish(),
+      }),
+    );
+    const u = state.changeHosting(
+      b.partyId,
+      b.synchronizerId ?? state.defaultSynchronizer,
+      b.participantId ?? state.participantId,
+      b.permission ? `PARTICIPANT_PERMISSION_${b.permission}` : undefined,
+    );
+    return c.json({ updateId: u.updateId, offset: u.offset });
+  });
 }

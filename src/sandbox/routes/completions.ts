@@ -11,8 +11,9 @@ import { type App, caller, type Services, serve } from './http.ts';
 import { streamUpdates } from './stream.ts';
 
 function completion(rec: UpdateRecord, userId: string, parties: Set<string>) {
-  if (rec.kind === 'topology' || rec.userId !== userId || !rec.actAs.some((p) => parties.has(p)))
-    return undefined;
+  // Topology events and admin reassignments complete no command.
+  if (rec.kind === 'topology' || rec.kind === 'reassignment') return undefined;
+  if (rec.userId !== userId || !rec.actAs.some((p) => parties.has(p))) return undefined;
   const ok = rec.kind === 'transaction';
   return {
     Completion: {

@@ -66,7 +66,7 @@ export function serve<P extends string, B extends z.ZodType, Q extends z.ZodType
     ) as z.output<B>;
     const req = { body, query, params };
     options.authorize?.(c, req);
-    const violation = ep.rule?.(body, params);
+    const violation = ep.rule?.(body, params, query);
     if (violation) throw violationError(violation);
     return handle(c, req);
   });
@@ -78,7 +78,11 @@ function routeParam(name: string): string {
 }
 
 function decodeQuery<Q extends z.ZodType>(c: Ctx, schema: Q): z.output<Q> {
-  const parsed = schema.safeParse(c.req.query());
+  // A repeated parameter (`parties=a&parties=b`) is a list; a single one stays a string.
+  const raw = Object.fromEntries(
+    Object.entries(c.req.queries()).map(([k, v]) => [k, v.length === 1 ? v[0] : v] as const),
+  );
+  const parsed = schema.safeParse(raw);
   if (parsed.success) return parsed.data;
   const names = [...new Set(parsed.error.issues.map((i) => String(i.path[0] ?? '')))].join(' or ');
   throw new BodyDecodeError(`Invalid value for: query parameter ${names}`);

@@ -20,7 +20,9 @@ import {
   readerOf,
   renderContractEvents,
   renderTransaction,
+  renderTransactionTree,
   renderUpdate,
+  renderUpdateTree,
   transactionFormatOf,
 } from '../render.ts';
 import type { SandboxState } from '../state/index.ts';
@@ -40,8 +42,9 @@ function legacyFormat(filter: TransactionFilter, verbose: boolean): Format {
 
 /** Reads of a format need read rights for every named party (any-party filters: CanReadAsAnyParty). */
 function authorizeFormat(who: Caller, f: Format): void {
-  const r = f.transactions?.reader;
-  if (r) requireReadAs(who, [...r.byParty.keys()], r.anyParty !== undefined);
+  for (const r of [f.transactions?.reader, f.reassignments]) {
+    if (r) requireReadAs(who, [...r.byParty.keys()], r.anyParty !== undefined);
+  }
   if (f.topology)
     requireReadAs(
       who,
@@ -74,16 +77,8 @@ function checkPruned(state: SandboxState, offset: number): void {
 export function updateRoutes(app: App, services: Services): void {
   const { state } = services;
 
-  const flats = async (
-    c: Ctx,
-    { body, query }: Request<string, typeof E.updates.body, typeof StreamQuery>,
-  ) => {
-    // Stricter than the participant, which answers `[]` (issue 19): a limit below 1 is a client bug.
-    if (query.limit != null && query.limit <= 0)
-      throw err.invalidArgument(`limit must be a positive integer, got ${query.limit}`);
-    const format = body.updateFormat
-      ? formatOf(body.updateFormat)
-      : legacyFormat(body.filter!, body.verbose ?? false);
+  /** The range checks of a list request against the ledger's end and pruning offset. */
+  const checkRange = (body: { beginExclusive: number; endInclusive?: number | null }) => {
     const begin = body.beginExclusive;
     const end = body.endInclusive ?? undefined;
     const ledgerEnd = state.log.end;
@@ -95,6 +90,20 @@ export function updateRoutes(app: App, services: Services): void {
         state.log.prunedUpTo,
       );
     }
+    return { begin, end };
+  };
+
+  const flats = async (
+    c: Ctx,
+    { body, query }: Request<string, typeof E.updates.body, typeof StreamQuery>,
+  ) => {
+    // Stricter than the participant, which answers `[]` (issue 19): a limit below 1 is a client bug.
+    if (query.limit != null && query.limit <= 0)
+      throw err.invalidArgument(`limit must be a positive integer, got ${query.limit}`);
+    const format = body.updateFormat
+      ? formatOf(body.updateFormat)
+      : legacyFormat(body.filter!, body.verbose ?? false);
+    const { begin, end } = checkRange(body);
     authorizeFormat(caller(c), format);
     const out = await streamUpdates(services, (rec) => renderUpdate(rec, format), {
       begin,
@@ -107,6 +116,50 @@ export function updateRoutes(app: App, services: Services): void {
   };
   serve(app, E.updatesFlats, flats);
   serve(app, E.updates, flats);
+
+  // The deprecated tree form (INTERFACE.md 4.2): the legacy filter as LEDGER_EFFECTS, with reassignments.
+  serve(app, E.updatesTrees, async (c, { body, query }) => {
+    if (query.limit != null && query.limit <= 0)
+      throw err.invalidArgument(`limit must be a positive integer, got ${query.limit}`);
+    const reader = readerOf({ ...body.filter, verbose: body.verbose ?? false }); // the rule required the filter
+    const { begin, end } = checkRange(body);
+    requireReadAs(caller(c), [...reader.byParty.keys()], reader.anyParty !== undefined);
+    const out = await streamUpdates(services, (rec) => renderUpdateTree(rec, reader), {
+      begin,
+      end,
+      descending: body.descendingOrder === true,
+      limit: query.limit ?? undefined,
+      idleMs: query.stream_idle_timeout_ms ?? services.options.listWaitMs,
+    });
+    return c.json(out.map((update) => ({ update })));
+  });
+
+  const treeLookup = (
+    c: Ctx,
+    offset: number | undefined,
+    parties: readonly string[],
+    key: ['OFFSET' | 'UPDATE_ID', string],
+  ) => {
+    const reader = readerOf(wildcardEventFormat(parties, true));
+    requireReadAs(caller(c), parties);
+    const rec = offset === undefined ? undefined : state.log.at(offset);
+    const tree = rec?.kind === 'transaction' ? renderTransactionTree(rec, reader) : undefined;
+    if (!tree) throw err.updateNotFound(key[0], key[1]);
+    return c.json({ transaction: tree });
+  };
+
+  serve(app, E.transactionTreeByOffset, (c, { params, query }) => {
+    const offset = Number(params.offset);
+    checkPruned(state, offset);
+    return treeLookup(c, offset, query.parties ?? [], ['OFFSET', params.offset]);
+  });
+
+  serve(app, E.transactionTreeById, (c, { params, query }) =>
+    treeLookup(c, state.log.offsetOf(params['update-id']), query.parties ?? [], [
+      'UPDATE_ID',
+      params['update-id'],
+    ]),
+  );
 
   serve(app, E.transactionByOffset, (c, { body }) => {
     const f = transactionFormatFrom(body);

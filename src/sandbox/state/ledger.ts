@@ -4,6 +4,7 @@
  * event-loop turn), which is what makes each commit atomic.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { err } from '../errors.ts';
 import type { RegisteredKey } from '../keys.ts';
 import { isoFromMicros } from '../lfjson.ts';
 import { Interner } from './intern.ts';
@@ -13,7 +14,9 @@ import type {
   ActivityRecord,
   CommittedNode,
   Contract,
+  ParticipantPermission,
   PartyRecord,
+  ReassignmentUpdate,
   Synchronizer,
   TopologyEventRecord,
   TopologyUpdate,
@@ -86,7 +89,11 @@ export class SandboxState {
   constructor(opts: SandboxStateOptions = {}) {
     this.participantId = opts.participantId ?? qualifiedId('sandbox-participant');
     this.otherParticipants = opts.otherParticipants ?? [];
-    this.synchronizers = opts.synchronizers ?? [{ alias: 'global', id: qualifiedId('global-domain') }];
+    // A second synchronizer, so that contracts can be reassigned (the first is where everything starts).
+    this.synchronizers = opts.synchronizers ?? [
+      { alias: 'global', id: qualifiedId('global-domain') },
+      { alias: 'second', id: qualifiedId('second-domain') },
+    ];
     this.maxDeduplicationSeconds = opts.maxDeduplicationSeconds ?? 7 * 24 * 3600;
     this.preparationTimeToleranceSeconds = opts.preparationTimeToleranceSeconds ?? 24 * 3600;
     this.ledgerTimeToleranceSeconds = opts.ledgerTimeToleranceSeconds ?? 60;
@@ -133,11 +140,12 @@ export class SandboxState {
       isLocal: true,
       keys: new Map(),
       synchronizers: new Set([synchronizerId]),
+      hosting: new Map(),
       identityProviderId: '',
       annotations: {},
     };
     this.parties.set(partyId, party);
-    this.appendTopology(synchronizerId, [
+    this.host(party, synchronizerId, [
       { partyId, participantId: this.participantId, permission: 'PARTICIPANT_PERMISSION_SUBMISSION' },
     ]);
     return party;
@@ -157,6 +165,7 @@ export class SandboxState {
         isLocal: false,
         keys: new Map(),
         synchronizers: new Set(),
+        hosting: new Map(),
         identityProviderId: '',
         annotations: {},
       };
@@ -164,8 +173,15 @@ export class SandboxState {
     }
     party.keys.set(key.fingerprint, key);
     party.synchronizers.add(synchronizerId);
-    this.appendTopology(synchronizerId, hosting);
+    this.host(party, synchronizerId, hosting);
     return party;
+  }
+
+  /** Records the hosting of a newly allocated party and publishes it (ParticipantAuthorizationAdded). */
+  private host(party: PartyRecord, synchronizerId: string, hosting: TopologyEventRecord[]): void {
+    for (const h of hosting)
+      if (h.permission) party.hosting.set(`${synchronizerId}\u0000${h.participantId}`, h.permission);
+    this.appendTopology(synchronizerId, hosting);
   }
 
   private appendTopology(synchronizerId: string, events: TopologyEventRecord[]): TopologyUpdate {
@@ -279,7 +295,87 @@ export class SandboxState {
 
   isActive(contractId: string): boolean {
     const c = this.contracts.get(contractId);
-    return c !== undefined && c.archivedOffset === undefined;
+    return c !== undefined && c.archivedOffset === undefined && c.unassigned === undefined;
+  }
+
+  /**
+   * Unassigns an active contract from its synchronizer towards `target` (the first half of a reassignment):
+   * it is then usable nowhere until assigned. Returns the Reassignment update.
+   */
+  unassign(contractId: string, target: string, submitter: string): ReassignmentUpdate {
+    const c = this.contracts.get(contractId);
+    if (!c || !this.isActive(contractId)) throw err.inactiveContracts([contractId]);
+    if (!this.synchronizers.some((s) => s.id === target))
+      throw err.invalidArgument(`Unknown target synchronizer ${target}`);
+    if (target === c.synchronizerId)
+      throw err.invalidArgument(`Contract ${contractId} is already assigned to ${target}`);
+    const reassignmentId = this.newUpdateId();
+    c.unassigned = { reassignmentId, target };
+    return this.appendReassignment(c, 'unassigned', c.synchronizerId, target, reassignmentId, submitter);
+  }
+
+  /** Assigns an unassigned contract to the target its unassignment named (the second half). */
+  assign(reassignmentId: string, submitter: string): ReassignmentUpdate {
+    const c = [...this.contracts.values()].find((x) => x.unassigned?.reassignmentId === reassignmentId);
+    if (!c?.unassigned)
+      throw err.invalidArgument(`No unassigned contract for reassignment ${reassignmentId}`);
+    const source = c.synchronizerId;
+    const { target } = c.unassigned;
+    c.synchronizerId = target;
+    c.reassignmentCounter += 1;
+    c.unassigned = undefined;
+    return this.appendReassignment(c, 'assigned', source, target, reassignmentId, submitter);
+  }
+
+  private appendReassignment(
+    contract: Contract,
+    event: ReassignmentUpdate['event'],
+    source: string,
+    target: string,
+    reassignmentId: string,
+    submitter: string,
+  ): ReassignmentUpdate {
+    return this.log.append({
+      kind: 'reassignment',
+      offset: 0,
+      updateId: this.newUpdateId(),
+      synchronizerId: event === 'unassigned' ? source : target,
+      recordTime: isoFromMicros(this.nowMicros()),
+      event,
+      contract,
+      source,
+      target,
+      reassignmentId,
+      submitter,
+      // The counter the contract has on the synchronizer it is leaving or reaching.
+      reassignmentCounter: contract.reassignmentCounter,
+    });
+  }
+
+  /**
+   * Changes how `participantId` hosts a party on a synchronizer: a new permission (added, or changed when it
+   * hosted the party already), or none (revoked). Publishes the topology event.
+   */
+  changeHosting(
+    partyId: string,
+    synchronizerId: string,
+    participantId: string,
+    permission: ParticipantPermission | undefined,
+  ): TopologyUpdate {
+    const party = this.parties.get(partyId);
+    if (!party) throw err.partyNotFound(partyId);
+    const key = `${synchronizerId}\u0000${participantId}`;
+    const hosted = party.hosting.has(key);
+    if (permission === undefined) {
+      if (!hosted)
+        throw err.invalidArgument(`${participantId} does not host ${partyId} on ${synchronizerId}`);
+      party.hosting.delete(key);
+      return this.appendTopology(synchronizerId, [{ partyId, participantId, change: 'revoked' }]);
+    }
+    party.hosting.set(key, permission);
+    return this.appendTopology(synchronizerId, [
+      { partyId, participantId, permission, ...(hosted ? { change: 'changed' as const } : {}) },
+    ]);
   }
 
   /** Prunes the ledger up to `offset` (inclusive): updates and archived contracts are gone. */

@@ -20,7 +20,12 @@ export interface Contract {
   createdNodeId: number;
   archivedOffset?: number;
   archivedNodeId?: number;
+  /** Where the contract is assigned now; it moves by reassignment. */
   synchronizerId: string;
+  /** How often it was reassigned (each assignment adds one). */
+  reassignmentCounter: number;
+  /** Set between an unassignment and its assignment: the contract is then usable nowhere. */
+  unassigned?: { reassignmentId: string; target: string };
 }
 
 /** What a create node says of its contract; the ledger adds when and where it was created. */
@@ -45,6 +50,8 @@ export function newContract(
     archivedOffset: undefined,
     archivedNodeId: undefined,
     synchronizerId,
+    reassignmentCounter: 0,
+    unassigned: undefined,
   };
 }
 
@@ -85,13 +92,18 @@ export interface TransactionUpdate {
   traceparent?: string;
 }
 
+export type ParticipantPermission =
+  | 'PARTICIPANT_PERMISSION_SUBMISSION'
+  | 'PARTICIPANT_PERMISSION_CONFIRMATION'
+  | 'PARTICIPANT_PERMISSION_OBSERVATION';
+
 export interface TopologyEventRecord {
   partyId: string;
   participantId: string;
-  permission:
-    | 'PARTICIPANT_PERMISSION_SUBMISSION'
-    | 'PARTICIPANT_PERMISSION_CONFIRMATION'
-    | 'PARTICIPANT_PERMISSION_OBSERVATION';
+  /** Unset for a revocation. */
+  permission?: ParticipantPermission;
+  /** What happened to the hosting; unset means it was added. */
+  change?: 'changed' | 'revoked';
 }
 
 export interface TopologyUpdate {
@@ -101,6 +113,23 @@ export interface TopologyUpdate {
   synchronizerId: string;
   recordTime: string;
   events: TopologyEventRecord[];
+}
+
+/** One half of a reassignment: the contract left `source` (unassigned) or arrived on `target` (assigned). */
+export interface ReassignmentUpdate {
+  kind: 'reassignment';
+  offset: number;
+  updateId: string;
+  /** The synchronizer the update happened on: the source for an unassignment, the target for an assignment. */
+  synchronizerId: string;
+  recordTime: string;
+  event: 'unassigned' | 'assigned';
+  contract: Contract;
+  source: string;
+  target: string;
+  reassignmentId: string;
+  submitter: string;
+  reassignmentCounter: number;
 }
 
 /** A command rejected after submission (async `execute`): it has an offset and a failed completion only. */
@@ -119,7 +148,7 @@ export interface RejectionUpdate {
   status: { code: number; message: string };
 }
 
-export type UpdateRecord = TransactionUpdate | TopologyUpdate | RejectionUpdate;
+export type UpdateRecord = TransactionUpdate | TopologyUpdate | ReassignmentUpdate | RejectionUpdate;
 
 export interface Synchronizer {
   alias: string;
@@ -132,6 +161,8 @@ export interface PartyRecord {
   /** Registered protocol signing keys (external parties), by fingerprint. */
   keys: Map<string, RegisteredKey>;
   synchronizers: Set<string>;
+  /** Who hosts the party with which permission, keyed `<synchronizer id>\0<participant id>`. */
+  hosting: Map<string, ParticipantPermission>;
   identityProviderId: string;
   annotations: Record<string, string>;
 }
