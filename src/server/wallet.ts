@@ -122,26 +122,55 @@ async function listen(
   };
 }
 
-/**
- * WAIT on the store's own connection (WAIT counts that connection's writes): the submission just stored is on
- * `replicas` replicas, or the caller gets 503 and retries with the same Idempotency-Key.
- */
-async function replicated(
-  redis: Redis,
-  prefix: string,
-  ack: { replicas: number; timeoutMs: number },
-): Promise<void> {
-  let acked: number;
-  try {
-    acked = Number(await (await writer(redis, prefix)).wait(ack.replicas, ack.timeoutMs));
-  } catch (err) {
-    throw new StoreError('UNAVAILABLE', 'Redis did not confirm the write', { cause: err });
+/** How often each connection became ready: a new generation is a new server session (reconnect, failover). */
+const generations = new WeakMap<Redis, { n: number }>();
+function generation(conn: Redis): { n: number } {
+  let g = generations.get(conn);
+  if (!g) {
+    const fresh = { n: 0 };
+    conn.on('ready', () => {
+      fresh.n++;
+    });
+    generations.set(conn, fresh);
+    g = fresh;
   }
-  if (acked < ack.replicas)
-    throw new StoreError(
-      'UNAVAILABLE',
-      `the submission reached ${acked} of the ${ack.replicas} Redis replicas required (REDIS_MIN_REPLICAS_ACK) within ${ack.timeoutMs} ms`,
-    );
+  return g;
+}
+
+/**
+ * WAIT on the store's own connection (WAIT counts that connection's writes on that server): the submission just
+ * stored is on `replicas` replicas, or the caller gets 503 and retries with the same Idempotency-Key. WAIT after a
+ * reconnect would ask the new master about writes it never saw (and answer at once, wrongly): a connection that
+ * changed, or was re-established, between the mark and the WAIT's answer is a 503 too.
+ */
+export function replication(redis: Redis, prefix: string, ack: { replicas: number; timeoutMs: number }) {
+  const unconfirmed = (why: string, cause?: unknown) =>
+    new StoreError('UNAVAILABLE', why, cause === undefined ? undefined : { cause });
+  return {
+    async mark(): Promise<unknown> {
+      const conn = await writer(redis, prefix);
+      return { conn, n: generation(conn).n };
+    },
+    async confirm(mark: unknown): Promise<void> {
+      const m = mark as { conn: Redis; n: number };
+      const same = () => generation(m.conn).n === m.n;
+      let acked: number;
+      try {
+        const conn = await writer(redis, prefix);
+        if (conn !== m.conn || !same())
+          throw unconfirmed('Redis failed over while the submission was stored');
+        acked = Number(await conn.wait(ack.replicas, ack.timeoutMs));
+      } catch (err) {
+        if (err instanceof StoreError) throw err;
+        throw unconfirmed('Redis did not confirm the write', err);
+      }
+      if (!same()) throw unconfirmed('Redis failed over while the submission was stored');
+      if (acked < ack.replicas)
+        throw unconfirmed(
+          `the submission reached ${acked} of the ${ack.replicas} Redis replicas required (REDIS_MIN_REPLICAS_ACK) within ${ack.timeoutMs} ms`,
+        );
+    },
+  };
 }
 
 /**
@@ -291,7 +320,7 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
         metrics,
         log,
         ...(config.redisReplicasAck.replicas > 0
-          ? { durable: () => replicated(redis, store.prefix, config.redisReplicasAck) }
+          ? { durable: replication(redis, store.prefix, config.redisReplicasAck) }
           : {}),
         // Approval policy (issue 15): the current version in Redis (PUT /wallet/v1/policy), seeded from POLICY_FILE.
         policy: {

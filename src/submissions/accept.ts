@@ -97,10 +97,13 @@ export interface AcceptDeps {
   log?: Log;
   now?: () => number;
   /**
-   * Resolves once the store's writes so far reached enough replicas (REDIS_MIN_REPLICAS_ACK); throws a
-   * StoreError UNAVAILABLE (503, retry with the same Idempotency-Key) when they did not. Absent: no wait.
+   * Replica acknowledgement (REDIS_MIN_REPLICAS_ACK). `mark()` before the store's writes names the connection
+   * they travel on; `confirm(mark)` resolves once they reached enough replicas through that same connection and
+   * server, and throws a StoreError UNAVAILABLE (503, retry with the same Idempotency-Key) when they did not or
+   * when the connection was re-established in between (a failover: the writes may be on the lost master only).
+   * Absent: no wait.
    */
-  durable?: () => Promise<void>;
+  durable?: { mark(): Promise<unknown>; confirm(mark: unknown): Promise<void> };
 }
 
 export interface AcceptResult {
@@ -161,9 +164,10 @@ export async function acceptSubmission(
   who: Principal,
   idempotencyKey?: string,
 ): Promise<AcceptResult> {
+  const mark = await deps.durable?.mark();
   const result = await accept(deps, req, who, idempotencyKey);
   // New or replayed, the record is only promised (202/200) once enough replicas hold it.
-  await deps.durable?.();
+  await deps.durable?.confirm(mark);
   return result;
 }
 

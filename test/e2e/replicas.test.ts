@@ -3,10 +3,12 @@
 // makes the accept a 503; the retry with the same Idempotency-Key, once it is back, gives the same record, and it
 // commits exactly once.
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueToken } from '../../src/api/index.ts';
 import type { Sandbox } from '../../src/sandbox/index.ts';
+import { replication } from '../../src/server/wallet.ts';
 import { freePort } from '../support/redis-global-setup.ts';
 import { type RedisProcess, startRedisProcess, stopRedisProcess } from '../support/redis-process.ts';
 import { tempDir } from '../support/tmp.ts';
@@ -139,4 +141,26 @@ describe('REDIS_MIN_REPLICAS_ACK', () => {
       .filter((c) => c && commandIds.includes(c));
     expect(seen.sort()).toEqual([...commandIds].sort());
   }, 90_000);
+
+  it('a reconnect between the write and its WAIT is a 503, never an acknowledgement from another session', async () => {
+    // After a failover the client reconnects to the new master, where WAIT counts no write of this connection
+    // and answers at once: the write itself may be on the lost master only.
+    const conn = new Redis(`redis://127.0.0.1:${master.port}`);
+    try {
+      await conn.ping();
+      const durable = replication(conn, 'replication-test', { replicas: 1, timeoutMs: 500 });
+      const mark = await durable.mark();
+      await conn.set('replication-test:a', '1');
+      const back = once(conn, 'ready');
+      conn.disconnect(true);
+      await back;
+      await expect(durable.confirm(mark)).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+      // The same sequence on one session confirms.
+      const again = await durable.mark();
+      await conn.set('replication-test:b', '1');
+      await expect(durable.confirm(again)).resolves.toBeUndefined();
+    } finally {
+      conn.disconnect();
+    }
+  });
 });

@@ -33,30 +33,37 @@ async function info(port: number, section: string): Promise<string> {
   }
 }
 
-export async function startCluster(): Promise<Topology> {
+export interface Cluster extends Topology {
+  /** Starts a stopped node again on its port with its nodes.conf: it rejoins (a former master as a replica). */
+  restart(port: number): Promise<void>;
+}
+
+export async function startCluster(): Promise<Cluster> {
   const dir = tempDir('quill-cluster-');
   const nodes: RedisProcess[] = [];
   const stop = async () => {
     for (const n of nodes) await stopRedisProcess(n);
   };
+  const startNode = (port: number) =>
+    startRedisProcess(port, [
+      '--cluster-enabled',
+      'yes',
+      '--cluster-config-file',
+      join(dir, `nodes-${port}.conf`),
+      '--cluster-node-timeout',
+      '2000',
+      '--dir',
+      dir,
+      '--appendonly',
+      'no',
+    ]);
+  const restart = async (port: number) => {
+    const i = nodes.findIndex((n) => n.port === port);
+    if (i < 0) throw new Error(`no cluster node on port ${port}`);
+    nodes[i] = await startNode(port);
+  };
   try {
-    for (let i = 0; i < 6; i++) {
-      const port = await freePort();
-      nodes.push(
-        await startRedisProcess(port, [
-          '--cluster-enabled',
-          'yes',
-          '--cluster-config-file',
-          join(dir, `nodes-${port}.conf`),
-          '--cluster-node-timeout',
-          '2000',
-          '--dir',
-          dir,
-          '--appendonly',
-          'no',
-        ]),
-      );
-    }
+    for (let i = 0; i < 6; i++) nodes.push(await startNode(await freePort()));
     const create = spawnSync(
       'redis-cli',
       [
@@ -77,7 +84,7 @@ export async function startCluster(): Promise<Topology> {
         20_000,
         'cluster_state:ok',
       );
-    return { nodes, stop };
+    return { nodes, stop, restart };
   } catch (err) {
     await stop();
     throw err;
