@@ -5,7 +5,8 @@
 // Run: npm run bench:pipeline [-- N] [-- --in-process] [-- --split]
 // Shapes: npm run bench:pipeline -- --api-processes 1,2 --workers 1,2 [N] runs the API (`quill serve --role api
 // --processes K`) and M `--role worker` processes as real child processes for each (K, M) and prints committed/s and
-// accept p50/p99 at 4 and 64 callers for each, beside direct execution measured in the same run.
+// accept p50/p99 at 4 and 64 callers for each, beside direct execution measured in the same run; --profile DIR
+// has those processes write CPU profiles there.
 // (REDIS_URL to use an existing Redis; else a private redis-server)
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -43,6 +44,11 @@ function counts(flag: string): number[] | undefined {
     .filter((n) => Number.isInteger(n) && n > 0);
 }
 const API_PROCESSES = counts('--api-processes');
+/** --profile DIR: the shapes' API and worker processes write V8 CPU profiles there (node --cpu-prof). */
+const PROFILE_DIR = process.argv.includes('--profile')
+  ? process.argv[process.argv.indexOf('--profile') + 1]
+  : undefined;
+const nodeFlags = PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', PROFILE_DIR] : [];
 const WORKERS = counts('--workers');
 const SHAPES = API_PROCESSES !== undefined || WORKERS !== undefined;
 
@@ -358,14 +364,18 @@ async function shapes(o: {
         CONSOLE_ENABLED: 'false',
       };
       const children: ChildProcess[] = [
-        spawn(process.execPath, ['bin/quill.js', 'serve', '--role', 'api', '--processes', String(k)], {
-          stdio: ['ignore', 'ignore', 'inherit'],
-          env: { ...env, PORT: String(port) },
-        }),
+        spawn(
+          process.execPath,
+          [...nodeFlags, 'bin/quill.js', 'serve', '--role', 'api', '--processes', String(k)],
+          {
+            stdio: ['ignore', 'ignore', 'inherit'],
+            env: { ...env, PORT: String(port) },
+          },
+        ),
       ];
       for (let i = 0; i < m; i++)
         children.push(
-          spawn(process.execPath, ['bin/quill.js', 'serve', '--role', 'worker'], {
+          spawn(process.execPath, [...nodeFlags, 'bin/quill.js', 'serve', '--role', 'worker'], {
             stdio: ['ignore', 'ignore', 'inherit'],
             env: { ...env, PORT: '0' },
           }),

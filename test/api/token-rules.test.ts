@@ -193,3 +193,29 @@ describe('finding 10: token rules', () => {
     ).rejects.toThrow(/AUTH_AUDIENCE \(or --insecure-any-audience\)/);
   });
 });
+
+describe('verified tokens answered from memory', () => {
+  it('until exp (plus the clock tolerance) or 60 s, whichever is first; a changed byte is verified afresh', async () => {
+    let clock = Date.now();
+    const verify = createVerifier({ jwtSecret: SECRET, algorithms: ['HS256'] }, () => clock);
+    const token = await issueToken({ secret: SECRET, role: 'read', ttlSeconds: 3600 });
+    const first = await verify(token);
+    expect(await verify(token)).toBe(first); // the same object: from memory
+    clock += 61_000; // past the memory's 60 s: verified again (still valid)
+    const again = await verify(token);
+    expect(again).not.toBe(first);
+    expect(again).toEqual(first);
+    const tampered = `${token.slice(0, -2)}${token.endsWith('AA') ? 'BB' : 'AA'}`;
+    await expect(verify(tampered)).rejects.toThrow(AuthError);
+
+    // A token that expires in 5 s is not answered from memory after exp + 30 s, even within the 60 s: out of
+    // memory it is verified again (jose's own clock is real time, so it still passes, as a new object).
+    const short = await issueToken({ secret: SECRET, role: 'read', ttlSeconds: 5 });
+    clock = Date.now();
+    const remembered = await verify(short);
+    clock = Date.now() + 20_000;
+    expect(await verify(short)).toBe(remembered);
+    clock = Date.now() + 36_000;
+    expect(await verify(short)).not.toBe(remembered);
+  });
+});
