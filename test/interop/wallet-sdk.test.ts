@@ -143,6 +143,35 @@ describe.each(modes)('official wallet SDK 1.4.0 against the sandbox ($name)', ({
       contractId: created?.contractId,
       offset: executed.completionOffset,
     });
+
+    // The operator moves that contract to the second synchronizer and back (sandbox admin calls); the SDK's
+    // transport reads both Reassignment updates from /v2/updates under includeReassignments (issue 19, item 7).
+    const operator = { authorization: `Bearer ${await sandbox.mintToken(ADMIN, { admin: true })}` };
+    const admin = async (path: string, body: unknown) => {
+      const res = await fetch(`${sandbox.url}${path}`, {
+        method: 'POST',
+        headers: operator,
+        body: JSON.stringify(body),
+      });
+      expect(res.status, path).toBe(200);
+      return (await res.json()) as { reassignmentId: string; offset: number };
+    };
+    const target = sandbox.state.synchronizers[1]?.id;
+    const out = await admin('/admin/unassign', { contractId: created?.contractId, target });
+    const back = await admin('/admin/assign', { reassignmentId: out.reassignmentId });
+    const moved = (await step('updates with reassignments (raw)', () =>
+      raw.post('/v2/updates', {
+        beginExclusive: executed.completionOffset,
+        endInclusive: back.offset,
+        updateFormat: { includeReassignments: { ...wildcard, verbose: false } },
+      }),
+    )) as { update: { Reassignment?: { value: { offset: number; events: Record<string, unknown>[] } } } }[];
+    const reassignments = moved.flatMap((u) => (u.update.Reassignment ? [u.update.Reassignment.value] : []));
+    expect(reassignments.map((r) => r.offset)).toEqual([out.offset, back.offset]);
+    expect(reassignments.map((r) => Object.keys(r.events[0] ?? {})[0])).toEqual([
+      'JsUnassignedEvent',
+      'JsAssignmentEvent',
+    ]);
   }, 60_000);
 });
 
