@@ -261,7 +261,8 @@ describe.each(TOPOLOGIES)('exactly once under faults: %s', (_name, N, topology) 
     const chaos = (async () => {
       const deadline = Date.now() + 120_000;
       while (Date.now() < deadline) {
-        await sleep(1200 + Math.floor(Math.random() * 1500));
+        // Often enough that even the shortest run (about 9 s on Sentinel) sees several kills.
+        await sleep(900 + Math.floor(Math.random() * 1200));
         const counts = await api.wallet.store.countByStatus().catch(() => undefined);
         if (counts && counts.committed + counts.rejected + counts.expired >= N) return;
         const i = Math.floor(Math.random() * workers.length);
@@ -391,6 +392,6 @@ describe.each(TOPOLOGIES)('exactly once under faults: %s', (_name, N, topology) 
         `injected ${JSON.stringify(sandbox.faults.describe().injected)}`,
     );
     expect(redisRestarts).toBe(1);
-    expect(kills).toBeGreaterThan(2);
+    expect(kills).toBeGreaterThanOrEqual(3);
   });
 });

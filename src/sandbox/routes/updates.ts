@@ -64,6 +64,12 @@ function transactionFormatFrom(
   return transactionFormatOf(tf)!;
 }
 
+/** Stricter than the participant, which answers `[]` (issue 19): a limit below 1 is a client bug. */
+function refuseNonPositiveLimit(limit: number | null | undefined): void {
+  if (limit != null && limit <= 0)
+    throw err.invalidArgument(`limit must be a positive integer, got ${limit}`);
+}
+
 /** A point lookup at or below the pruning offset (the rule already refused a non-positive one). */
 function checkPruned(state: SandboxState, offset: number): void {
   if (offset <= state.log.prunedUpTo) {
@@ -97,9 +103,7 @@ export function updateRoutes(app: App, services: Services): void {
     c: Ctx,
     { body, query }: Request<string, typeof E.updates.body, typeof StreamQuery>,
   ) => {
-    // Stricter than the participant, which answers `[]` (issue 19): a limit below 1 is a client bug.
-    if (query.limit != null && query.limit <= 0)
-      throw err.invalidArgument(`limit must be a positive integer, got ${query.limit}`);
+    refuseNonPositiveLimit(query.limit);
     const format = body.updateFormat
       ? formatOf(body.updateFormat)
       : legacyFormat(body.filter!, body.verbose ?? false);
@@ -119,8 +123,7 @@ export function updateRoutes(app: App, services: Services): void {
 
   // The deprecated tree form (INTERFACE.md 4.2): the legacy filter as LEDGER_EFFECTS, with reassignments.
   serve(app, E.updatesTrees, async (c, { body, query }) => {
-    if (query.limit != null && query.limit <= 0)
-      throw err.invalidArgument(`limit must be a positive integer, got ${query.limit}`);
+    refuseNonPositiveLimit(query.limit);
     const reader = readerOf({ ...body.filter, verbose: body.verbose ?? false }); // the rule required the filter
     const { begin, end } = checkRange(body);
     requireReadAs(caller(c), [...reader.byParty.keys()], reader.anyParty !== undefined);
