@@ -307,8 +307,13 @@ describe('topology events when hosting changes', () => {
       alice.token,
     );
     expect(JSON.stringify(alices)).not.toContain(bob.partyId);
-    // Revoking what is not hosted is refused.
+    // Revoking what is not hosted, an unknown synchronizer or party, and garbage are refused.
     expect((await call(sb.url, 'POST', '/admin/hosting', { partyId: bob.partyId }, admin)).status).toBe(400);
+    const elsewhere = { partyId: bob.partyId, synchronizerId: 'nowhere::1220', permission: 'OBSERVATION' };
+    expect((await call(sb.url, 'POST', '/admin/hosting', elsewhere, admin)).status).toBe(400);
+    const nobody = await call(sb.url, 'POST', '/admin/hosting', { partyId: 'nobody::1220' }, admin);
+    expect([nobody.status, nobody.json.code]).toEqual([400, 'PARTY_NOT_KNOWN_ON_LEDGER']);
+    expect((await call(sb.url, 'POST', '/admin/hosting', '{nope', admin)).status).toBe(400);
   });
 });
 

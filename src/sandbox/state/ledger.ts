@@ -56,6 +56,11 @@ function hash64(text: string): string {
 }
 
 /** Namespace-qualified id `<name>::1220<64 hex>` derived from a name. */
+/** `PartyRecord.hosting`'s key. */
+function hostingKey(synchronizerId: string, participantId: string): string {
+  return `${synchronizerId}\u0000${participantId}`;
+}
+
 export function qualifiedId(name: string): string {
   return `${name}::1220${hash64(`quill-sandbox-namespace:${name}`)}`;
 }
@@ -73,6 +78,8 @@ export class SandboxState {
   readonly parties = new Map<string, PartyRecord>();
   readonly contracts = new Map<string, Contract>();
   readonly activities: ActivityRecord[] = [];
+  /** Unassigned contracts by the reassignment id their assignment names. */
+  private readonly inTransit = new Map<string, Contract>();
   readonly dedup = new Map<string, DedupEntry>();
   readonly inFlight = new Map<string, string>();
   /** How many times each command id was committed (exactly-once tests read this). */
@@ -180,7 +187,7 @@ export class SandboxState {
   /** Records the hosting of a newly allocated party and publishes it (ParticipantAuthorizationAdded). */
   private host(party: PartyRecord, synchronizerId: string, hosting: TopologyEventRecord[]): void {
     for (const h of hosting)
-      if (h.permission) party.hosting.set(`${synchronizerId}\u0000${h.participantId}`, h.permission);
+      if (h.permission) party.hosting.set(hostingKey(synchronizerId, h.participantId), h.permission);
     this.appendTopology(synchronizerId, hosting);
   }
 
@@ -306,19 +313,21 @@ export class SandboxState {
     const c = this.contracts.get(contractId);
     if (!c || !this.isActive(contractId)) throw err.inactiveContracts([contractId]);
     if (!this.synchronizers.some((s) => s.id === target))
-      throw err.invalidArgument(`Unknown target synchronizer ${target}`);
+      throw err.invalidArgument(`Unknown target synchronizer ${target.slice(0, 80)}`);
     if (target === c.synchronizerId)
       throw err.invalidArgument(`Contract ${contractId} is already assigned to ${target}`);
     const reassignmentId = this.newUpdateId();
     c.unassigned = { reassignmentId, target };
+    this.inTransit.set(reassignmentId, c);
     return this.appendReassignment(c, 'unassigned', c.synchronizerId, target, reassignmentId, submitter);
   }
 
   /** Assigns an unassigned contract to the target its unassignment named (the second half). */
   assign(reassignmentId: string, submitter: string): ReassignmentUpdate {
-    const c = [...this.contracts.values()].find((x) => x.unassigned?.reassignmentId === reassignmentId);
+    const c = this.inTransit.get(reassignmentId);
     if (!c?.unassigned)
-      throw err.invalidArgument(`No unassigned contract for reassignment ${reassignmentId}`);
+      throw err.invalidArgument(`No unassigned contract for reassignment ${reassignmentId.slice(0, 80)}`);
+    this.inTransit.delete(reassignmentId);
     const source = c.synchronizerId;
     const { target } = c.unassigned;
     c.synchronizerId = target;
@@ -364,7 +373,9 @@ export class SandboxState {
   ): TopologyUpdate {
     const party = this.parties.get(partyId);
     if (!party) throw err.partyNotFound(partyId);
-    const key = `${synchronizerId}\u0000${participantId}`;
+    if (!this.synchronizers.some((s) => s.id === synchronizerId))
+      throw err.invalidArgument(`Unknown synchronizer ${synchronizerId.slice(0, 80)}`);
+    const key = hostingKey(synchronizerId, participantId);
     const hosted = party.hosting.has(key);
     if (permission === undefined) {
       if (!hosted)
