@@ -10,7 +10,7 @@
 // (REDIS_URL to use an existing Redis; else a private redis-server)
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -100,8 +100,55 @@ const pct = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0;
 };
 
+/**
+ * CPU seconds (user + system) a process and its live descendants have used so far, from /proc (Linux); 0 where
+ * that cannot be read. Per-process CPU per transaction shows where a shape spends the machine's two cores.
+ */
+function cpuSeconds(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    let ticks = Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
+    for (const task of readdirSync(`/proc/${pid}/task`)) {
+      for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/)) {
+        if (child) ticks += cpuSeconds(Number(child)) * 100;
+      }
+    }
+    return ticks / 100; // USER_HZ
+  } catch {
+    return 0;
+  }
+}
+const ownCpuSeconds = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1e6;
+};
+
+/** Starts a CPU meter over named processes (undefined: this one); `perTx(n)` → "name X.XX ms, …" per transaction. */
+function cpuMeter(processes: Record<string, number | undefined | (number | undefined)[]>) {
+  const read = () =>
+    Object.fromEntries(
+      Object.entries(processes).map(([name, pids]) => [
+        name,
+        name === 'bench'
+          ? ownCpuSeconds()
+          : [pids].flat().reduce<number>((sum, pid) => sum + cpuSeconds(pid), 0),
+      ]),
+    );
+  const start = read();
+  return {
+    perTx(n: number): string {
+      const end = read();
+      const parts = Object.keys(processes).map((name) => [name, ((end[name]! - start[name]!) * 1000) / n] as const);
+      const total = parts.reduce((sum, [, ms]) => sum + ms, 0);
+      return `CPU per transaction ${total.toFixed(2)} ms (${parts.map(([name, ms]) => `${name} ${ms.toFixed(2)}`).join(', ')})`;
+    },
+  };
+}
+
 /** `quill sandbox` as a child process, once it answers /livez. */
-async function sandboxProcess(): Promise<{ url: string; close(): Promise<void> }> {
+async function sandboxProcess(): Promise<{ url: string; pid?: number; close(): Promise<void> }> {
   const [port, scanPort] = [await freePort(), await freePort()];
   const child = spawn(
     process.execPath,
@@ -119,6 +166,7 @@ async function sandboxProcess(): Promise<{ url: string; close(): Promise<void> }
     if (up) {
       return {
         url,
+        ...(child.pid !== undefined ? { pid: child.pid } : {}),
         close: async () => {
           child.kill('SIGTERM');
         },
@@ -196,6 +244,8 @@ async function main(): Promise<void> {
 
   // Baseline: sign and execute directly, no queue, no store.
   const direct = await prepareMany(N);
+  const sandboxPid = 'pid' in sandbox ? sandbox.pid : undefined;
+  const directCpu = cpuMeter({ bench: undefined, sandbox: sandboxPid, redis: redis?.pid });
   let t0 = performance.now();
   await pool(direct, CONCURRENCY, async (p) => {
     const sig = await signer.sign(
@@ -211,6 +261,7 @@ async function main(): Promise<void> {
     } as never);
   });
   const directSecs = (performance.now() - t0) / 1000;
+  const directCpuLine = directCpu.perTx(N);
 
   // Quill: API accept (timed per request) → queue → worker → ledger, until every record is committed.
   const secret = 'bench-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
@@ -222,6 +273,8 @@ async function main(): Promise<void> {
       secret,
       prepareMany,
       directRate: N / directSecs,
+      directCpuLine,
+      pids: { sandbox: sandboxPid, redis: redis?.pid },
     });
     callers.destroy();
     await sandbox.close();
@@ -340,6 +393,8 @@ async function shapes(o: {
   secret: string;
   prepareMany: (n: number) => Promise<Prepared[]>;
   directRate: number;
+  directCpuLine: string;
+  pids: { sandbox: number | undefined; redis: number | undefined };
 }): Promise<void> {
   const rows: string[] = [];
   const token = await issueToken({ secret: o.secret, role: 'submit', ttlSeconds: 3600 });
@@ -409,10 +464,18 @@ async function shapes(o: {
       };
       const load = await o.prepareMany(N);
       const loaded: number[] = [];
+      const cpu = cpuMeter({
+        bench: undefined,
+        api: children[0]?.pid,
+        workers: children.slice(1).map((c) => c.pid),
+        sandbox: o.pids.sandbox,
+        redis: o.pids.redis,
+      });
       const t0 = performance.now();
       await pool(load, CONCURRENCY, (p) => submit(p, loaded));
       await allDone(N);
       const rate = N / ((performance.now() - t0) / 1000);
+      const cpuLine = cpu.perTx(N);
       const paced = await o.prepareMany(Math.max(200, Math.floor(N / 4)));
       const few: number[] = [];
       await pool(paced, 4, (p) => submit(p, few));
@@ -424,7 +487,8 @@ async function shapes(o: {
       rows.push(
         `  K=${k} M=${m}   ${rate.toFixed(0).padStart(5)} committed/s (${(rate / o.directRate).toFixed(2)}× direct)   ` +
           `4 callers p50 ${pct(few, 50).toFixed(1)} / p99 ${pct(few, 99).toFixed(1)} ms   ` +
-          `64 callers p50 ${pct(loaded, 50).toFixed(1)} / p99 ${pct(loaded, 99).toFixed(1)} ms`,
+          `64 callers p50 ${pct(loaded, 50).toFixed(1)} / p99 ${pct(loaded, 99).toFixed(1)} ms\n` +
+          `              ${cpuLine}`,
       );
       console.log(rows.at(-1));
     }
@@ -433,7 +497,7 @@ async function shapes(o: {
   console.log(
     `pipeline shapes, ${N} transactions each, K API processes (--processes) × M worker processes, Node ${process.version}`,
   );
-  console.log(`  direct execute (no queue)   ${o.directRate.toFixed(0)} committed/s`);
+  console.log(`  direct execute (no queue)   ${o.directRate.toFixed(0)} committed/s\n              ${o.directCpuLine}`);
   for (const r of rows) console.log(r);
   console.log('  goal: accept p99 < 25 ms at 64 callers in the best shape, committed/s >= 0.6x direct');
 }

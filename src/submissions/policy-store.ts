@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { PolicyDocument } from '../policy/index.ts';
+import { auditFields } from './audit.ts';
 import { AUDIT_LUA, runScript, script } from './scripts.ts';
 import { redisFailed } from './store.ts';
 
@@ -14,8 +15,9 @@ export interface PolicyVersion {
 }
 
 /**
- * KEYS: 1 seq, 2 current, 3 versions list, 4 audit stream. ARGV: 1 document json, 2 at, 3 by, 4 the document's
- * SHA-256. Returns the new version; the change is an entry of the audit chain in the same step.
+ * KEYS: 1 seq, 2 current, 3 versions list, 4 audit stream. ARGV: 1 document json, 2 at, 3 by, 4.. the audit entry
+ * (`auditFields`: kind, at, actor, the document's SHA-256), to which the script adds the version. Returns the new
+ * version; the change is an entry of the audit chain in the same step.
  */
 const PUT = script(`${AUDIT_LUA}
 local v = redis.call('INCR', KEYS[1])
@@ -23,7 +25,9 @@ local entry = '{"version":' .. v .. ',"at":' .. cjson.encode(ARGV[2]) .. ',"by":
   ',"document":' .. ARGV[1] .. '}'
 redis.call('SET', KEYS[2], entry)
 redis.call('RPUSH', KEYS[3], entry)
-auditAppend(KEYS[4], { 'kind', 'policy', 'at', ARGV[2], 'actor', ARGV[3], 'version', tostring(v), 'document', ARGV[4] })
+local fields = {}
+for i = 4, #ARGV do fields[#fields + 1] = ARGV[i] end
+auditAppend(KEYS[4], fields, { 'version', tostring(v) })
 return v
 `);
 
@@ -64,7 +68,17 @@ export class PolicyStore {
         `${this.prefix}policy:versions`,
         `${this.prefix}audit`,
       ],
-      [JSON.stringify(document), at, by, createHash('sha256').update(JSON.stringify(document)).digest('hex')],
+      [
+        JSON.stringify(document),
+        at,
+        by,
+        ...auditFields({
+          kind: 'policy',
+          at,
+          actor: by,
+          document: createHash('sha256').update(JSON.stringify(document)).digest('hex'),
+        }),
+      ],
     ).catch(redisFailed)) as number;
     return { version, at, by, document };
   }

@@ -41,10 +41,13 @@ local ANNOUNCE = { ${SUBMISSION_STATUSES.filter((s) => STATUS_TABLE[s].announce)
 `;
 
 /**
- * The audit chain in Lua (Redis has no SHA-256 of its own): \`auditAppend(stream, fields)\` appends an entry
- * carrying \`chainPrev\` (the hash of the entry before it, 64 zeros for the first) and \`chainHash\` = SHA-256 of
- * \`auditCanonical(prev, fields)\` (src/submissions/audit.ts computes the same), and moves \`<stream>:head\`, in the
- * script of the change it records.
+ * The audit chain in Lua (Redis has no SHA-256 of its own): \`auditAppend(stream, fields, scriptFields)\` appends
+ * an entry: \`fields\` are the caller's name/value items ending with \`chainDigest\` (their SHA-256, computed by
+ * src/submissions/audit.ts \`auditFields\`), \`scriptFields\` those only the script knows. It adds \`chainPrev\` (the
+ * hash of the entry before it, 64 zeros for the first) and \`chainHash\` = SHA-256(prev ‖ digest ‖ scriptFields),
+ * the hashes as bytes (audit.ts \`auditLink\` computes the same), and moves \`<stream>:head\`, in the script of the
+ * change it records. That message is two SHA-256 blocks for a typical entry: pure Lua costs ~70 µs a block, and
+ * Redis runs nothing else meanwhile.
  */
 export const AUDIT_LUA = `
 local function sha256(msg)
@@ -93,15 +96,20 @@ local function sha256(msg)
   return table.concat(out)
 end
 
-local function auditAppend(stream, fields)
+local function hexBytes(hex)
+  return (string.gsub(hex, '%x%x', function(c) return string.char(tonumber(c, 16)) end))
+end
+
+local function auditAppend(stream, fields, scriptFields)
   local head = redis.call('GET', stream .. ':head') or string.rep('0', 64)
-  local parts = { head }
-  for i = 1, #fields, 2 do
-    parts[#parts + 1] = #fields[i] .. ':' .. fields[i] .. #fields[i + 1] .. ':' .. fields[i + 1]
+  local parts = {}
+  for i = 1, #scriptFields, 2 do
+    parts[#parts + 1] = #scriptFields[i] .. ':' .. scriptFields[i] .. #scriptFields[i + 1] .. ':' .. scriptFields[i + 1]
   end
-  local h = sha256(table.concat(parts, '\\n'))
+  local h = sha256(hexBytes(head) .. hexBytes(fields[#fields]) .. table.concat(parts, '\\n'))
   local entry = {}
-  for i = 1, #fields do entry[i] = fields[i] end
+  for i = 1, #fields do entry[#entry + 1] = fields[i] end
+  for i = 1, #scriptFields do entry[#entry + 1] = scriptFields[i] end
   entry[#entry + 1] = 'chainPrev'
   entry[#entry + 1] = head
   entry[#entry + 1] = 'chainHash'
@@ -118,7 +126,7 @@ end
  * ARGV: 1 id, 2 record json, 3 payload json, 4 status, 5 hash hex, 6 idempotency value ('' = none),
  *       7 key prefix (for the replaced record's indexes), 8 n = number of outbox field/value items that follow
  *       (the created record's outbox entry, written when it is stored; 0 = none), 9..8+n those items,
- *       9+n.. audit entry field/value pairs (the signature
+ *       9+n.. the audit entry (audit.ts \`auditFields\`: its pairs, then chainDigest; the signature
  *       made for this request is logged whatever the outcome, with `stored` true or false; when false,
  *       `existingSubmission` names the record that holds the command id, so no audit line points nowhere)
  * Returns {1, id, seq} created, {0, existingId} taken by a live or same-hash record.
@@ -131,13 +139,12 @@ local function audit(stored, existing)
   if #ARGV <= 8 + OUTN then return end
   local entry = {}
   for i = 9 + OUTN, #ARGV do entry[#entry + 1] = ARGV[i] end
-  entry[#entry + 1] = 'stored'
-  entry[#entry + 1] = stored
+  local outcome = { 'stored', stored }
   if existing then
-    entry[#entry + 1] = 'existingSubmission'
-    entry[#entry + 1] = existing
+    outcome[3] = 'existingSubmission'
+    outcome[4] = existing
   end
-  auditAppend(KEYS[9], entry)
+  auditAppend(KEYS[9], entry, outcome)
 end
 local existing = redis.call('GET', KEYS[2])
 if existing then
@@ -172,7 +179,7 @@ return {1, ARGV[1], seq}
  * KEYS: 1 record
  * ARGV: 1 expected version, 2 new status, 3 new record json, 4 prefix, 5 id, 6 party, 7 update id ('' none),
  *       8 n = number of outbox field/value items that follow (when the new status is announced), 9..8+n those,
- *       9+n.. an audit entry's field/value pairs (an approval decision), appended to the chain when the write lands
+ *       9+n.. an audit entry (audit.ts \`auditFields\`: an approval decision), appended to the chain when the write lands
  * Returns {1, newVersion} | {0, currentVersion} (conflict) | {-1, status} (terminal or backwards: refused)
  */
 export const TRANSITION = script(`${RANK}${AUDIT_LUA}
@@ -200,7 +207,7 @@ end
 if #ARGV > 8 + OUTN then
   local entry = {}
   for i = 9 + OUTN, #ARGV do entry[#entry + 1] = ARGV[i] end
-  auditAppend(ARGV[4] .. 'audit', entry)
+  auditAppend(ARGV[4] .. 'audit', entry, {})
 end
 return {1, v}
 `);
@@ -240,12 +247,12 @@ return {#entries, dropped}
  * One audit entry appended to the chain, optionally with one hash field written in the same step (the signature
  * attached after an approval quorum).
  * KEYS: 1 audit stream, 2 a hash to write ('' slot allowed)
- * ARGV: 1 hash field ('' = none), 2 its value, 3.. the entry's field/value pairs
+ * ARGV: 1 hash field ('' = none), 2 its value, 3.. the entry (audit.ts \`auditFields\`)
  */
 export const AUDITED = script(`${AUDIT_LUA}
 if ARGV[1] ~= '' then redis.call('HSET', KEYS[2], ARGV[1], ARGV[2]) end
 local entry = {}
 for i = 3, #ARGV do entry[#entry + 1] = ARGV[i] end
-auditAppend(KEYS[1], entry)
+auditAppend(KEYS[1], entry, {})
 return 1
 `);

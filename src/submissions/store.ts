@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { QuillError } from '../errors.ts';
 import type { Signature } from '../ledger/index.ts';
-import type { ChainEntry } from './audit.ts';
+import { auditFields, type ChainEntry } from './audit.ts';
 import {
   isTerminal,
   STATUS_RANK,
@@ -139,7 +139,7 @@ export class SubmissionStore {
         this.prefix,
         String(outboxFields(record).length),
         ...outboxFields(record),
-        ...(audit ? Object.entries(audit).flat() : []),
+        ...(audit ? auditFields(audit) : []),
       ],
     ).catch(redisFailed)) as [number, string];
     if (res[0] === 1) return { created: true, record, version: 1 };
@@ -262,7 +262,7 @@ export class SubmissionStore {
           next.party,
           next.updateId && next.updateId !== cur.record.updateId ? next.updateId : '',
           ...withCount(STATUS_TABLE[next.status].announce ? outboxFields(next) : []),
-          ...(audit ? Object.entries(audit(next)).flat() : []),
+          ...(audit ? auditFields(audit(next)) : []),
         ],
       ).catch(redisFailed)) as [number, string | number];
       if (res[0] === 1) return { record: next, version: Number(res[1]) };
@@ -366,7 +366,7 @@ export class SubmissionStore {
       this.redis,
       AUDITED,
       [this.k('audit'), this.recordKey(id)],
-      ['payload', JSON.stringify(payload), ...Object.entries(audit).flat()],
+      ['payload', JSON.stringify(payload), ...auditFields(audit)],
     ).catch(redisFailed);
   }
 
@@ -384,7 +384,7 @@ export class SubmissionStore {
       this.redis,
       AUDITED,
       [this.k('audit'), this.k('audit')],
-      ['', '', ...Object.entries(entry).flat()],
+      ['', '', ...auditFields(entry)],
     ).catch(redisFailed);
   }
 

@@ -5,9 +5,11 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fc, test as fcTest } from '@fast-check/vitest';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { auditFields, auditHash } from '../../src/submissions/audit.ts';
 import {
   type ChainEntry,
   GENESIS,
+  PolicyStore,
   type SubmissionStore,
   verifyAuditChain,
 } from '../../src/submissions/index.ts';
@@ -123,6 +125,70 @@ describe('the audit chain in Redis', () => {
     const { store, key } = await chain();
     await rewrite(key, (es) => [es[0], es[2], es[1], ...es.slice(3)] as ChainEntry[]);
     expect(await verdictOf(store)).toMatchObject({ ok: false, index: 1 });
+  });
+  it("covers the fields only the script knows: a signature's outcome and a policy's version", async () => {
+    const store = freshStore(redis);
+    const first = record();
+    await store.create(first, payload, undefined, audit(first.id, 0));
+    // The same command id again with another hash: logged with stored=false and the holder's id (3 blocks in Lua).
+    const loser = record({ commandId: first.commandId });
+    expect((await store.create(loser, payload, undefined, audit(loser.id, 1))).created).toBe(false);
+    await new PolicyStore(redis, store.prefix).put({ rules: [] } as never, 'ops');
+    const entries = await store.auditEntries();
+    const names = entries.map((e) => e.fields.map(([k]) => k));
+    expect(names[1]?.slice(-6)).toEqual([
+      'submission',
+      'chainDigest',
+      'stored',
+      'existingSubmission',
+      'chainPrev',
+      'chainHash',
+    ]);
+    expect(names[2]?.slice(-4)).toEqual(['chainDigest', 'version', 'chainPrev', 'chainHash']);
+    expect(await verdictOf(store)).toMatchObject({ ok: true, count: 3 });
+    // Those fields are outside the digest, inside the link: changing one breaks the entry's own hash.
+    const key = `${store.prefix}audit`;
+    for (const [name, value] of [
+      ['stored', 'true'],
+      ['version', '7'],
+      ['chainDigest', 'ab'.repeat(32)],
+    ] as const) {
+      const copy = freshStore(redis);
+      const rows = await redis.xrange(key, '-', '+');
+      for (const [id, f] of rows) {
+        const i = f.indexOf(name);
+        await redis.xadd(`${copy.prefix}audit`, id, ...(i >= 0 ? f.with(i + 1, value) : f));
+      }
+      await redis.set(`${copy.prefix}audit:head`, (await store.auditHead()) as string);
+      expect(await verdictOf(copy), name).toMatchObject({
+        ok: false,
+        reason: expect.stringContaining('edited'),
+      });
+    }
+  });
+
+  it('entries written before chainDigest (everything hashed in Lua) still verify, before and after new ones', async () => {
+    const store = freshStore(redis);
+    const key = `${store.prefix}audit`;
+    let head = GENESIS;
+    for (const n of [0, 1]) {
+      const fields: [string, string][] = [
+        ['kind', 'key.generate'],
+        ['at', `2026-01-0${n + 1}T00:00:00.000Z`],
+        ['actor', 'ops'],
+      ];
+      const hash = auditHash(head, fields);
+      await redis.xadd(key, '*', ...fields.flat(), 'chainPrev', head, 'chainHash', hash);
+      head = hash;
+    }
+    await redis.set(`${key}:head`, head);
+    await store.audit({ kind: 'key.disable', at: new Date().toISOString(), actor: 'ops' });
+    expect(await verdictOf(store)).toMatchObject({ ok: true, count: 3 });
+  });
+
+  it('the chain fields are not the caller’s to set', () => {
+    expect(() => auditFields({ chainHash: 'x' })).toThrow(/reserved/);
+    expect(auditFields({ a: '1' }).slice(0, 3)).toEqual(['a', '1', 'chainDigest']);
   });
 });
 
