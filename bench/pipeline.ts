@@ -5,8 +5,10 @@
 // Run: npm run bench:pipeline [-- N] [-- --in-process] [-- --split]
 // Shapes: npm run bench:pipeline -- --api-processes 1,2 --workers 1,2 [N] runs the API (`quill serve --role api
 // --processes K`) and M `--role worker` processes as real child processes for each (K, M) and prints committed/s and
-// accept p50/p99 at 4 and 64 callers for each, beside direct execution measured in the same run; --profile DIR
-// has those processes write CPU profiles there.
+// accept p50/p99 at 4 and 64 callers for each (closed loop: each caller sends again as soon as it is answered),
+// then accept p50/p99 with 64 callers offering half the shape's committed/s (open loop), beside direct execution
+// measured in the same run, and the CPU each process spent per transaction; --profile DIR has those processes
+// write CPU profiles there.
 // (REDIS_URL to use an existing Redis; else a private redis-server)
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -75,10 +77,15 @@ async function pool<T>(items: T[], n: number, run: (t: T, i: number) => Promise<
 
 /**
  * The callers' HTTP client: node:http over keep-alive connections. It shares a thread with Quill here, and
- * fetch would spend more CPU than the requests it times.
+ * fetch would spend more CPU than the requests it times. Idle connections are dropped after 4 s, before the
+ * server's 5 s keep-alive timeout closes them under a request just being sent.
  */
-const callers = new Agent({ keepAlive: true });
-function post(url: string, headers: Record<string, string>, body: string): Promise<number> {
+const callers = new Agent({ keepAlive: true, timeout: 4000 });
+function post(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const req = request(url, {
       method: 'POST',
@@ -87,13 +94,72 @@ function post(url: string, headers: Record<string, string>, body: string): Promi
     });
     req.on('error', reject);
     req.on('response', (res) => {
-      res.on('data', () => {});
-      res.on('end', () => resolve(res.statusCode ?? 0));
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString() }));
       res.on('error', reject);
     });
     req.end(body);
   });
 }
+
+/**
+ * A submission as a custody backend sends it: with an Idempotency-Key, sent again (same key) when the connection
+ * dropped before an answer. Pushes the latency, from the first send, onto `latencies`; throws on any answer but
+ * 202 or 200.
+ */
+function submitter(baseUrl: string, token: string) {
+  return async (p: unknown, latencies?: number[]): Promise<void> => {
+    const started = performance.now();
+    const headers = {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      'idempotency-key': randomUUID(),
+    };
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const { status, text } = await post(`${baseUrl}/wallet/v1/submissions`, headers, JSON.stringify(p));
+        latencies?.push(performance.now() - started);
+        if (status !== 202 && status !== 200)
+          throw new Error(`accept answered ${status}: ${text.slice(0, 300)}`);
+        return;
+      } catch (err) {
+        const code = (err as { code?: string }).code;
+        if (attempt >= 3 || (code !== 'ECONNRESET' && code !== 'EPIPE')) throw err;
+      }
+    }
+  };
+}
+
+/**
+ * Open loop: `callers` callers share a fixed offered rate, item i due at i / rate seconds, each caller sending its
+ * items in turn. A latency counts from when the item was due, so time spent waiting behind a slow answer counts
+ * too (no coordinated omission). Returns the latencies in ms.
+ */
+async function openLoop<T>(
+  items: T[],
+  callers: number,
+  perSecond: number,
+  send: (item: T) => Promise<void>,
+): Promise<number[]> {
+  const latencies: number[] = [];
+  const t0 = performance.now() + 50;
+  await Promise.all(
+    Array.from({ length: callers }, async (_, c) => {
+      for (let i = c; i < items.length; i += callers) {
+        const due = t0 + (i * 1000) / perSecond;
+        const wait = due - performance.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        await send(items[i] as T);
+        latencies.push(performance.now() - due);
+      }
+    }),
+  );
+  return latencies;
+}
+
+/** The share of a shape's measured committed/s that the open-loop phase offers. */
+const OFFERED_SHARE = 0.5;
 
 const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -140,7 +206,9 @@ function cpuMeter(processes: Record<string, number | undefined | (number | undef
   return {
     perTx(n: number): string {
       const end = read();
-      const parts = Object.keys(processes).map((name) => [name, ((end[name]! - start[name]!) * 1000) / n] as const);
+      const parts = Object.keys(processes).map(
+        (name) => [name, ((end[name]! - start[name]!) * 1000) / n] as const,
+      );
       const total = parts.reduce((sum, [, ms]) => sum + ms, 0);
       return `CPU per transaction ${total.toFixed(2)} ms (${parts.map(([name, ms]) => `${name} ${ms.toFixed(2)}`).join(', ')})`;
     },
@@ -317,16 +385,7 @@ async function main(): Promise<void> {
     parties: { keyOf: async (p) => (await registry.get(p))?.keyFingerprint },
   });
   const token = await issueToken({ secret, role: 'submit', ttlSeconds: 3600 });
-  const submit = async (p: unknown, latencies?: number[]) => {
-    const s = performance.now();
-    const status = await post(
-      `${wallet.url}/wallet/v1/submissions`,
-      { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      JSON.stringify(p),
-    );
-    latencies?.push(performance.now() - s);
-    if (status !== 202 && status !== 200) throw new Error(`accept answered ${status}`);
-  };
+  const submit = submitter(wallet.url as string, token);
   const allDone = async (n: number) => {
     for (;;) {
       const c = await wallet.store.countByStatus();
@@ -435,6 +494,10 @@ async function shapes(o: {
             env: { ...env, PORT: '0' },
           }),
         );
+      // A benchmark that fails must not leave the shape's processes behind.
+      process.on('exit', () => {
+        for (const c of children) c.kill('SIGKILL');
+      });
       const url = `http://127.0.0.1:${port}`;
       for (let i = 0; i < 300; i++) {
         const ok = await fetch(`${url}/readyz`).then(
@@ -445,16 +508,7 @@ async function shapes(o: {
         await new Promise((r) => setTimeout(r, 100));
       }
       const store = new SubmissionStore(redis, prefix);
-      const submit = async (p: unknown, latencies: number[]) => {
-        const s = performance.now();
-        const status = await post(
-          `${url}/wallet/v1/submissions`,
-          { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-          JSON.stringify(p),
-        );
-        latencies.push(performance.now() - s);
-        if (status !== 202 && status !== 200) throw new Error(`accept answered ${status}`);
-      };
+      const submit = submitter(url, token);
       const allDone = async (n: number) => {
         for (;;) {
           const c = await store.countByStatus();
@@ -480,6 +534,11 @@ async function shapes(o: {
       const few: number[] = [];
       await pool(paced, 4, (p) => submit(p, few));
       await allDone(N + paced.length);
+      // 64 callers again, now offering a fixed rate below what the shape sustains (open loop).
+      const offered = Math.max(1, Math.round(rate * OFFERED_SHARE));
+      const scheduled = await o.prepareMany(Math.max(400, Math.floor(N / 2)));
+      const open = await openLoop(scheduled, CONCURRENCY, offered, (p) => submit(p));
+      await allDone(N + paced.length + scheduled.length);
       for (const c of children) c.kill('SIGTERM');
       await Promise.all(
         children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r)))),
@@ -488,6 +547,7 @@ async function shapes(o: {
         `  K=${k} M=${m}   ${rate.toFixed(0).padStart(5)} committed/s (${(rate / o.directRate).toFixed(2)}× direct)   ` +
           `4 callers p50 ${pct(few, 50).toFixed(1)} / p99 ${pct(few, 99).toFixed(1)} ms   ` +
           `64 callers p50 ${pct(loaded, 50).toFixed(1)} / p99 ${pct(loaded, 99).toFixed(1)} ms\n` +
+          `              64 callers offering ${offered}/s (${OFFERED_SHARE * 100}% of that): accept p50 ${pct(open, 50).toFixed(1)} / p99 ${pct(open, 99).toFixed(1)} ms\n` +
           `              ${cpuLine}`,
       );
       console.log(rows.at(-1));
@@ -497,7 +557,9 @@ async function shapes(o: {
   console.log(
     `pipeline shapes, ${N} transactions each, K API processes (--processes) × M worker processes, Node ${process.version}`,
   );
-  console.log(`  direct execute (no queue)   ${o.directRate.toFixed(0)} committed/s\n              ${o.directCpuLine}`);
+  console.log(
+    `  direct execute (no queue)   ${o.directRate.toFixed(0)} committed/s\n              ${o.directCpuLine}`,
+  );
   for (const r of rows) console.log(r);
   console.log('  goal: accept p99 < 25 ms at 64 callers in the best shape, committed/s >= 0.6x direct');
 }
