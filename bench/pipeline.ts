@@ -191,7 +191,10 @@ const ownCpuSeconds = () => {
   return (u.user + u.system) / 1e6;
 };
 
-/** Starts a CPU meter over named processes (undefined: this one); `perTx(n)` → "name X.XX ms, …" per transaction. */
+/**
+ * Starts a CPU meter over named processes (`bench` is this one; a pid not known counts 0); `perTx(n)` gives
+ * "name X.XX ms, …" per transaction.
+ */
 function cpuMeter(processes: Record<string, number | undefined | (number | undefined)[]>) {
   const read = () =>
     Object.fromEntries(

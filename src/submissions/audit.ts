@@ -72,9 +72,10 @@ export type ChainVerdict =
   | { ok: false; count: number; index: number; id: string; reason: string };
 
 /**
- * Checks every link in order: each entry's `chainPrev` is the hash of the one before (the genesis for the first) and
- * its `chainHash` (and `chainDigest`, when it has one) is recomputed from `prev` and its fields. `head`, when given (Redis keeps it), must be the last hash:
- * otherwise entries were cut off the end. Names the first broken link (0-based `index`).
+ * Checks every link in order: each entry's `chainPrev` is the hash of the one before (the genesis for the first),
+ * and its `chainHash` (and `chainDigest`, when it has one) is recomputed from `prev` and its fields. `head`, when
+ * given (Redis keeps it), must be the last hash: otherwise entries were cut off the end. Names the first broken
+ * link (0-based `index`).
  */
 export function verifyAuditChain(entries: readonly ChainEntry[], head?: string): ChainVerdict {
   let prev = GENESIS;

@@ -59,6 +59,7 @@ export class PolicyStore {
 
   /** Stores `document` (already validated) as the next version. */
   async put(document: PolicyDocument, by: string, at = new Date().toISOString()): Promise<PolicyVersion> {
+    const json = JSON.stringify(document);
     const version = (await runScript(
       this.redis,
       PUT,
@@ -69,14 +70,14 @@ export class PolicyStore {
         `${this.prefix}audit`,
       ],
       [
-        JSON.stringify(document),
+        json,
         at,
         by,
         ...auditFields({
           kind: 'policy',
           at,
           actor: by,
-          document: createHash('sha256').update(JSON.stringify(document)).digest('hex'),
+          document: createHash('sha256').update(json).digest('hex'),
         }),
       ],
     ).catch(redisFailed)) as number;
