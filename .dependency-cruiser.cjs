@@ -1,16 +1,21 @@
-// Which folder of src/ may import which (DESIGN.md "Layout"). `npm run lint` fails on a forbidden import.
-// Leaves every folder may use: src/errors.ts (the base error) and src/log.ts (the Log type).
-const DOMAIN = '^src/(ledger|scan|transaction|signing|parties|submissions|events|policy)/';
-const LEAVES = '^src/(errors|log)[.]ts$';
+// Which part of the tree may import which (DESIGN.md "Layout"). `npm run lint` fails on a forbidden import.
+// Workspace packages resolve to their real paths (packages/<name>/src/…), so the rules speak of those.
+// Leaves everyone may use: the base error (packages/canton/src/errors.ts), src/errors.ts and src/log.ts.
+const LEAVES = '^(packages/canton/src/errors[.]ts|src/(errors|log)[.]ts)$';
+/** The Canton contract's folders, as one pattern: `canton('ledger', 'transaction')`. */
+const canton = (...folders) => `packages/canton/src/(${folders.join('|')})/`;
+/** Wallet folders under src/, as one pattern. */
+const wallet = (...folders) => `src/(${folders.join('|')})/`;
+const DOMAIN = '^src/(redis|auth|audit|signing|parties|submissions|history|events|policy)/';
 
-/** A rule: files under `from` may import nothing of src/ except what `allowed` matches. */
+/** A rule: files under `from` may import nothing of ours except what `allowed` matches. */
 function only(name, from, allowed, comment) {
   return {
     name,
     comment,
     severity: 'error',
     from: { path: from },
-    to: { path: '^src/', pathNot: [allowed, LEAVES] },
+    to: { path: '^(src|packages)/', pathNot: [allowed, LEAVES] },
   };
 }
 
@@ -23,77 +28,105 @@ module.exports = {
       from: {},
       to: { circular: true },
     },
-    only('ledger-is-a-leaf', '^src/(ledger)/', '^src/ledger/', 'The ledger contract depends on nothing of ours.'),
+    only(
+      'canton-is-generic',
+      '^packages/canton/src/',
+      '^packages/canton/src/',
+      'The Canton contract and codec (a package of their own) know nothing of the wallet or the sandbox.',
+    ),
+    only('ledger-is-a-leaf', `^${canton('ledger')}`, `^${canton('ledger')}`, 'The ledger contract depends on nothing of ours.'),
     only(
       'transaction-uses-schemas',
-      '^src/(transaction)/',
-      '^src/(transaction/|ledger/schemas/)',
+      `^${canton('transaction')}`,
+      `^(${canton('transaction')}|packages/canton/src/ledger/schemas/)`,
       'PreparedTransaction code needs nothing of ours but the ledger schemas.',
     ),
-    only('scan-uses-ledger', '^src/(scan)/', '^src/(scan|ledger)/', 'The activity feed reuses the ledger transport.'),
-    only('signing-uses-ledger', '^src/(signing)/', '^src/(signing|ledger)/', 'Signers speak the ledger Signature shapes.'),
+    only('scan-uses-ledger', `^${canton('scan')}`, `^${canton('scan', 'ledger')}`, 'The activity feed reuses the ledger transport.'),
+    only(
+      'sandbox-uses-canton',
+      '^packages/sandbox/src/',
+      '^packages/(sandbox|canton)/src/',
+      'The sandbox serves the ledger contract; it knows nothing of the wallet.',
+    ),
+    {
+      name: 'product-not-sandbox',
+      comment:
+        'The sandbox is a test instrument, absent from the production image: only the commands (src/cli) and the development composition (src/dev) load it.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(cli|dev)/' },
+      to: { path: '^packages/sandbox/' },
+    },
+    only(
+      'redis-is-infrastructure',
+      `^${wallet('redis')}`,
+      `^${wallet('redis')}`,
+      'Connections, keys, scripts, leases and the consumer loop serve every store; they know none of them.',
+    ),
+    only('auth-is-a-leaf', `^${wallet('auth')}`, `^${wallet('auth')}`, 'Principals and tokens depend on nothing of ours.'),
+    only('audit-uses-redis', `^${wallet('audit')}`, `^${wallet('audit', 'redis')}`, 'The audit chain lives in Redis.'),
+    only('signing-uses-ledger', `^${wallet('signing')}`, `^(${wallet('signing')}|${canton('ledger')})`, 'Signers speak the ledger Signature shapes.'),
     only(
       'parties-use-leaves',
-      '^src/(parties)/',
-      '^src/(parties|ledger|signing|transaction)/',
+      `^${wallet('parties')}`,
+      `^(${wallet('parties', 'signing')}|${canton('ledger', 'transaction')})`,
       'Onboarding uses the ledger, signing and topology hashing, nothing above them.',
     ),
     only(
+      'policy-uses-transaction',
+      `^${wallet('policy')}`,
+      `^(${wallet('policy', 'audit', 'redis')}|${canton('ledger', 'transaction')})`,
+      'Approval policy reads decoded transactions (and keeps its versions in Redis); it knows nothing of the pipeline.',
+    ),
+    only(
       'submissions-use-leaves',
-      '^src/(submissions)/',
-      '^src/(submissions|policy|ledger|transaction|signing)/',
+      `^${wallet('submissions')}`,
+      `^(${wallet('submissions', 'policy', 'signing', 'audit', 'auth', 'redis')}|${canton('ledger', 'transaction')})`,
       'The pipeline is wired by the composition root, never the other way round.',
     ),
     only(
-      'events-use-domain',
-      '^src/(events)/',
-      '^src/(events|ledger|scan|transaction|submissions|parties|lease[.]ts)',
-      'Events, streams and webhooks (issue 14) build on the domain folders, never on the API or the wiring.',
+      'history-reads-the-ledger',
+      `^${wallet('history')}`,
+      `^(${wallet('history', 'redis')}|${canton('ledger')})`,
+      'What Quill learns from the ledger: the watcher and its index, nothing of the pipeline or the API.',
     ),
     only(
-      'policy-uses-transaction',
-      '^src/(policy)/',
-      '^src/(policy|ledger|transaction)/',
-      'Approval policy reads decoded transactions; it knows nothing of the pipeline or the sandbox.',
+      'events-use-domain',
+      `^${wallet('events')}`,
+      `^(${wallet('events', 'submissions', 'redis')}|${canton('ledger', 'scan', 'transaction')})`,
+      'What Quill tells others builds on the pipeline, never on the API or the wiring.',
     ),
     only(
       'api-uses-domain',
-      '^src/(api)/',
-      `^src/(api|ledger|scan|transaction|signing|parties|submissions|events|policy)/`,
+      `^${wallet('api')}`,
+      `^(${wallet('api', 'auth', 'audit', 'signing', 'parties', 'submissions', 'events', 'history', 'policy', 'redis')}|src/metrics[.]ts|packages/canton/src/)`,
       'The HTTP layer uses domain folders; configuration and wiring come from src/server.',
     ),
     only(
       'console-uses-api',
-      '^src/(console)/',
-      '^src/(console|api|submissions)/',
-      'The console is a client of the wallet API (in process): it reads and acts only through it.',
-    ),
-    only(
-      'sandbox-uses-contract',
-      '^src/(sandbox)/',
-      '^src/(sandbox|ledger|scan|transaction)/',
-      'The sandbox serves the ledger contract; it knows nothing of the wallet.',
+      `^${wallet('console')}`,
+      `^${wallet('console', 'api', 'auth', 'redis', 'submissions')}`,
+      'The console is a client of the wallet API (in process): it reads and acts only through it (its sessions and links live under the key registry).',
     ),
     {
       name: 'config-only-in-composition',
       comment: 'Only the composition root and the commands read configuration.',
       severity: 'error',
       from: { path: DOMAIN },
-      to: { path: '^src/(config[.]ts|server/|cli/)' },
+      to: { path: '^src/(config|server|cli|dev)/' },
     },
     {
       name: 'server-not-from-below',
       comment: 'Nothing below the composition root imports it.',
       severity: 'error',
-      from: { path: '^src/(ledger|scan|transaction|signing|parties|submissions|events|policy|api|console|sandbox)/' },
-      to: { path: '^src/(server|cli)/' },
+      from: { path: '^(src/(redis|auth|audit|signing|parties|submissions|history|events|policy|api|console|config)/|packages/)' },
+      to: { path: '^src/(server|cli|dev)/' },
     },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    includeOnly: '^src/',
+    includeOnly: '^(src|packages/[^/]+/src)/',
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { extensions: ['.ts', '.tsx', '.js'] },
+    enhancedResolveOptions: { extensions: ['.ts', '.tsx', '.js'], exportsFields: ['exports'], conditionNames: ['import', 'default'] },
   },
 };

@@ -11,14 +11,11 @@ import { Agent, request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { issueToken } from '../src/api/index.ts';
+import { encodePreparedTransactionBase64 } from '@quill/canton/transaction';
+import { buildPreparedTransaction, damlValue } from '@quill/sandbox/build';
+import { issueToken } from '../src/auth/index.ts';
 import { PartyRegistry, partyIdOf } from '../src/parties/index.ts';
 import { KeyStore } from '../src/signing/index.ts';
-import {
-  buildPreparedTransaction,
-  damlValue,
-  encodePreparedTransactionBase64,
-} from '../src/transaction/index.ts';
 
 const arg = (name: string, dflt: number) => {
   const i = process.argv.indexOf(`--${name}`);

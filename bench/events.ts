@@ -7,11 +7,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { LedgerClient } from '@quill/canton/ledger';
+import { bootstrapCoin, mint, startSandbox } from '@quill/sandbox';
 import { Redis } from 'ioredis';
-import { HistoryIndex, LedgerWatcher } from '../src/events/index.ts';
-import { Lease } from '../src/lease.ts';
-import { LedgerClient } from '../src/ledger/index.ts';
-import { bootstrapCoin, mint, startSandbox } from '../src/sandbox/index.ts';
+import { HistoryIndex, LedgerWatcher } from '../src/history/index.ts';
+import { Lease } from '../src/redis/lease.ts';
 
 const N = Number(process.env.N ?? 20_000);
 

@@ -2,13 +2,11 @@
 // against @canton-network/core-tx-visualizer in the same run. Run: npx tsx bench/hash.ts
 import { hashPreparedTransaction as referenceHash } from '@canton-network/core-tx-visualizer';
 import {
-  type BuildNode,
-  buildPreparedTransaction,
   decodePreparedTransactionBase64,
   encodePreparedTransactionBase64,
   hashPreparedTransaction,
-  damlValue as V,
-} from '../src/transaction/index.ts';
+} from '@quill/canton/transaction';
+import { type BuildNode, buildPreparedTransaction, damlValue as V } from '@quill/sandbox/build';
 
 const alice = 'alice::1220aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa';
 const bob = 'bob::1220bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb';

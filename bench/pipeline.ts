@@ -17,14 +17,14 @@ import { Agent, request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { issueToken } from '../src/api/index.ts';
-import { loadConfig } from '../src/config.ts';
-import { LedgerClient } from '../src/ledger/index.ts';
+import { LedgerClient } from '@quill/canton/ledger';
+import { startSandbox } from '@quill/sandbox';
+import { issueToken } from '../src/auth/index.ts';
+import { loadConfig } from '../src/config/index.ts';
 import { onboardExternalParty, PartyRegistry } from '../src/parties/index.ts';
-import { startSandbox } from '../src/sandbox/index.ts';
-import { ledgerPort } from '../src/server/ledger-port.ts';
 import { startWallet } from '../src/server/wallet.ts';
 import { Keyring, KeyStore, verifyingSigner } from '../src/signing/index.ts';
+import { ledgerPort } from '../src/submissions/ledger.ts';
 
 const N = Number(
   process.argv
@@ -382,7 +382,7 @@ async function main(): Promise<void> {
     config,
     role: SPLIT ? 'api' : 'all',
     ledger: ledgerPort(client),
-    auth: (await import('../src/api/index.ts')).createVerifier(config.auth),
+    auth: (await import('../src/auth/index.ts')).createVerifier(config.auth),
     keys: new Keyring([keys]),
     signer,
     parties: { keyOf: async (p) => (await registry.get(p))?.keyFingerprint },

@@ -9,6 +9,7 @@ import { type AddressInfo, createServer as netServer } from 'node:net';
 import { Redis } from 'ioredis';
 import {
   Deliveries,
+  dispatchStep,
   EventLog,
   startDelivery,
   verifySignature,
@@ -71,7 +72,7 @@ async function run(redisUrl: string, parties: number, concurrency: number): Prom
     retryForMs: 60_000,
     concurrency,
   });
-  await d.dispatch();
+  await dispatchStep(d);
   const pipe = redis.pipeline();
   for (let i = 0; i < EVENTS; i++)
     pipe.xadd(

@@ -1,9 +1,9 @@
 // The wallet's Hono app: auth, routes, OpenAPI document, local docs, probes and metrics. Errors are mapped once.
 import { randomUUID } from 'node:crypto';
 import { OpenAPIHono } from '@hono/zod-openapi';
+import { echo } from '@quill/canton/errors';
 import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { echo } from '../errors.ts';
 import { type Log, noLog } from '../log.ts';
 import { SubmissionRefused } from '../submissions/index.ts';
 import { type AppDeps, type AppEnv, inProcessPrincipal } from './context.ts';

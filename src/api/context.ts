@@ -1,20 +1,23 @@
 // What the API's routes share: dependencies, the Hono environment, and role/party checks.
+
+import type { ListVettedPackagesRequest, ListVettedPackagesResponse } from '@quill/canton/ledger';
+import type { ListActivityResponse } from '@quill/canton/scan';
 import type { Context } from 'hono';
 import type { Redis } from 'ioredis';
-import type { Deliveries, EventLog, HistoryIndex, WebhookRegistry } from '../events/index.ts';
-import type { ListVettedPackagesRequest, ListVettedPackagesResponse } from '../ledger/index.ts';
+import type { AuditLog } from '../audit/index.ts';
+import { allows, type Principal, type Role, type Verifier } from '../auth/index.ts';
+import type { Deliveries, EventLog, WebhookRegistry } from '../events/index.ts';
+import type { HistoryIndex } from '../history/index.ts';
 import type { Log } from '../log.ts';
-import type { ListActivityResponse } from '../scan/index.ts';
+import type { Registry } from '../metrics.ts';
+import type { HoldingRecognizer, PolicyStore } from '../policy/index.ts';
 import type {
   AcceptDeps,
   OutcomeWaiter,
   PipelineMetrics,
-  PolicyStore,
-  Principal,
   SubmissionRecord,
   SubmissionStore,
 } from '../submissions/index.ts';
-import { allows, type Role, type Verifier } from './auth.ts';
 import { ApiError } from './errors.ts';
 import type { AcceptLimiter } from './rate-limit.ts';
 import type { KeyFileProblemView, KeyView, PartyView } from './schemas.ts';
@@ -56,6 +59,8 @@ export interface AppDeps {
   /** 'none' only with --insecure-no-auth: every caller is an admin without party scope. */
   auth: Verifier | 'none';
   metrics: PipelineMetrics;
+  /** The process's metrics (/metrics). */
+  registry: Registry;
   redis: Redis;
   /** Resolves when the ledger answers; rejects otherwise. */
   ledgerReady: () => Promise<void>;
@@ -63,6 +68,8 @@ export interface AppDeps {
   parties?: PartyAdmin;
   /** Versions of the approval policy (issue 15); absent: GET/PUT /wallet/v1/policy answer from accept.policy. */
   policies?: PolicyStore;
+  /** The audit chain: read by GET /wallet/v1/audit, appended to for key changes. */
+  audit: AuditLog;
   batchMax: number;
   /** Sizes a request may have: a prepared transaction (decoded bytes) and a whole batch body. */
   limits: { preparedTransactionBytes: number; batchBytes: number };
@@ -74,6 +81,8 @@ export interface AppDeps {
   events?: EventsDeps;
   /** The watcher's party history index (GET /wallet/v1/parties/{party}/transactions). */
   history?: Pick<HistoryIndex, 'page' | 'active'>;
+  /** The holding templates GET /wallet/v1/parties/{party}/holdings reads (the composition root's recognizers). */
+  holdings?: readonly HoldingRecognizer[];
   /** Ledger reads as one party (GET /wallet/v1/ledger/…); absent: those routes answer 503. */
   ledgerReads?: LedgerReads;
 }

@@ -1,17 +1,18 @@
 // The API's one error shape: every 4xx/5xx body is { error: { code, message } }, and the one table from a
 // thrown value to that body and its HTTP status (`toHttpError`), used by onError and by the batch route.
 import { z } from '@hono/zod-openapi';
+import { echo, QuillError, walkCauses } from '@quill/canton/errors';
+import { LedgerError } from '@quill/canton/ledger';
+import { TransactionError } from '@quill/canton/transaction';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { echo, QuillError, walkCauses } from '../errors.ts';
+import { AuthError } from '../auth/index.ts';
 import { EventLogError, WebhookError } from '../events/index.ts';
-import { LedgerError } from '../ledger/index.ts';
 import { PartyError } from '../parties/index.ts';
+import { StoreError } from '../redis/index.ts';
 import { SigningError } from '../signing/index.ts';
-import { StoreError, SubmissionRefused } from '../submissions/index.ts';
-import { TransactionError } from '../transaction/index.ts';
-import { AuthError } from './auth.ts';
+import { SubmissionRefused } from '../submissions/index.ts';
 
 export const ErrorBody = z
   .object({

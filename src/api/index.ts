@@ -1,17 +1,6 @@
 // Public surface of the wallet HTTP API.
 export { createApp } from './app.ts';
 export {
-  AuthError,
-  type AuthSettings,
-  allows,
-  createVerifier,
-  issueToken,
-  parseTtl,
-  ROLES,
-  type Role,
-  type Verifier,
-} from './auth.ts';
-export {
   type AppDeps,
   AS_PRINCIPAL,
   type EventsDeps,
@@ -20,6 +9,7 @@ export {
   type PartyAdmin,
 } from './context.ts';
 export { ApiError, describeCause, ErrorBody, type HttpError, toHttpError } from './errors.ts';
+export { ledgerReads } from './ledger-reads.ts';
 export { type ProbeDeps, probeRoutes } from './probes.ts';
 export { type AcceptLimiter, type AcceptRateLimit, acceptLimiter } from './rate-limit.ts';
 export type { KeyView, PartyView } from './schemas.ts';

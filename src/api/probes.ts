@@ -1,13 +1,14 @@
 // Health, readiness and Prometheus metrics: served by the API, and alone by a worker-only process.
 import type { Hono } from 'hono';
 import type { Redis } from 'ioredis';
-import type { PipelineMetrics } from '../submissions/index.ts';
+import type { Registry } from '../metrics.ts';
 
 export interface ProbeDeps {
   redis: Redis;
   /** Resolves when the ledger answers; rejects otherwise. */
   ledgerReady: () => Promise<void>;
-  metrics: PipelineMetrics;
+  /** The process's metrics (src/metrics.ts). */
+  registry: Registry;
   /** The key store, where this process has one: /readyz counts key files that fail to open. */
   keys?: { survey(): Promise<{ problems: { file: string; problem: string }[] }> };
 }
@@ -53,7 +54,7 @@ export function probeRoutes(app: Hono<any>, deps: ProbeDeps): void {
     );
   });
   app.get('/metrics', async (c) => {
-    c.header('content-type', deps.metrics.registry.contentType);
-    return c.body(await deps.metrics.registry.metrics());
+    c.header('content-type', deps.registry.contentType);
+    return c.body(await deps.registry.metrics());
   });
 }

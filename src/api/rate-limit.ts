@@ -2,7 +2,7 @@
 // counted in Redis so it holds across every API process of a deployment. A token is its subject and party
 // together (what scopes its idempotency keys).
 import type { Redis } from 'ioredis';
-import { StoreError } from '../submissions/index.ts';
+import { redisKeys, StoreError } from '../redis/index.ts';
 import { ApiError } from './errors.ts';
 
 export interface AcceptRateLimit {
@@ -18,9 +18,9 @@ export type AcceptLimiter = (
 ) => Promise<void>;
 
 export function acceptLimiter(redis: Redis, prefix: string, limit: AcceptRateLimit): AcceptLimiter {
+  const keys = redisKeys(prefix);
   return async (who, n) => {
-    const token = `${Buffer.from(who.subject).toString('base64url')}:${Buffer.from(who.party ?? '').toString('base64url')}`;
-    const key = `${prefix}:rl:${token}`;
+    const key = keys.acceptRate(who.subject, who.party ?? '');
     // NX: only the first accept of a window sets its end; the count then lives exactly one window.
     const res = await redis
       .multi()

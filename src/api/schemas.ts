@@ -8,7 +8,7 @@ import {
   isStandardBase64,
   MinLedgerTime,
   TransactionFormat,
-} from '../ledger/index.ts';
+} from '@quill/canton/ledger';
 import { KEY_ALGORITHMS, KEY_BACKENDS } from '../signing/index.ts';
 import { HashingSchemeVersion, SubmissionRecord, SubmissionStatus } from '../submissions/index.ts';
 

@@ -2,23 +2,25 @@
 // REDIS_PREFIX) as JSON lines `{"id":…,"fields":[[name,value],…]}`, and its check, naming the first broken link.
 import { readFile, writeFile } from 'node:fs/promises';
 import { Command } from 'commander';
-import { loadConfig } from '../config.ts';
-import { type ChainEntry, redisConnection, SubmissionStore, verifyAuditChain } from '../submissions/index.ts';
-import { type CliEnv, CommandFailure, UsageError } from './support.ts';
+import { AuditLog, type ChainEntry, verifyAuditChain } from '../audit/index.ts';
+import { loadConfig } from '../config/index.ts';
+import { CommandFailure, UsageError } from '../errors.ts';
+import { redisConnection } from '../redis/index.ts';
+import type { CliEnv } from './support.ts';
 
 async function fromRedis(env: CliEnv): Promise<{ entries: ChainEntry[]; head: string | undefined }> {
   const config = loadConfig(env, ['redis']);
   const redis = redisConnection(config.redisTarget, { maxRetriesPerRequest: 1 });
   try {
-    const store = new SubmissionStore(redis, config.redisPrefix);
+    const audit = new AuditLog(redis, config.redisPrefix);
     const entries: ChainEntry[] = [];
     for (let after = '0-0'; ; ) {
-      const page = await store.auditEntries(after, 1000);
+      const page = await audit.entries(after, 1000);
       entries.push(...page);
       if (page.length < 1000) break;
       after = page.at(-1)?.id ?? after;
     }
-    return { entries, head: await store.auditHead() };
+    return { entries, head: await audit.head() };
   } finally {
     redis.disconnect();
   }

@@ -1,9 +1,10 @@
 // `quill console link`: a one-time console sign-in link, signed with AUTH_JWT_SECRET (config `auth`).
 import { Command, Option } from 'commander';
-import { parseTtl, ROLES, type Role } from '../api/index.ts';
-import { loadConfig } from '../config.ts';
-import { consoleBaseUrl, signInLink } from '../server/console-link.ts';
-import { type CliEnv, UsageError } from './support.ts';
+import { parseTtl, ROLES, type Role } from '../auth/index.ts';
+import { loadConfig } from '../config/index.ts';
+import { consoleBaseUrl, signInLink } from '../console/index.tsx';
+import { UsageError } from '../errors.ts';
+import type { CliEnv } from './support.ts';
 
 /** Links are for signing in now: at most a day. */
 const MAX_LINK_TTL = 86_400;
@@ -35,7 +36,12 @@ export function consoleCommand(env: CliEnv = {}): Command {
       if (o.party !== undefined && o.party.trim() === '') throw new UsageError('--party must not be empty');
       if (o.subject !== undefined && !/^[\w.@:-]{1,100}$/.test(o.subject))
         throw new UsageError('--subject: 1 to 100 letters, digits, or . @ : _ -');
-      const link = await signInLink(config.auth.jwtSecret, consoleBaseUrl(config), {
+      const base = consoleBaseUrl({
+        publicUrl: config.console.publicUrl,
+        host: config.host,
+        port: config.port,
+      });
+      const link = await signInLink(config.auth.jwtSecret, base, {
         role: o.role,
         ttlSeconds,
         ...(o.party ? { party: o.party.trim() } : {}),

@@ -2,9 +2,10 @@
 // config `client`). Reconnects after a dropped connection, resuming after the last event it printed; stops with
 // exit 1 when the wallet says events were lost to retention (410), 2 on bad options or a 4xx answer.
 import { Command } from 'commander';
-import { loadConfig } from '../config.ts';
+import { loadConfig } from '../config/index.ts';
+import { CommandFailure, UsageError } from '../errors.ts';
 import { EVENT_TYPES, isEventId, isEventType } from '../events/index.ts';
-import { type CliEnv, CommandFailure, UsageError } from './support.ts';
+import type { CliEnv } from './support.ts';
 
 export function eventsCommand(env: CliEnv = {}): Command {
   const events = new Command('events').description('events of the wallet (live stream)');

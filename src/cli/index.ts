@@ -1,10 +1,12 @@
 // Entry point: quill serve | sandbox | keys | parties | tx | submit | tokens | events | audit | console.
+
+import { LedgerError } from '@quill/canton/ledger';
+import { TransactionError } from '@quill/canton/transaction';
 import { Command, CommanderError } from 'commander';
-import { ConfigError } from '../config.ts';
-import { LedgerError } from '../ledger/index.ts';
+import { ConfigError } from '../config/index.ts';
+import { CommandFailure, UsageError } from '../errors.ts';
 import { PartyError } from '../parties/index.ts';
 import { SigningError } from '../signing/index.ts';
-import { TransactionError } from '../transaction/index.ts';
 import { auditCommand } from './audit.ts';
 import { consoleCommand } from './console.ts';
 import { eventsCommand } from './events.ts';
@@ -13,7 +15,7 @@ import { partiesCommand } from './parties.ts';
 import { sandboxCommand } from './sandbox.ts';
 import { serveCommand } from './serve.ts';
 import { submitCommand } from './submit.ts';
-import { type CliEnv, CommandFailure, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from './support.ts';
+import { type CliEnv, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './support.ts';
 import { tokensCommand } from './tokens.ts';
 import { txCommand } from './tx.ts';
 

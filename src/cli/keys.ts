@@ -1,7 +1,8 @@
 // `quill keys generate|list|show|disable|check`: KEYS_DIR, the passphrase, KEYSTORE_SCRYPT_N and PKCS11_* (config `keys`).
 import { join } from 'node:path';
 import { Command, Option } from 'commander';
-import { loadConfig } from '../config.ts';
+import { loadConfig } from '../config/index.ts';
+import { CommandFailure } from '../errors.ts';
 import { openKeyring } from '../server/parts.ts';
 import {
   KEY_ALGORITHMS,
@@ -11,7 +12,7 @@ import {
   type Keyring,
   type KeyView,
 } from '../signing/index.ts';
-import { type CliEnv, CommandFailure, printJson } from './support.ts';
+import { type CliEnv, printJson } from './support.ts';
 
 /** Only the keys section: an unrelated bad variable never stops a key command. */
 async function withKeys<T>(env: CliEnv, run: (keys: Keyring, keysDir: string) => Promise<T>): Promise<T> {

@@ -1,10 +1,11 @@
 // `quill parties onboard|list`: KEYS_DIR and the passphrase (config `keys`), the ledger URL and its token
 // (config `ledger`: LEDGER_TOKEN, LEDGER_TOKEN_FILE or LEDGER_OAUTH_*, as `quill serve` uses them).
 import { Command } from 'commander';
-import { loadConfig } from '../config.ts';
+import { loadConfig } from '../config/index.ts';
+import { UsageError } from '../errors.ts';
 import { PartyRegistry } from '../parties/index.ts';
 import { onboardFromConfig } from '../server/parts.ts';
-import { type CliEnv, printJson, UsageError } from './support.ts';
+import { type CliEnv, printJson } from './support.ts';
 
 function checkedUrl(url: string): string {
   try {

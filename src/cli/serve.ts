@@ -1,28 +1,37 @@
-// `quill serve`: API and/or worker, on a real participant (LEDGER_URL) or the embedded sandbox.
+// `quill serve`: API and/or worker on the participant at LEDGER_URL; `--sandbox` / `--demo` run it on the embedded
+// sandbox instead (src/dev), which only those flags ever start.
 import cluster from 'node:cluster';
 import { Command, Option } from 'commander';
+import { UsageError } from '../errors.ts';
 import { serve } from '../server/serve.ts';
 import type { Role } from '../server/wallet.ts';
-import { type CliEnv, UsageError } from './support.ts';
-
-/** Set in the processes `--processes` forks: which one it is (0 prints the console link). */
-const CHILD_INDEX = 'QUILL_API_PROCESS_INDEX';
+import type { CliEnv } from './support.ts';
 
 type AnyAudience = { insecureAnyAudience?: boolean };
 
 export function serveCommand(env: CliEnv = {}): Command {
   return new Command('serve')
-    .description('run the wallet: API and worker (embedded sandbox ledger when LEDGER_URL is unset)')
+    .description('run the wallet (API and worker) on the participant at LEDGER_URL')
     .addOption(
       new Option('--role <role>', 'api | worker | all').choices(['api', 'worker', 'all']).default('all'),
     )
-    .option('--demo', 'embedded sandbox with demo data, generated secrets in .demo/, a demo key and party')
+    .option('--sandbox', 'run on the embedded sandbox ledger instead of LEDGER_URL (development and tests)')
+    .option(
+      '--demo',
+      'the embedded sandbox with demo data, generated secrets in .demo/, a demo key and party, a console sign-in link',
+    )
     .option('--insecure-no-auth', 'serve the API without authentication (development only)')
     .option('--insecure-any-audience', 'with AUTH_JWKS_URL, accept tokens without checking AUTH_AUDIENCE')
     .option('--processes <k>', 'with --role api: serve one port from K processes (node:cluster)', '1')
     .action(
       async (
-        o: { role: Role; demo?: boolean; insecureNoAuth?: boolean; processes: string } & AnyAudience,
+        o: {
+          role: Role;
+          demo?: boolean;
+          sandbox?: boolean;
+          insecureNoAuth?: boolean;
+          processes: string;
+        } & AnyAudience,
       ) => {
         const processes = Number(o.processes);
         if (!/^\d{1,2}$/.test(o.processes) || processes < 1 || processes > 64)
@@ -32,15 +41,16 @@ export function serveCommand(env: CliEnv = {}): Command {
             '--processes needs --role api (run more --role worker processes for the worker side)',
           );
         if (processes > 1 && cluster.isPrimary) return superviseApi(processes);
-        const index = env[CHILD_INDEX];
-        const { stop, log, shutdownGraceMs } = await serve({
+        const options = {
           env,
           role: o.role,
-          demo: !!o.demo,
           insecureNoAuth: !!o.insecureNoAuth,
           insecureAnyAudience: !!o.insecureAnyAudience,
-          printConsoleLink: index === undefined || index === '0',
-        });
+        };
+        const { stop, log, shutdownGraceMs } =
+          o.demo || o.sandbox
+            ? await (await import('../dev/serve.ts')).serveEmbedded({ ...options, demo: !!o.demo })
+            : await serve(options);
         // Graceful shutdown always ends: jobs in flight get SHUTDOWN_TIMEOUT_MS, then the process exits even if
         // a connection (an unreachable Redis, say) would keep it alive. A second signal exits at once.
         await new Promise<void>((resolve) => {
@@ -77,19 +87,19 @@ export function serveCommand(env: CliEnv = {}): Command {
 async function superviseApi(k: number): Promise<void> {
   let stopping = false;
   let delayMs = 1000;
-  const fork = (index: number) => {
+  const fork = () => {
     const started = Date.now();
-    const child = cluster.fork({ [CHILD_INDEX]: String(index) });
+    const child = cluster.fork();
     child.on('exit', (code, signal) => {
       if (stopping) return;
       delayMs = Date.now() - started > 60_000 ? 1000 : Math.min(30_000, delayMs * 2);
       process.stderr.write(
         `${JSON.stringify({ level: 'warn', time: new Date().toISOString(), msg: `API process ${child.process.pid} exited (${signal ?? code}); starting another in ${delayMs} ms` })}\n`,
       );
-      setTimeout(() => !stopping && fork(index + k), delayMs);
+      setTimeout(() => !stopping && fork(), delayMs);
     });
   };
-  for (let i = 0; i < k; i++) fork(i);
+  for (let i = 0; i < k; i++) fork();
   await new Promise<void>((resolve) => {
     const onSignal = (sig: NodeJS.Signals) => {
       stopping = true;

@@ -1,7 +1,8 @@
 // `quill submit`: posts a prepared transaction to the wallet API (QUILL_URL, QUILL_TOKEN: config `client`).
 import { Command } from 'commander';
-import { loadConfig } from '../config.ts';
-import { type CliEnv, CommandFailure, printJson, readInput, UsageError } from './support.ts';
+import { loadConfig } from '../config/index.ts';
+import { CommandFailure, UsageError } from '../errors.ts';
+import { type CliEnv, printJson, readInput } from './support.ts';
 
 const REQUEST_FIELDS = [
   'preparedTransaction',

@@ -1,8 +1,9 @@
 // `quill tokens issue`: a bearer token for the wallet API, signed with AUTH_JWT_SECRET (config `auth`).
 import { Command, Option } from 'commander';
-import { issueToken, parseTtl, ROLES, type Role } from '../api/index.ts';
-import { loadConfig } from '../config.ts';
-import { type CliEnv, UsageError } from './support.ts';
+import { issueToken, parseTtl, ROLES, type Role } from '../auth/index.ts';
+import { loadConfig } from '../config/index.ts';
+import { UsageError } from '../errors.ts';
+import type { CliEnv } from './support.ts';
 
 export function tokensCommand(env: CliEnv = {}): Command {
   const tokens = new Command('tokens').description('API access tokens');

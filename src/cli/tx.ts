@@ -1,5 +1,5 @@
 // `quill tx hash|inspect`: hash or preview a prepared transaction given as base64 text or raw bytes.
-import { Command, Option } from 'commander';
+
 import {
   decodePreparedTransaction,
   decodePreparedTransactionBase64,
@@ -7,8 +7,10 @@ import {
   hashPreparedTransaction,
   type PreparedTransaction,
   previewPreparedTransaction,
-} from '../transaction/index.ts';
-import { printJson, readInput, UsageError } from './support.ts';
+} from '@quill/canton/transaction';
+import { Command, Option } from 'commander';
+import { UsageError } from '../errors.ts';
+import { printJson, readInput } from './support.ts';
 
 const BASE64_TEXT = /^[A-Za-z0-9+/=\s]*$/;
 

@@ -3,7 +3,7 @@
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { AS_PRINCIPAL } from '../api/index.ts';
-import type { Principal } from '../submissions/index.ts';
+import type { Principal } from '../auth/index.ts';
 import type { ConsoleDeps } from './deps.ts';
 import { csrfMatches, type Session } from './sessions.ts';
 import { Page, type Viewer } from './ui.tsx';

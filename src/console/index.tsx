@@ -25,7 +25,7 @@ import { oidcCallback, oidcStart, redeem, signinPage, signout } from './pages/si
 import { submissionPage, submissionRows, submissionStatus, submissionsPage } from './pages/submissions.tsx';
 
 export type { ConsoleDeps, OidcSettings } from './deps.ts';
-export { type LinkRequest, mintLink } from './links.ts';
+export { consoleBaseUrl, type LinkRequest, mintLink, signInLink } from './links.ts';
 export { SessionStore } from './sessions.ts';
 
 const ASSETS: Record<string, { type: string; body: string }> = {

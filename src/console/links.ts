@@ -2,10 +2,11 @@
 // audience and no `scope` claim, so it can never pass as an API bearer token (and an API token never as a link).
 // Single use: the first redemption claims its `jti` in Redis until the link would have expired anyway.
 import { randomBytes } from 'node:crypto';
+import { QuillError } from '@quill/canton/errors';
 import type { Redis } from 'ioredis';
 import { jwtVerify, SignJWT } from 'jose';
-import { QuillError } from '../errors.ts';
-import type { Principal } from '../submissions/index.ts';
+import type { Principal } from '../auth/index.ts';
+import { redisKeys } from '../redis/index.ts';
 
 const TYPE = 'quill-console-link+jwt';
 const AUDIENCE = 'quill-console';
@@ -59,8 +60,20 @@ export async function redeemLink(
   if (!ROLES.has(role) || (party !== undefined && (typeof party !== 'string' || party === '')))
     throw new LinkError('INVALID_LINK', 'this sign-in link is invalid: ask for a new one');
   const ttlMs = Math.max(1000, (payload.exp as number) * 1000 - Date.now() + 60_000);
-  const first = await redis.set(`${prefix}console:link:${payload.jti as string}`, '1', 'PX', ttlMs, 'NX');
+  const first = await redis.set(redisKeys(prefix).consoleLink(payload.jti as string), '1', 'PX', ttlMs, 'NX');
   if (first !== 'OK')
     throw new LinkError('USED_LINK', 'this sign-in link was already used: ask for a new one');
   return { subject: payload.sub as string, role, party: party as string | undefined };
+}
+
+/** Where operators reach the console: CONSOLE_PUBLIC_URL, else this host and port. */
+export function consoleBaseUrl(at: { publicUrl?: string | undefined; host: string; port: number }): string {
+  if (at.publicUrl) return at.publicUrl;
+  const host = at.host === '0.0.0.0' || at.host === '::' ? '127.0.0.1' : at.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${at.port}`;
+}
+
+/** A one-time sign-in link at `base` (see `consoleBaseUrl`). */
+export async function signInLink(secret: string, base: string, req: LinkRequest): Promise<string> {
+  return `${base}/console/signin?t=${await mintLink(secret, req)}`;
 }

@@ -1,10 +1,12 @@
 // OIDC sign-in: authorization code with PKCE (S256), state and nonce; the role and party come from configurable
 // claims of the ID token. The state is bound to the browser by a cookie and kept in Redis until its one use,
 // so a wrong or replayed state is refused before the code is ever redeemed.
+
+import { QuillError } from '@quill/canton/errors';
 import type { Redis } from 'ioredis';
 import * as client from 'openid-client';
-import { QuillError } from '../errors.ts';
-import type { Principal } from '../submissions/index.ts';
+import type { Principal } from '../auth/index.ts';
+import { redisKeys } from '../redis/index.ts';
 import type { OidcSettings } from './deps.ts';
 
 export class OidcError extends QuillError<'OIDC_REFUSED' | 'OIDC_UNAVAILABLE'> {
@@ -50,7 +52,7 @@ export class OidcSignIn {
     const state = client.randomState();
     const nonce = client.randomNonce();
     await this.redis.set(
-      `${this.prefix}console:oidc:${state}`,
+      redisKeys(this.prefix).consoleOidc(state),
       JSON.stringify({ verifier, nonce, next }),
       'PX',
       STATE_TTL_MS,
@@ -75,7 +77,7 @@ export class OidcSignIn {
     const state = callbackUrl.searchParams.get('state');
     if (!state || !cookieState || state !== cookieState)
       throw new OidcError('OIDC_REFUSED', 'the sign-in state does not match this browser: start again');
-    const raw = await this.redis.getdel(`${this.prefix}console:oidc:${state}`);
+    const raw = await this.redis.getdel(redisKeys(this.prefix).consoleOidc(state));
     if (!raw)
       throw new OidcError('OIDC_REFUSED', 'this sign-in was already used or has expired: start again');
     const saved = JSON.parse(raw) as { verifier: string; nonce: string; next: string };

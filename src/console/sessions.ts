@@ -2,7 +2,8 @@
 // holds no usable cookie). Idle timeout by key expiry, absolute timeout by the creation time; a CSRF token each.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { Principal } from '../submissions/index.ts';
+import type { Principal } from '../auth/index.ts';
+import { type RedisKeys, redisKeys } from '../redis/index.ts';
 
 export interface Session {
   principal: Principal;
@@ -20,14 +21,17 @@ export interface SessionLimits {
 const digest = (id: string) => createHash('sha256').update(id).digest('hex');
 
 export class SessionStore {
+  readonly #keys: RedisKeys;
   constructor(
     private readonly redis: Redis,
-    private readonly prefix: string,
+    prefix: string,
     readonly limits: SessionLimits,
-  ) {}
+  ) {
+    this.#keys = redisKeys(prefix);
+  }
 
   private key(id: string): string {
-    return `${this.prefix}console:session:${digest(id)}`;
+    return this.#keys.consoleSession(digest(id));
   }
 
   /** A new session; returns the id the cookie carries. */

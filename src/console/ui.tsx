@@ -1,7 +1,7 @@
 // The console's page frame and small shared pieces (server-rendered; Hono's JSX escapes every value).
 import { raw } from 'hono/html';
 import type { Child } from 'hono/jsx';
-import type { Principal } from '../submissions/index.ts';
+import type { Principal } from '../auth/index.ts';
 
 export interface Viewer {
   principal: Principal;

@@ -1,15 +1,5 @@
-// Public surface of src/events.
-// events, stream and webhooks (part B)
-
-// watcher and history (part A)
-export {
-  type GapEvent,
-  HistoryError,
-  type HistoryErrorCode,
-  HistoryIndex,
-  type IndexedTransaction,
-  type IngestBatch,
-} from './index-store.ts';
+// Public surface of src/events: what Quill tells others — the event log, the relay from the outbox, the live
+// stream's reads and webhooks (the first event sink).
 export {
   compareIds,
   decodeEntry,
@@ -21,19 +11,19 @@ export {
   isEventId,
   isEventType,
   matches,
+  OUTCOME_TYPES,
   type QuillEvent,
   type Retention,
 } from './log.ts';
-export { RELAY, type RelayOptions, relayStep, startRelay } from './relay.ts';
-export { concerned, LedgerWatcher, type WatcherLedger, type WatcherOptions } from './watcher.ts';
+export { type RelayOptions, relayStep, startRelay } from './relay.ts';
 export {
   type AttemptLog,
   Deliveries,
   type DeliveryConfig,
-  type DeliveryRunner,
   type DeliveryState,
-  startDelivery,
-} from './webhooks/delivery.ts';
+} from './webhooks/deliveries.ts';
+export { dispatchStep } from './webhooks/dispatch.ts';
+export { startDelivery } from './webhooks/drain.ts';
 export { WEBHOOK_ID, type Webhook, WebhookError, WebhookRegistry } from './webhooks/registry.ts';
 export { signature, signatureHeader, verifySignature } from './webhooks/sign.ts';
 export { checkTarget, isPrivateAddress, type TargetProblem } from './webhooks/targets.ts';

@@ -2,38 +2,12 @@
 // id being the event id. Readers page after an id with type/party filters or block for new entries on a
 // connection of their own; retention trims by age and/or count, and an id older than what was trimmed is
 // recognised (`expired`), so a reader knows it missed events instead of silently skipping them.
-import { createHash } from 'node:crypto';
+import { QuillError } from '@quill/canton/errors';
 import type { Redis } from 'ioredis';
-import { QuillError } from '../errors.ts';
-import { type LuaScript, runScript } from '../submissions/index.ts';
+import { type RedisKeys, redisKeys } from '../redis/keys.ts';
+import { loadScript, runScript } from '../redis/scripts.ts';
 
-/**
- * KEYS: 1 stream, 2 mark (newest removed id). ARGV: 1 minimum id to keep ('' = no age limit), 2 max count (0 =
- * none). Redis' own max-deleted-entry-id does not count trimming, hence the mark.
- */
-const TRIM: LuaScript = (() => {
-  const source = `
-local removed = nil
-local n = 0
-if ARGV[1] ~= '' then
-  local r = redis.call('XREVRANGE', KEYS[1], '(' .. ARGV[1], '-', 'COUNT', 1)
-  if #r > 0 then removed = r[1][1] end
-  n = n + redis.call('XTRIM', KEYS[1], 'MINID', ARGV[1])
-end
-local max = tonumber(ARGV[2])
-if max > 0 then
-  local len = redis.call('XLEN', KEYS[1])
-  if len > max then
-    local r = redis.call('XRANGE', KEYS[1], '-', '+', 'COUNT', len - max)
-    removed = r[#r][1]
-    n = n + redis.call('XTRIM', KEYS[1], 'MAXLEN', max)
-  end
-end
-if removed then redis.call('SET', KEYS[2], removed) end
-return n
-`;
-  return { source, sha: createHash('sha1').update(source).digest('hex') };
-})();
+const TRIM = loadScript('trim');
 
 export const EVENT_TYPES = [
   'submission.accepted',
@@ -45,6 +19,13 @@ export const EVENT_TYPES = [
   'ledger.gap',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
+
+/** The events that say how a submission ended. */
+export const OUTCOME_TYPES: readonly EventType[] = [
+  'submission.committed',
+  'submission.rejected',
+  'submission.expired',
+];
 
 export function isEventType(s: string): s is EventType {
   return (EVENT_TYPES as readonly string[]).includes(s);
@@ -120,12 +101,14 @@ export interface Retention {
 
 export class EventLog {
   readonly key: string;
+  readonly #keys: RedisKeys;
   constructor(
     readonly redis: Redis,
     prefix: string,
     readonly retention: Retention = { maxAgeMs: 0, maxCount: 0 },
   ) {
-    this.key = `${prefix.endsWith(':') ? prefix : `${prefix}:`}events`;
+    this.#keys = redisKeys(prefix);
+    this.key = this.#keys.events;
   }
 
   /** Appends one event; returns its id. */
@@ -176,7 +159,7 @@ export class EventLog {
 
   /** The newest id retention removed ('0-0' when none was). */
   async trimmedThrough(): Promise<string> {
-    return (await this.redis.get(`${this.key}:trimmed`).catch(unavailable)) ?? '0-0';
+    return (await this.redis.get(this.#keys.eventsTrimmed).catch(unavailable)) ?? '0-0';
   }
 
   /** Whether a reader that last saw `after` has missed events retention removed. */
@@ -194,9 +177,23 @@ export class EventLog {
       await runScript(
         this.redis,
         TRIM,
-        [this.key, `${this.key}:trimmed`],
+        [this.key, this.#keys.eventsTrimmed],
         [minId, this.retention.maxCount],
       ).catch(unavailable),
     );
+  }
+
+  /** Final submission outcomes since a time (event ids are times), oldest first, among at most 20,000 events. */
+  async outcomesSince(sinceMs: number, party?: string): Promise<{ type: EventType; at: string }[]> {
+    const out: { type: EventType; at: string }[] = [];
+    const filter: EventFilter = { types: OUTCOME_TYPES, ...(party !== undefined ? { party } : {}) };
+    let after = `${Math.max(0, Math.floor(sinceMs))}-0`;
+    for (let page = 0; page < 20; page++) {
+      const read = await this.read(after, filter, 1000);
+      for (const e of read.events) out.push({ type: e.type, at: e.at });
+      if (read.next === after) break;
+      after = read.next;
+    }
+    return out;
   }
 }

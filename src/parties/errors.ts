@@ -1,5 +1,5 @@
 // Errors of party onboarding and the party registry. Messages name parties and keys, never secrets.
-import { QuillError } from '../errors.ts';
+import { QuillError } from '@quill/canton/errors';
 
 export type PartyErrorCode =
   /** Bad caller input: hint, fingerprint, synchronizer id. */

@@ -1,8 +1,8 @@
 // Onboarding an external party: generate-topology → check it is ours → sign the multi-hash → allocate →
 // remember which key controls the party (ledger-json-api.md §4.3).
-import type { GenerateExternalPartyTopologyResponse, LedgerClient } from '../ledger/index.ts';
+import type { GenerateExternalPartyTopologyResponse, LedgerClient } from '@quill/canton/ledger';
+import { topologyMultiHash } from '@quill/canton/transaction';
 import { type KeyCatalog, normalizeFingerprint, type Signer, signingPublicKey } from '../signing/index.ts';
-import { topologyMultiHash } from '../transaction/index.ts';
 import { PartyError } from './errors.ts';
 import { partyHintProblem, partyIdOf } from './party-id.ts';
 import type { PartyRecord, PartyRegistry } from './registry.ts';

@@ -1,8 +1,8 @@
 // What a transaction does, as far as policy cares: read from the decoded transaction (its preview), never
 // from anything the caller says about it.
-import type { PreviewNode, TransactionPreview } from '../transaction/index.ts';
-import { COIN_MODULE, COIN_PACKAGE_NAME, COIN_TRANSFER_CHOICES } from './coin.ts';
+import type { PreviewNode, TransactionPreview } from '@quill/canton/transaction';
 import { isDecimal } from './decimal.ts';
+import { DEFAULT_RECOGNIZERS, type TransferRecognizer, transferRecognizer } from './recognizers.ts';
 
 export interface Transfer {
   template: string;
@@ -30,21 +30,27 @@ function qualified(n: { templateId?: string | null; packageName?: string }): str
   return mod && entity ? `#${n.packageName}:${mod}:${entity}` : undefined;
 }
 
-function transferOf(n: PreviewNode, template: string | undefined): Transfer | undefined {
+function transferOf(
+  n: PreviewNode,
+  template: string | undefined,
+  table: readonly TransferRecognizer[],
+): Transfer | undefined {
   if (n.kind !== 'exercise' || !n.choice || !template) return undefined;
   const arg = n.choiceArgument;
   if (!arg || typeof arg !== 'object' || Array.isArray(arg)) return undefined;
-  const builtIn = template.startsWith(`#${COIN_PACKAGE_NAME}:${COIN_MODULE}:`)
-    ? COIN_TRANSFER_CHOICES[n.choice]
-    : undefined;
-  const fields = builtIn ?? { receiver: 'receiver', amount: 'amount' };
+  const fields = transferRecognizer(table, template, n.choice);
+  if (!fields) return undefined;
   const receiver = arg[fields.receiver];
   const amount = arg[fields.amount];
   if (typeof receiver !== 'string' || typeof amount !== 'string' || !isDecimal(amount)) return undefined;
   return { template, choice: n.choice, receiver, amount };
 }
 
-export function transactionFacts(p: TransactionPreview): TransactionFacts {
+/** The facts of a decoded transaction; `transfers` are the exercises a recognizer of `table` names. */
+export function transactionFacts(
+  p: TransactionPreview,
+  table: readonly TransferRecognizer[] = DEFAULT_RECOGNIZERS.transfers,
+): TransactionFacts {
   const party = p.actAs[0] ?? '';
   const templates = new Set<string>();
   const choices = new Set<string>();
@@ -65,7 +71,7 @@ export function transactionFacts(p: TransactionPreview): TransactionFacts {
     for (const o of n.choiceObservers ?? []) gaining.add(o);
     const parentInTransfer = n.parentId !== null && inTransfer.has(n.parentId);
     if (parentInTransfer) inTransfer.add(n.nodeId);
-    const tr = parentInTransfer ? undefined : transferOf(n, t);
+    const tr = parentInTransfer ? undefined : transferOf(n, t, table);
     if (tr) {
       transfers.push(tr);
       inTransfer.add(n.nodeId);

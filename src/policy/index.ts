@@ -1,5 +1,5 @@
-// Public surface of src/policy: the policy document, what a transaction does, and the first-match evaluation.
-export { COIN_MODULE, COIN_PACKAGE_NAME, COIN_TRANSFER_CHOICES } from './coin.ts';
+// Public surface of src/policy: the policy document, what a transaction does, the first-match evaluation, the
+// recognizer table, velocity and the versions in Redis.
 export { compareDecimal, formatDecimal, isDecimal, parseDecimal, sumDecimals } from './decimal.ts';
 export {
   evaluatePolicy,
@@ -13,6 +13,14 @@ export {
 } from './evaluate.ts';
 export { type TransactionFacts, type Transfer, transactionFacts } from './facts.ts';
 export {
+  type AssetRecognizers,
+  DEFAULT_RECOGNIZERS,
+  GENERIC_TRANSFER,
+  type HoldingRecognizer,
+  type TransferRecognizer,
+  transferRecognizer,
+} from './recognizers.ts';
+export {
   PolicyDocument,
   PolicyInvalid,
   PolicyMatch,
@@ -21,3 +29,5 @@ export {
   parsePolicy,
   validatePolicy,
 } from './schema.ts';
+export { PolicyStore, type PolicyVersion } from './store.ts';
+export { type SubmissionPages, type VelocityItem, velocityLookup } from './velocity.ts';

@@ -1,8 +1,9 @@
 // The policy document: ordered rules, first match wins, a default action. Parsed from YAML or JSON (YAML is a
 // superset), validated with zod; every problem is reported with its path.
+
+import { echo, QuillError } from '@quill/canton/errors';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { echo, QuillError } from '../errors.ts';
 import { isDecimal } from './decimal.ts';
 
 const Decimal = z

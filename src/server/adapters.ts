@@ -1,11 +1,15 @@
 // Adapters from the project's modules (transaction, signing, parties) to the pipeline's ports.
+import type { LedgerClient } from '@quill/canton/ledger';
 import type { KeyAdmin, PartyAdmin } from '../api/index.ts';
-import type { LedgerClient } from '../ledger/index.ts';
 import { onboardExternalParty, type PartyRegistry } from '../parties/index.ts';
+import type { TransferRecognizer } from '../policy/index.ts';
 import { type Keyring, type Signer, SigningError } from '../signing/index.ts';
-import { type AcceptPorts, SubmissionRefused } from '../submissions/index.ts';
-import { inspectPrepared } from './inspect/inspect.ts';
-import type { InspectPool } from './inspect/pool.ts';
+import {
+  type AcceptPorts,
+  type InspectPool,
+  inspectPrepared,
+  SubmissionRefused,
+} from '../submissions/index.ts';
 
 /** Which key controls a party (src/parties PartyRegistry satisfies it through `partyLookup`). */
 export interface PartyLookup {
@@ -16,13 +20,17 @@ export function acceptPorts(opts: {
   keys: Keyring;
   signer: Signer;
   parties: PartyLookup;
+  /** What counts as a transfer for the approval policy's facts. */
+  transfers: readonly TransferRecognizer[];
   /** Transactions of at least `offloadChars` base64 characters are inspected off the request thread. */
   inspectPool?: { pool: InspectPool; offloadChars: number };
 }): AcceptPorts {
   const off = opts.inspectPool;
   return {
     inspect: (b64, scheme) =>
-      off && b64.length >= off.offloadChars ? off.pool.inspect(b64, scheme) : inspectPrepared(b64, scheme),
+      off && b64.length >= off.offloadChars
+        ? off.pool.inspect(b64, scheme)
+        : inspectPrepared(b64, scheme, opts.transfers),
     partyKey: (party) => opts.parties.keyOf(party),
     sign: async (fp, hash) => {
       try {

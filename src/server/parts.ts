@@ -1,6 +1,7 @@
 // The parts every command builds from its configuration: the key store, a ledger client, party onboarding.
-import { type ConfigOf, requirePassphrase } from '../config.ts';
-import { LedgerClient, ledgerTokenOption, type TokenOption } from '../ledger/index.ts';
+
+import { LedgerClient, ledgerTokenOption, type TokenOption } from '@quill/canton/ledger';
+import { type ConfigOf, requirePassphrase } from '../config/index.ts';
 import { onboardExternalParty, PartyRegistry } from '../parties/index.ts';
 import {
   type KeyBackend,

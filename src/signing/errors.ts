@@ -1,6 +1,6 @@
 // The one error type of the signing seam (every backend, the key catalog and the verifying signer). Messages
 // name files, slots and fingerprints, never secrets or PINs.
-import { QuillError } from '../errors.ts';
+import { QuillError } from '@quill/canton/errors';
 
 export type SigningErrorCode =
   /** Bad caller input (unknown algorithm or backend, malformed fingerprint, bad label, bad message length). */

@@ -1,7 +1,7 @@
 // Key fingerprints exactly as the participant computes them (ledger-json-api.md §4.2):
 // "1220" + hex(sha256(0x0000000C || keyBytes)), keyBytes = raw 32-byte key for Ed25519, DER SPKI for EC keys.
 import { sha256 } from '@noble/hashes/sha2.js';
-import { FINGERPRINT_PATTERN } from '../ledger/index.ts';
+import { FINGERPRINT_PATTERN } from '@quill/canton/ledger';
 import { type KeyAlgorithm, rawPublicKeyFromSpki } from './algorithms.ts';
 
 /** HashPurpose.PublicKeyFingerprint = 12, as a 4-byte big-endian prefix. */

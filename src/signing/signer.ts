@@ -3,7 +3,7 @@
 // a cloud KMS) only produces raw signature bytes (`RawSigner`); `verifyingSigner` puts every one of them in
 // canonical form and verifies it with an independent implementation (noble) before it leaves, whatever the
 // backend, so a faulty token or driver can never hand out a signature the participant would refuse.
-import type { PartySignatures, Signature } from '../ledger/index.ts';
+import type { PartySignatures, Signature } from '@quill/canton/ledger';
 import {
   ALGORITHMS,
   canonicalSignature,

@@ -1,8 +1,9 @@
 // Accepting a submission, synchronously: decode strictly, recompute the hash, apply policy, then (and only
 // then) sign, record the signature in the audit log, store the record and enqueue it.
 import { createHash } from 'node:crypto';
-import { echo } from '../errors.ts';
-import type { DeduplicationPeriod, MinLedgerTime, Signature, TransactionFormat } from '../ledger/index.ts';
+import { echo } from '@quill/canton/errors';
+import type { DeduplicationPeriod, MinLedgerTime, Signature, TransactionFormat } from '@quill/canton/ledger';
+import { idempotencyScope, type Principal } from '../auth/index.ts';
 import type { Log } from '../log.ts';
 import {
   evaluatePolicy,
@@ -14,7 +15,7 @@ import {
 import { SubmissionRefused } from './errors.ts';
 import type { PipelineMetrics } from './metrics.ts';
 import type { HashingSchemeVersion, SubmissionRecord } from './record.ts';
-import { newSubmissionId, type SubmissionStore } from './store.ts';
+import { newSubmissionId, type SubmissionStore } from './store/index.ts';
 import { queue } from './transitions.ts';
 
 /** What the accept path needs to know about a prepared transaction (from src/transaction). */
@@ -64,21 +65,6 @@ export interface SubmissionRequest {
   userId?: string | undefined;
   minLedgerTime?: MinLedgerTime | undefined;
   transactionFormat?: TransactionFormat | undefined;
-}
-
-/** Built once at token verification: `party` is a non-empty party id (scoped) or undefined (every party). */
-export interface Principal {
-  subject: string;
-  role: 'submit' | 'read' | 'approve' | 'admin';
-  party: string | undefined;
-}
-
-/**
- * Idempotency keys are per tenant: subject and party together, so two tokens that share a subject but not a party
- * (or the reverse) never see each other's keys. The verifier refuses tokens without a subject.
- */
-export function idempotencyScope(who: Principal): string {
-  return JSON.stringify([who.subject, who.party ?? null]);
 }
 
 export interface AcceptDeps {

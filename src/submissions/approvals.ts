@@ -4,13 +4,14 @@
 // the signature and enqueues, however many approvals race. Expiry happens on read and on decision: a record
 // past its approval deadline is moved to `expired` (APPROVAL_EXPIRED) by the next `decideApproval` or
 // `listAwaiting` that sees it.
-import { echo } from '../errors.ts';
+import { echo } from '@quill/canton/errors';
+import type { Principal } from '../auth/index.ts';
 import type { Log } from '../log.ts';
-import { type AcceptPorts, type Principal, parseHash } from './accept.ts';
+import { type AcceptPorts, parseHash } from './accept.ts';
 import { SubmissionRefused } from './errors.ts';
 import type { PipelineMetrics } from './metrics.ts';
 import type { Approval, SubmissionRecord } from './record.ts';
-import type { SubmissionStore } from './store.ts';
+import type { SubmissionStore } from './store/index.ts';
 import { expire, queue, reject } from './transitions.ts';
 
 export interface ApprovalDeps {

@@ -1,5 +1,5 @@
 // Classifies every answer of executeAndWaitForTransaction (reference/ledger-json-api.md §5, §1.7).
-import { LedgerError } from '../ledger/index.ts';
+import { LedgerError } from '@quill/canton/ledger';
 import type { ErrorInfo } from './record.ts';
 
 export type Classification =

@@ -1,5 +1,5 @@
 // The one error type of the accept path: a clear refusal with an HTTP status and a stable code.
-import { QuillError } from '../errors.ts';
+import { QuillError } from '@quill/canton/errors';
 
 export type RefusalStatus = 400 | 403 | 404 | 409 | 413 | 422 | 503;
 

@@ -2,13 +2,14 @@
 // after a crash: the record only moves forward (store CAS), each attempt has a fresh submissionId and a dedup
 // period reaching back to the first attempt, and an unknown outcome is settled by reconciliation.
 import { randomUUID } from 'node:crypto';
-import type { JsTransaction } from '../ledger/index.ts';
+import type { JsTransaction } from '@quill/canton/ledger';
+import { StoreError } from '../redis/index.ts';
 import { backoffDelay, type Classification, classifyError, deduplicationSeconds } from './classify.ts';
 import { decide } from './decide.ts';
 import type { PipelineMetrics } from './metrics.ts';
 import { type ExecuteRequest, type LedgerPort, reconcile } from './reconcile.ts';
 import { type Attempt, type ErrorInfo, isTerminal, type SubmissionRecord } from './record.ts';
-import { StoreError, type SubmissionStore, type VersionedRecord } from './store.ts';
+import type { SubmissionStore, VersionedRecord } from './store/index.ts';
 import {
   awaitOutcome,
   commit as commitTransition,
@@ -77,7 +78,7 @@ export async function executeStep(deps: ExecutorDeps, id: string, signal?: Abort
   let rec = cur.record;
   let decision = decide({ record: rec, now: now(), config });
   if (decision.kind === 'needs-key-status') {
-    const keyDisabled = await store.isKeyDisabled(rec.keyFingerprint);
+    const keyDisabled = await store.keyFlags.isDisabled(rec.keyFingerprint);
     decision = decide({ record: rec, now: now(), config, keyDisabled });
   }
   switch (decision.kind) {

@@ -7,8 +7,6 @@ export {
   type AcceptResult,
   acceptSubmission,
   type InspectedTransaction,
-  idempotencyScope,
-  type Principal,
   parseHash,
   type SubmissionRequest,
 } from './accept.ts';
@@ -19,14 +17,6 @@ export {
   decideApproval,
   listAwaiting,
 } from './approvals.ts';
-export {
-  auditCanonical,
-  auditHash,
-  type ChainEntry,
-  type ChainVerdict,
-  GENESIS,
-  verifyAuditChain,
-} from './audit.ts';
 export {
   backoffDelay,
   type Classification,
@@ -42,30 +32,28 @@ export {
   recentLedgerEnd,
   type StepResult,
 } from './executor.ts';
+export { inspectPrepared } from './inspect/inspect.ts';
+export { InspectPool, type InspectPoolOptions } from './inspect/pool.ts';
+export { ledgerPort } from './ledger.ts';
 export { createMetrics, type PipelineMetrics, watchBacklog } from './metrics.ts';
-export { PolicyStore, type PolicyVersion } from './policy-store.ts';
 export {
   closeWorker,
   createQueue,
   enqueue,
   type JobData,
   jobIdFor,
-  type RedisTarget,
-  redisConnection,
   requeueStranded,
   startWorker,
 } from './queue.ts';
 export { type ExecuteRequest, type LedgerPort, type ReconcileResult, reconcile } from './reconcile.ts';
 export * from './record.ts';
-export { type LuaScript, runScript } from './scripts.ts';
 export {
-  type AuditEntry,
+  decodeOutboxEntry,
   newSubmissionId,
+  Outbox,
+  type OutboxEntry,
   type StoredSubmission,
-  StoreError,
-  type StoreErrorCode,
   SubmissionStore,
   type VersionedRecord,
-} from './store.ts';
-export { storeVelocity } from './velocity.ts';
+} from './store/index.ts';
 export { OutcomeWaiter } from './waiter.ts';

@@ -1,8 +1,7 @@
-// Prometheus metrics of the pipeline, one registry per process (tests may run several apps side by side).
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+// Prometheus metrics of the pipeline, registered in the process's registry (src/metrics.ts).
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 export interface PipelineMetrics {
-  registry: Registry;
   accepted: Counter<'outcome'>;
   signed: Counter<'algorithm'>;
   refused: Counter<'code'>;
@@ -19,10 +18,9 @@ export interface PipelineMetrics {
   timeToQuorum?: Histogram;
 }
 
-export function createMetrics(registry = new Registry()): PipelineMetrics {
+export function createMetrics(registry: Registry): PipelineMetrics {
   const r = [registry];
   return {
-    registry,
     approvalDecisions: new Counter({
       name: 'quill_approval_decisions_total',
       help: 'Approval decisions recorded, by decision (approve | reject)',

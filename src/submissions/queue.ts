@@ -1,10 +1,11 @@
 // The BullMQ side: one queue per ledger, jobId derived from the command id, the worker and stranded-work recovery.
 import { DelayedError, type Job, Queue, Worker } from 'bullmq';
-import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { type Log, noLog } from '../log.ts';
+import { StoreError } from '../redis/index.ts';
 import { type ExecutorDeps, executeStep, recentLedgerEnd, type StepResult } from './executor.ts';
 import type { SubmissionRecord } from './record.ts';
-import { StoreError, type SubmissionStore } from './store.ts';
+import type { SubmissionStore } from './store/index.ts';
 import { queue as queueTransition } from './transitions.ts';
 
 export interface JobData {
@@ -14,49 +15,6 @@ export interface JobData {
 /** BullMQ forbids ':' in custom ids and purely numeric ids: encode the command id. */
 export function jobIdFor(record: Pick<SubmissionRecord, 'commandId' | 'id'>): string {
   return `c-${Buffer.from(record.commandId).toString('base64url')}-${record.id.slice(4)}`;
-}
-
-/** Where Redis is: a URL, or a Sentinel group or Cluster (its password and TLS taken from the URL). */
-export interface RedisTarget {
-  url: string;
-  sentinels?: { host: string; port: number }[];
-  sentinelName?: string;
-  clusterNodes?: { host: string; port: number }[];
-}
-
-/**
- * The one way Quill connects to Redis, whatever the topology. A Cluster client answers the same commands (keys are
- * routed by slot; Quill's keys share one hash tag), so callers hold it as a `Redis`.
- */
-export function redisConnection(target: string | RedisTarget, extra: RedisOptions = {}): Redis {
-  const t = typeof target === 'string' ? { url: target } : target;
-  const base: RedisOptions = { maxRetriesPerRequest: null, enableReadyCheck: true, ...extra };
-  const u = new URL(t.url);
-  const auth: RedisOptions = {
-    ...(u.password ? { password: decodeURIComponent(u.password) } : {}),
-    ...(u.username ? { username: decodeURIComponent(u.username) } : {}),
-    ...(u.protocol === 'rediss:' ? { tls: {} } : {}),
-  };
-  let conn: Redis;
-  if (t.clusterNodes?.length) {
-    conn = new Cluster(t.clusterNodes, {
-      redisOptions: { ...base, ...auth },
-      enableReadyCheck: true,
-      ...(base.maxRetriesPerRequest !== undefined ? { maxRedirections: 16 } : {}),
-    }) as unknown as Redis;
-  } else if (t.sentinels?.length) {
-    conn = new Redis({
-      ...base,
-      ...auth,
-      sentinels: t.sentinels,
-      name: t.sentinelName ?? 'mymaster',
-    });
-  } else {
-    conn = new Redis(t.url, base);
-  }
-  // ioredis reconnects by itself; without a listener every failed attempt is printed as "unhandled".
-  conn.on('error', () => {});
-  return conn;
 }
 
 const KEEP_JOBS = { age: 7 * 86_400, count: 200_000 };

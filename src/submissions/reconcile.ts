@@ -1,8 +1,8 @@
 // Finds the transaction an earlier attempt committed: by the completion offset a DUPLICATE_COMMAND names,
 // or by scanning the party's updates after the offset recorded before the first attempt for our hash.
 
+import type { JsExecuteSubmissionAndWaitForTransactionRequest, JsTransaction } from '@quill/canton/ledger';
 import type { z } from 'zod';
-import type { JsExecuteSubmissionAndWaitForTransactionRequest, JsTransaction } from '../ledger/index.ts';
 
 /** What the worker sends: the ledger contract's request, as the client takes it. */
 export type ExecuteRequest = z.input<typeof JsExecuteSubmissionAndWaitForTransactionRequest>;

@@ -1,7 +1,7 @@
 // The submission record: the body of every submission endpoint and the unit of the store's state machine.
 import { z } from '@hono/zod-openapi';
-import type { MinLedgerTime, PartySignatures, TransactionFormat } from '../ledger/index.ts';
-import { HASHING_SCHEME_VERSIONS } from '../transaction/index.ts';
+import type { MinLedgerTime, PartySignatures, TransactionFormat } from '@quill/canton/ledger';
+import { HASHING_SCHEME_VERSIONS } from '@quill/canton/transaction';
 
 /**
  * The state machine, declared once: each status's rank (a record only moves to a higher rank; executing may

@@ -2,7 +2,7 @@
 // record to the next one, which the store applies with compare-and-set (so it may be applied to a fresher
 // record than the one it was planned from, and must stay correct when it is).
 
-import type { JsTransaction } from '../ledger/index.ts';
+import type { JsTransaction } from '@quill/canton/ledger';
 import type { Attempt, ErrorInfo, SubmissionRecord } from './record.ts';
 
 type Change = (r: SubmissionRecord) => SubmissionRecord;

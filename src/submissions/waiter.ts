@@ -2,12 +2,13 @@
 // an entry written while the reader reconnects is still read), and every wait also re-reads the record at
 // least every `pollMs`, so a final state reached before the wait began is seen at once.
 import type { Redis } from 'ioredis';
+import { type Running, startConsumer } from '../redis/consumer.ts';
 import { isTerminal, type SubmissionRecord } from './record.ts';
-import type { SubmissionStore } from './store.ts';
+import { decodeOutboxEntry, type SubmissionStore } from './store/index.ts';
 
 export class OutcomeWaiter {
   private readonly waiting = new Map<string, Set<() => void>>();
-  private reading: Promise<void> | undefined;
+  private following: Running | undefined;
   private closed = false;
 
   /** `reader` is a connection of its own: reading the outbox blocks it. */
@@ -19,24 +20,25 @@ export class OutcomeWaiter {
 
   /** Follows the outbox from its current end until `close`, waking the waits for each record it names. */
   private follow(): void {
-    this.reading ??= (async () => {
-      let after: string | undefined;
-      while (!this.closed) {
-        try {
-          after ??= await this.store.outboxEnd();
-          const entries = await this.store.readOutbox(after, 100, { blockMs: this.pollMs, via: this.reader });
-          for (const e of entries) {
-            after = e.cursor;
-            // Creation and approval entries are not outcomes: only a final entry wakes a wait.
-            if (!isTerminal(e.status)) continue;
-            for (const wake of this.waiting.get(e.id) ?? []) wake();
-          }
-        } catch {
-          // Redis unavailable: waits keep polling the record; try the outbox again shortly.
-          if (!this.closed) await new Promise((r) => setTimeout(r, this.pollMs));
+    this.following ??= startConsumer({
+      name: 'outcome waiter',
+      redis: this.store.redis,
+      reader: this.reader,
+      stream: this.store.keys.outbox,
+      cursor: 'memory',
+      pollMs: this.pollMs,
+      batch: 100,
+      handle: async (entries) => {
+        for (const { id, fields } of entries) {
+          const e = decodeOutboxEntry(id, fields);
+          // Creation and approval entries are not outcomes: only a final entry wakes a wait.
+          if (!isTerminal(e.status)) continue;
+          for (const wake of this.waiting.get(e.id) ?? []) wake();
         }
-      }
-    })();
+      },
+      // Redis unavailable: waits keep polling the record; the outbox is read again shortly.
+      onError: () => {},
+    });
   }
 
   /** The record once final, or its latest state when `timeoutMs` runs out. */
@@ -75,7 +77,7 @@ export class OutcomeWaiter {
   async close(): Promise<void> {
     this.closed = true;
     for (const set of this.waiting.values()) for (const wake of set) wake();
+    await this.following?.stop();
     this.reader.disconnect();
-    await this.reading;
   }
 }

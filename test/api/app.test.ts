@@ -2,7 +2,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { type ClientRequest, request } from 'node:http';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createVerifier, issueToken, parseTtl } from '../../src/api/index.ts';
+import { createVerifier, issueToken, parseTtl } from '../../src/auth/index.ts';
 import { apiHarness, SECRET } from './harness.ts';
 
 let h: Awaited<ReturnType<typeof apiHarness>>;

@@ -1,19 +1,20 @@
 // Approval policies through the HTTP API (issue 15): deny, hold unsigned, hash-bound decisions by distinct
 // subjects, quorum signs exactly once under 20 racing approvals, reject, expiry, party scope, roles, dry run.
+
 import { randomBytes, randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { encodePreparedTransactionBase64, hashPreparedTransaction } from '@quill/canton/transaction';
+import { buildPreparedTransaction, damlValue } from '@quill/sandbox/build';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueToken, type Role } from '../../src/api/auth.ts';
-import { SubmissionStore, verifyAuditChain } from '../../src/submissions/index.ts';
-import {
-  buildPreparedTransaction,
-  damlValue,
-  encodePreparedTransactionBase64,
-  hashPreparedTransaction,
-} from '../../src/transaction/index.ts';
+import { AuditLog, verifyAuditChain } from '../../src/audit/index.ts';
+import { issueToken, type Role } from '../../src/auth/index.ts';
+import { SubmissionStore } from '../../src/submissions/index.ts';
 import { testRedis } from '../submissions/records.ts';
 import { apiHarness, SECRET, SYNC } from './harness.ts';
+
+/** The audit chain of a store's deployment. */
+const auditOf = (s: { redis: import('ioredis').Redis; prefix: string }) => new AuditLog(s.redis, s.prefix);
 
 const POLICY = `
 default: allow
@@ -91,7 +92,7 @@ describe('approval policy over the API', () => {
   });
 
   async function signatures(id: string): Promise<number> {
-    const entries = await store.auditLog();
+    const entries = await auditOf(store).signatures();
     return entries.filter((e) => e.submission === id && e.stored === 'true').length;
   }
 
@@ -195,7 +196,7 @@ describe('approval policy over the API', () => {
     const rec = await h.call('GET', `/wallet/v1/submissions/${id}`, { token: await tok('read', 'r') });
     expect(rec.json.status).toBe('queued');
     // Each decision that landed is an entry of the audit chain, written with it; the chain still verifies.
-    const chain = await store.auditEntries('0-0', 10_000);
+    const chain = await auditOf(store).entries('0-0', 10_000);
     const decided = chain.filter(
       (e) =>
         e.fields.some(([k, v]) => k === 'kind' && v === 'approval') &&
@@ -203,7 +204,7 @@ describe('approval policy over the API', () => {
     );
     expect(decided.length).toBe(results.filter((r) => r.status === 200).length);
     expect(chain.some((e) => e.fields.some(([k, v]) => k === 'kind' && v === 'policy'))).toBe(true);
-    expect(verifyAuditChain(chain, await store.auditHead())).toMatchObject({ ok: true });
+    expect(verifyAuditChain(chain, await auditOf(store).head())).toMatchObject({ ok: true });
   });
 
   it('a rejection ends it rejected, never signed; expiry ends it expired', async () => {

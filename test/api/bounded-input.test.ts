@@ -3,9 +3,9 @@
 // overflowed the recursion in parsing and in the request fingerprint).
 
 import { fc, test as fcTest } from '@fast-check/vitest';
+import { isStandardBase64 } from '@quill/canton/ledger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsonTooDeep } from '../../src/api/json-depth.ts';
-import { isStandardBase64 } from '../../src/ledger/index.ts';
 import { apiHarness, prepared } from './harness.ts';
 
 let h: Awaited<ReturnType<typeof apiHarness>>;
@@ -67,7 +67,7 @@ describe('large and deep bodies', () => {
     });
     expect(batch.status).toBe(400);
     expect(batch.json.error?.code).toBe('INVALID_REQUEST');
-    expect(await h.wallet.store.auditLog()).toEqual([]);
+    expect(await h.wallet.audit.signatures()).toEqual([]);
   });
 });
 
@@ -119,6 +119,6 @@ describe('configured size limits', () => {
     });
     expect(res.status).toBe(413);
     expect(res.json.error?.code).toBe('BATCH_TOO_LARGE');
-    expect(await small.wallet.store.auditLog()).toEqual([]);
+    expect(await small.wallet.audit.signatures()).toEqual([]);
   });
 });

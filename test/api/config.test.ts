@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { QuillError } from '@quill/canton/errors';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.ts';
-import { QuillError } from '../../src/errors.ts';
+import { ConfigError, loadConfig } from '../../src/config/index.ts';
 import { tempDir } from '../support/tmp.ts';
 
 function problems(env: Record<string, string>): string[] {

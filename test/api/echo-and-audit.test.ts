@@ -63,7 +63,7 @@ describe('audit entries of signatures that were never stored', () => {
       body: { submissions: [p.body, p.body, p.body, p.body, p.body] },
     });
     expect(batch.status, batch.text).toBe(200);
-    const log = (await h.wallet.store.auditLog()).filter((e) => e.hash === p.hashHex);
+    const log = (await h.wallet.audit.signatures()).filter((e) => e.hash === p.hashHex);
     expect(log.length).toBeGreaterThan(1); // the attack: more signatures than records
     const stored = await Promise.all(log.map((e) => h.wallet.store.get(e.submission)));
     const kept = log.filter((_, i) => stored[i] !== undefined);

@@ -1,12 +1,15 @@
 // The API's one error table, and what a Redis failure looks like to a caller and to the operator.
+
+import { invalidArgument, LedgerError } from '@quill/canton/ledger';
+import { TransactionError } from '@quill/canton/transaction';
 import { HTTPException } from 'hono/http-exception';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError, AuthError, toHttpError } from '../../src/api/index.ts';
-import { invalidArgument, LedgerError } from '../../src/ledger/index.ts';
+import { ApiError, toHttpError } from '../../src/api/index.ts';
+import { AuthError } from '../../src/auth/index.ts';
 import { PartyError } from '../../src/parties/index.ts';
+import { StoreError } from '../../src/redis/index.ts';
 import { SigningError } from '../../src/signing/index.ts';
-import { StoreError, SubmissionRefused } from '../../src/submissions/index.ts';
-import { TransactionError } from '../../src/transaction/index.ts';
+import { SubmissionRefused } from '../../src/submissions/index.ts';
 import { apiHarness, prepared } from './harness.ts';
 
 const unavailable = { status: 503, code: 'UNAVAILABLE' };

@@ -1,17 +1,14 @@
 // A wallet API on a real HTTP port with a real Redis, a real key store and real prepared transactions.
 import { randomBytes, randomUUID } from 'node:crypto';
+import { encodePreparedTransactionBase64, hashPreparedTransaction } from '@quill/canton/transaction';
+import { buildPreparedTransaction, damlValue } from '@quill/sandbox/build';
 import { inject } from 'vitest';
-import { issueToken } from '../../src/api/index.ts';
-import { loadConfig } from '../../src/config.ts';
+import { issueToken } from '../../src/auth/index.ts';
+import { loadConfig } from '../../src/config/index.ts';
+import type { AssetRecognizers } from '../../src/policy/index.ts';
 import { startWallet } from '../../src/server/wallet.ts';
 import { Keyring, KeyStore, verifyingSigner } from '../../src/signing/index.ts';
 import type { LedgerPort } from '../../src/submissions/index.ts';
-import {
-  buildPreparedTransaction,
-  damlValue,
-  encodePreparedTransactionBase64,
-  hashPreparedTransaction,
-} from '../../src/transaction/index.ts';
 import { tempDir } from '../support/tmp.ts';
 
 export const SECRET = 'test-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
@@ -25,7 +22,11 @@ export const unreachableLedger: LedgerPort = {
   transactions: async function* () {},
 };
 
-export async function apiHarness(env: Record<string, string> = {}) {
+/** `recognizers`: what the wallet counts as transfers and holdings (default: the generic rule only). */
+export async function apiHarness(
+  env: Record<string, string> = {},
+  opts: { recognizers?: AssetRecognizers } = {},
+) {
   const dir = tempDir('quill-api-');
   const keys = new KeyStore({ dir, passphrase: 'test passphrase', scrypt: { N: 1024 } });
   const parties = new Map<string, string>();
@@ -44,7 +45,8 @@ export async function apiHarness(env: Record<string, string> = {}) {
     role: 'api',
     log: (level, msg, fields) => logs.push({ level, msg, ...fields }),
     ledger: unreachableLedger,
-    auth: (await import('../../src/api/index.ts')).createVerifier(config.auth),
+    ...(opts.recognizers ? { recognizers: opts.recognizers } : {}),
+    auth: (await import('../../src/auth/index.ts')).createVerifier(config.auth),
     keys: new Keyring([keys]),
     signer: verifyingSigner(keys),
     parties: {

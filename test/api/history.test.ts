@@ -1,14 +1,14 @@
 // Party history and ledger reads through the wallet: party scope, cursor paging, bad input (4xx, never 500).
 import { randomBytes } from 'node:crypto';
+import { LedgerClient } from '@quill/canton/ledger';
+import { ScanClient } from '@quill/canton/scan';
+import { bootstrapCoin, COIN_RECOGNIZERS, mint, type Sandbox, startSandbox } from '@quill/sandbox';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueToken } from '../../src/api/index.ts';
-import { loadConfig } from '../../src/config.ts';
-import type { IndexedTransaction } from '../../src/events/index.ts';
-import { LedgerClient } from '../../src/ledger/index.ts';
-import { bootstrapCoin, mint, type Sandbox, startSandbox } from '../../src/sandbox/index.ts';
-import { ScanClient } from '../../src/scan/index.ts';
-import { ledgerReads } from '../../src/server/ledger-reads.ts';
+import { ledgerReads } from '../../src/api/ledger-reads.ts';
+import { issueToken } from '../../src/auth/index.ts';
+import { loadConfig } from '../../src/config/index.ts';
+import type { IndexedTransaction } from '../../src/history/index.ts';
 import { startWallet } from '../../src/server/wallet.ts';
 import { Keyring, KeyStore, verifyingSigner } from '../../src/signing/index.ts';
 import { tempDir } from '../support/tmp.ts';
@@ -38,7 +38,8 @@ function tx(offset: number, parties: string[]): IndexedTransaction {
 }
 
 beforeAll(async () => {
-  h = await apiHarness();
+  // The sandbox's demo coin is what this wallet knows as holdings.
+  h = await apiHarness({}, { recognizers: COIN_RECOGNIZERS });
   const items: IndexedTransaction[] = [];
   for (let o = 1; o <= 25; o++) items.push(tx(o, o % 5 === 0 ? [A, B] : [A]));
   items.push(tx(26, [B]));
@@ -187,7 +188,7 @@ describe('GET /wallet/v1/ledger/transactions/{updateId} and /offsets/{offset}', 
       config,
       role: 'api',
       ledger: unreachableLedger,
-      auth: (await import('../../src/api/index.ts')).createVerifier(config.auth),
+      auth: (await import('../../src/auth/index.ts')).createVerifier(config.auth),
       keys: new Keyring([keys]),
       signer: verifyingSigner(keys),
       parties: { keyOf: async () => undefined },

@@ -2,20 +2,22 @@
 // thread; what they answer is exactly what the inline path answers.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { TransactionError } from '@quill/canton/transaction';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inspectPrepared } from '../../src/server/inspect/inspect.ts';
-import { InspectPool } from '../../src/server/inspect/pool.ts';
+import { DEFAULT_RECOGNIZERS } from '../../src/policy/index.ts';
 import { SubmissionRefused } from '../../src/submissions/index.ts';
-import { TransactionError } from '../../src/transaction/index.ts';
+import { inspectPrepared } from '../../src/submissions/inspect/inspect.ts';
+import { InspectPool } from '../../src/submissions/inspect/pool.ts';
 import { tempDir } from '../support/tmp.ts';
 import { apiHarness, prepared } from './harness.ts';
 
 const V2 = 'HASHING_SCHEME_VERSION_V2';
+const TRANSFERS = DEFAULT_RECOGNIZERS.transfers;
 
 describe('InspectPool', () => {
   let pool: InspectPool;
   beforeAll(() => {
-    pool = new InspectPool({ threads: 2, maxQueued: 4, threadMemoryMb: 256 });
+    pool = new InspectPool({ threads: 2, maxQueued: 4, threadMemoryMb: 256, transfers: TRANSFERS });
   });
   afterAll(() => pool.close());
 
@@ -23,7 +25,7 @@ describe('InspectPool', () => {
     for (const scheme of [V2, 'HASHING_SCHEME_VERSION_V3'] as const) {
       const b64 = prepared('alice::1220aa', { scheme, units: 20_000 }).body.preparedTransaction;
       const { facts: offFacts, ...off } = await pool.inspect(b64, scheme);
-      const { facts: inFacts, ...inline } = inspectPrepared(b64, scheme);
+      const { facts: inFacts, ...inline } = inspectPrepared(b64, scheme, TRANSFERS);
       expect(off).toEqual(inline);
       // The policy's facts are computed on the thread and arrive as data.
       expect(offFacts?.()).toEqual(inFacts?.());
@@ -36,7 +38,7 @@ describe('InspectPool', () => {
     expect(err).toBeInstanceOf(TransactionError);
     let inline: unknown;
     try {
-      inspectPrepared('AAAA', V2);
+      inspectPrepared('AAAA', V2, TRANSFERS);
     } catch (e) {
       inline = e;
     }
@@ -57,14 +59,14 @@ describe('InspectPool', () => {
   });
 
   it('a transaction that needs more memory than a thread may use is a 413; the pool goes on', async () => {
-    const small = new InspectPool({ threads: 1, maxQueued: 4, threadMemoryMb: 64 });
+    const small = new InspectPool({ threads: 1, maxQueued: 4, threadMemoryMb: 64, transfers: TRANSFERS });
     try {
       const huge = prepared('alice::1220aa', { units: 1_500_000 }).body.preparedTransaction;
       const fine = prepared('alice::1220aa', { units: 1000 }).body.preparedTransaction;
       const [a, b] = await Promise.allSettled([small.inspect(huge, V2), small.inspect(fine, V2)]);
       expect(a.status === 'rejected' && a.reason).toBeInstanceOf(SubmissionRefused);
       expect(a.status === 'rejected' && a.reason).toMatchObject({ status: 413, code: 'TOO_LARGE' });
-      expect(b.status === 'fulfilled' && b.value.hash).toEqual(inspectPrepared(fine, V2).hash);
+      expect(b.status === 'fulfilled' && b.value.hash).toEqual(inspectPrepared(fine, V2, TRANSFERS).hash);
     } finally {
       await small.close();
     }
@@ -98,7 +100,7 @@ describe('the accept path', () => {
     expect(bad.status).toBe(422);
     expect(bad.json.error?.code).toBe('HASH_MISMATCH');
     // The two large ones went to the pool, the small one did not.
-    const metrics = await h.wallet.metrics.registry.getSingleMetricAsString('quill_inspect_offloaded_total');
+    const metrics = await h.wallet.registry.getSingleMetricAsString('quill_inspect_offloaded_total');
     expect(metrics).toMatch(/^quill_inspect_offloaded_total 2$/m);
   });
 });
@@ -126,8 +128,8 @@ describe('the approval policy on a transaction inspected off-thread', () => {
       expect(res.status).toBe(422);
       expect(res.json.error?.code).toBe('POLICY_DENIED');
     }
-    const metrics = await h.wallet.metrics.registry.getSingleMetricAsString('quill_inspect_offloaded_total');
+    const metrics = await h.wallet.registry.getSingleMetricAsString('quill_inspect_offloaded_total');
     expect(metrics).toMatch(/^quill_inspect_offloaded_total 1$/m);
-    expect(await h.wallet.store.auditLog()).toEqual([]);
+    expect(await h.wallet.audit.signatures()).toEqual([]);
   });
 });

@@ -3,9 +3,9 @@
 // naming the bad field, and nothing is signed. Regression for issue #18's live bug: a transactionFormat the
 // ledger schema refuses used to be accepted, then retried as "ambiguous" until its commit deadline.
 import { fc, test as fcTest } from '@fast-check/vitest';
+import { JsExecuteSubmissionAndWaitForTransactionRequest } from '@quill/canton/ledger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SubmissionBody } from '../../src/api/schemas.ts';
-import { JsExecuteSubmissionAndWaitForTransactionRequest } from '../../src/ledger/index.ts';
 import { apiHarness, prepared } from './harness.ts';
 
 let h: Awaited<ReturnType<typeof apiHarness>>;
@@ -89,7 +89,7 @@ describe('pass-through fields the ledger would refuse are refused at accept', ()
       expect(res.status).toBe(400);
       expect(res.json.error?.code).toBe('INVALID_REQUEST');
       expect(res.json.error?.message).toMatch(path);
-      expect(await h.wallet.store.auditLog()).toEqual([]);
+      expect(await h.wallet.audit.signatures()).toEqual([]);
     });
   }
 

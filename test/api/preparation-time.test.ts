@@ -26,7 +26,7 @@ describe('preparation time in the future', () => {
       token,
     });
     expect(JSON.stringify(batch.json)).toContain('TRANSACTION_NOT_YET_VALID');
-    expect(await h.wallet.store.auditLog()).toEqual([]);
+    expect(await h.wallet.audit.signatures()).toEqual([]);
 
     // A clock a little ahead (within the tolerance) is still accepted.
     const skewed = prepared(alice.id, { preparationTime: new Date(Date.now() + 3_600_000) });

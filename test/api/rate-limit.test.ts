@@ -1,7 +1,7 @@
 // Issue #12, finding 1 (in part): accepting is rate-limited per token (subject and party), counted in Redis so
 // the limit holds across API processes; over it, 429 RATE_LIMITED with Retry-After, and nothing is signed.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueToken } from '../../src/api/index.ts';
+import { issueToken } from '../../src/auth/index.ts';
 import { apiHarness, prepared, SECRET } from './harness.ts';
 
 let h: Awaited<ReturnType<typeof apiHarness>>;
@@ -26,7 +26,7 @@ describe('accept rate limit', () => {
       });
       expect(ok.status).toBe(202);
     }
-    const signedBefore = (await h.wallet.store.auditLog()).length;
+    const signedBefore = (await h.wallet.audit.signatures()).length;
     const over = await h.call('POST', '/wallet/v1/submissions', {
       body: prepared(alice.id).body,
       token: flood,
@@ -41,7 +41,7 @@ describe('accept rate limit', () => {
       token: flood,
     });
     expect(batch.status).toBe(429);
-    expect((await h.wallet.store.auditLog()).length).toBe(signedBefore);
+    expect((await h.wallet.audit.signatures()).length).toBe(signedBefore);
 
     const other = await tokenFor('someone-else');
     const fine = await h.call('POST', '/wallet/v1/submissions', {

@@ -14,7 +14,7 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 async function noSignatures(): Promise<void> {
-  expect(await h.wallet.store.auditLog()).toEqual([]);
+  expect(await h.wallet.audit.signatures()).toEqual([]);
 }
 
 describe('refusals (4xx with a clear error, never a signature)', () => {
@@ -174,7 +174,7 @@ describe('accepting', () => {
       token: submitToken,
     });
     expect(hex.json.id).toBe(first.json.id);
-    const log = (await h.wallet.store.auditLog()).filter((e) => e.hash === p.hashHex);
+    const log = (await h.wallet.audit.signatures()).filter((e) => e.hash === p.hashHex);
     expect(log).toHaveLength(1);
     expect(log[0]).toMatchObject({ actor: 't-submit', keyFingerprint: alice.fingerprint, party: alice.id });
     const got = await h.call('GET', `/wallet/v1/submissions/${first.json.id}`, {

@@ -1,7 +1,7 @@
 // Attacks on token handling from issue 12 (findings 5, 6, 7, 10), each performed against the real API first.
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AuthError, createVerifier, issueToken } from '../../src/api/index.ts';
+import { AuthError, createVerifier, issueToken } from '../../src/auth/index.ts';
 import { serve } from '../../src/server/serve.ts';
 import { apiHarness, prepared, SECRET } from './harness.ts';
 
@@ -139,7 +139,7 @@ describe('finding 7: COMMAND_ID_IN_USE', () => {
       expect(lost.text).not.toContain(String(won.json.id));
     }
     // The race was real: both were signed, and the store kept one (the other's audit entry says so).
-    const unused = (await h.wallet.store.auditLog()).filter(
+    const unused = (await h.wallet.audit.signatures()).filter(
       (e) => e.commandId.startsWith('race-') && e.stored === 'false',
     );
     expect(unused.length).toBeGreaterThan(0);
@@ -189,7 +189,10 @@ describe('finding 10: token rules', () => {
     expect(() => createVerifier({ jwksUrl, algorithms: ['RS256'], audience: 'quill' })).not.toThrow();
     expect(() => createVerifier({ jwksUrl, algorithms: ['RS256'], anyAudience: true })).not.toThrow();
     await expect(
-      serve({ env: { AUTH_JWKS_URL: jwksUrl, REDIS_URL: 'redis://127.0.0.1:1' }, role: 'api' }),
+      serve({
+        env: { AUTH_JWKS_URL: jwksUrl, REDIS_URL: 'redis://127.0.0.1:1', LEDGER_URL: 'http://127.0.0.1:9' },
+        role: 'api',
+      }),
     ).rejects.toThrow(/AUTH_AUDIENCE \(or --insecure-any-audience\)/);
   });
 });

@@ -5,10 +5,9 @@
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { mint, type Sandbox } from '@quill/sandbox';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/index.ts';
-import { mint } from '../../src/sandbox/internal.ts';
 import { noteCommand, prepareOn, startLedger, walletConfig } from '../e2e/support.ts';
 import { launchBrowser, type TestBrowser } from '../support/browser.ts';
 import { tempDir } from '../support/tmp.ts';

@@ -3,11 +3,11 @@
 // refused before any code is redeemed, and a replayed code refused by the provider.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Sandbox } from '@quill/sandbox';
 // @ts-expect-error oidc-provider ships no type declarations
 import Provider from 'oidc-provider';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/index.ts';
 import { startLedger, walletConfig } from '../e2e/support.ts';
 import { launchBrowser, type TestBrowser } from '../support/browser.ts';
 import { shot, startConsoleWallet } from './support.ts';

@@ -3,12 +3,12 @@
 // and __Host- behind https), sign-out, idle and absolute session timeouts, sign-in links that are not API tokens
 // (nor API tokens links), and garbage in every form and filter answered without a 500.
 import { randomBytes } from 'node:crypto';
+import type { Sandbox } from '@quill/sandbox';
 import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { issueToken } from '../../src/api/index.ts';
+import { issueToken } from '../../src/auth/index.ts';
 import { mintLink, SessionStore } from '../../src/console/index.tsx';
-import type { Sandbox } from '../../src/sandbox/index.ts';
 import { noteCommand, prepareOn, SECRET, startLedger, walletConfig } from '../e2e/support.ts';
 import { httpSession, link, startConsoleWallet } from './support.ts';
 

@@ -1,13 +1,18 @@
 // End to end on the sandbox (issue 15): "coin transfers above 100.0 need 2 approvals; transfers to X are denied".
+
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { mint, type Sandbox } from '@quill/sandbox';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { issueToken, type Role } from '../../src/api/auth.ts';
-import { mint, type Sandbox } from '../../src/sandbox/index.ts';
+import { AuditLog } from '../../src/audit/index.ts';
+import { issueToken, type Role } from '../../src/auth/index.ts';
 import { SubmissionStore } from '../../src/submissions/index.ts';
 import { testRedis } from '../submissions/records.ts';
 import { coinTemplate, prepareOn, SECRET, startFullWallet, startLedger, walletConfig } from './support.ts';
+
+/** The audit chain of a store's deployment. */
+const auditOf = (s: { redis: import('ioredis').Redis; prefix: string }) => new AuditLog(s.redis, s.prefix);
 
 let sandbox: Sandbox;
 let w: Awaited<ReturnType<typeof startFullWallet>>;
@@ -68,7 +73,7 @@ async function transfer(receiver: string, amount: string) {
 }
 
 const signatures = async (id: string) =>
-  (await store.auditLog()).filter((e) => e.submission === id && e.stored === 'true').length;
+  (await auditOf(store).signatures()).filter((e) => e.submission === id && e.stored === 'true').length;
 
 describe('approval policy on the sandbox', () => {
   it('50 commits alone; 500 waits for two distinct approvers, then commits once; reject; deny to X', async () => {

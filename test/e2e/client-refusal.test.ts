@@ -1,7 +1,8 @@
 // A request the ledger client itself refuses (nothing is sent) is a definite rejection: the submission ends
 // `rejected` after one attempt instead of being retried as an "unknown outcome" until its window closes.
+
+import type { Sandbox } from '@quill/sandbox';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/index.ts';
 import type { SubmissionPayload, SubmissionRecord } from '../../src/submissions/index.ts';
 import { noteCommand, prepareOn, startFullWallet, startLedger, walletConfig } from './support.ts';
 
@@ -43,13 +44,13 @@ describe('a submission whose execute request the ledger client refuses', () => {
     // A stored pass-through field the ledger client's request schema refuses (`cumulative` must be a list).
     // Written into the record directly, as the API may refuse it at accept one day.
     const store = api.wallet.store;
-    const raw = await store.redis.hget(store.recordKey(id), 'payload');
+    const raw = await store.redis.hget(store.keys.record(id), 'payload');
     const payload = JSON.parse(raw as string) as SubmissionPayload & Record<string, unknown>;
     payload.transactionFormat = {
       eventFormat: { filtersForAnyParty: { cumulative: 'x' } },
       transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA',
     } as never;
-    await store.redis.hset(store.recordKey(id), 'payload', JSON.stringify(payload));
+    await store.redis.hset(store.keys.record(id), 'payload', JSON.stringify(payload));
 
     const worker = await startFullWallet(sandbox, config, 'worker');
     closers.push(() => worker.wallet.close());

@@ -1,9 +1,10 @@
 // End to end on the sandbox: a submission through Quill produces submission.accepted and submission.committed
 // events, live on SSE (scoped to the party's token) and on a signed webhook, in that order.
+
+import { mint, type Sandbox } from '@quill/sandbox';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
-import { issueToken } from '../../src/api/index.ts';
+import { issueToken } from '../../src/auth/index.ts';
 import { verifySignature } from '../../src/events/index.ts';
-import { mint, type Sandbox } from '../../src/sandbox/index.ts';
 import { receiver, until } from '../events/support.ts';
 import { coinTemplate, prepareOn, SECRET, startFullWallet, startLedger, walletConfig } from './support.ts';
 

@@ -8,9 +8,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { mint, type Sandbox } from '@quill/sandbox';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { mint, type Sandbox } from '../../src/sandbox/index.ts';
 import { freePort } from '../support/redis-global-setup.ts';
 import { type RedisProcess, startRedisProcess, stopRedisProcess } from '../support/redis-process.ts';
 import { startCluster, startSentinelGroup } from '../support/redis-topologies.ts';
@@ -280,7 +280,7 @@ describe.each(TOPOLOGIES)('exactly once under faults: %s', (_name, N, topology) 
       return restarting;
     };
 
-    const token = await (await import('../../src/api/index.ts')).issueToken({
+    const token = await (await import('../../src/auth/index.ts')).issueToken({
       secret: (await import('./support.ts')).SECRET,
       role: 'submit',
       ttlSeconds: 3600,

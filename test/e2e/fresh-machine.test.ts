@@ -6,7 +6,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { redisAnswers } from '../../src/server/private-redis.ts';
+import { redisAnswers } from '../../src/dev/private-redis.ts';
 import { freePort } from '../support/redis-global-setup.ts';
 import { tempDir } from '../support/tmp.ts';
 
@@ -83,6 +83,10 @@ describe('a fresh machine', () => {
     await until(() => p.out.stdout.includes('curl -s -X POST'), 60_000, 'the demo banner');
     expect(p.out.stdout).toContain(`started a private redis-server on 127.0.0.1:${redisPort}`);
     expect(readdirSync(join(cwd, '.demo', 'redis')).some((f) => f.startsWith('appendonly'))).toBe(true);
+    // --demo, and only --demo, prints an admin console sign-in link.
+    expect(p.out.stdout).toMatch(
+      /Console sign-in link[^\n]*\n {2}http:\/\/127\.0\.0\.1:\d+\/console\/signin\?t=/,
+    );
     // The curl line, run as it is printed (its URL, token and body file).
     const curl =
       /curl -s -X POST '([^']+)' -H 'authorization: Bearer ([^']+)' -H 'content-type: application\/json' --data @(\S+)/.exec(
@@ -110,7 +114,7 @@ describe('a fresh machine', () => {
     const cwd = tempDir('quill-fresh-');
     const port = await freePort();
     const p = start(
-      ['serve'],
+      ['serve', '--sandbox'],
       {
         PATH: process.env.PATH ?? '',
         REDIS_URL: `redis://127.0.0.1:${await freePort()}`,

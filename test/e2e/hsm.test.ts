@@ -3,8 +3,8 @@
 // commit with hashing schemes V2 and V3. The official wallet SDK's verifier accepts an HSM Ed25519 signature.
 import { randomBytes } from 'node:crypto';
 import { verifySignedTxHash } from '@canton-network/core-signing-lib';
+import { mint, type Sandbox } from '@quill/sandbox';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { mint, type Sandbox } from '../../src/sandbox/index.ts';
 import { KEY_ALGORITHMS, openPkcs11Backend } from '../../src/signing/index.ts';
 import { softhsmToken } from '../support/softhsm.ts';
 import {

@@ -1,7 +1,8 @@
 // Disabling a key is the operator's emergency brake: submissions signed with it that have not reached the
 // ledger yet must not be sent afterwards, even by a worker process that has no key store of its own.
+
+import type { Sandbox } from '@quill/sandbox';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/index.ts';
 import { noteCommand, prepareOn, startFullWallet, startLedger, walletConfig } from './support.ts';
 
 let sandbox: Sandbox;

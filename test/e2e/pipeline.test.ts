@@ -1,7 +1,8 @@
 // End to end: onboard a party through the API, prepare a coin transfer on the sandbox, submit it through
 // Quill, and find the committed transaction by update id — Ed25519 and ECDSA, hashing schemes V2 and V3.
+
+import { mint, type Sandbox } from '@quill/sandbox';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { mint, type Sandbox } from '../../src/sandbox/index.ts';
 import {
   coinTemplate,
   prepareOn,
@@ -166,7 +167,7 @@ describe('a coin transfer through Quill', () => {
 });
 
 async function readToken(party: string): Promise<string> {
-  const { issueToken } = await import('../../src/api/index.ts');
+  const { issueToken } = await import('../../src/auth/index.ts');
   const { SECRET } = await import('./support.ts');
   return issueToken({ secret: SECRET, role: 'read', party, ttlSeconds: 60 });
 }

@@ -4,11 +4,11 @@
 // commits exactly once.
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
+import type { Sandbox } from '@quill/sandbox';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueToken } from '../../src/api/index.ts';
-import type { Sandbox } from '../../src/sandbox/index.ts';
-import { replication } from '../../src/server/wallet.ts';
+import { issueToken } from '../../src/auth/index.ts';
+import { replication } from '../../src/redis/index.ts';
 import { freePort } from '../support/redis-global-setup.ts';
 import { type RedisProcess, startRedisProcess, stopRedisProcess } from '../support/redis-process.ts';
 import { tempDir } from '../support/tmp.ts';
@@ -91,7 +91,7 @@ describe('REDIS_MIN_REPLICAS_ACK', () => {
     const first = await submit(await prepareOn(w.client, party, noteCommand(party)), randomUUID());
     expect(first.status).toBe(202);
     // The replica already has it: WAIT returned before the answer did.
-    expect(await replicaConn.exists(w.wallet.store.recordKey(first.json.id as string))).toBe(1);
+    expect(await replicaConn.exists(w.wallet.store.keys.record(first.json.id as string))).toBe(1);
 
     replica.child.kill('SIGSTOP');
     const body = await prepareOn(w.client, party, noteCommand(party));

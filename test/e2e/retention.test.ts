@@ -1,7 +1,8 @@
 // PAYLOAD_RETENTION_HOURS through the worker's sweep: after a submission commits, its prepared transaction and
 // signatures leave Redis; the record stays readable by id and by update id.
+
+import { mint, type Sandbox } from '@quill/sandbox';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
-import { mint, type Sandbox } from '../../src/sandbox/index.ts';
 import { coinTemplate, prepareOn, startFullWallet, startLedger, walletConfig } from './support.ts';
 
 let sandbox: Sandbox;

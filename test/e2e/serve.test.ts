@@ -3,9 +3,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { LedgerClient } from '@quill/canton/ledger';
 import { SignJWT } from 'jose';
 import { describe, expect, inject, it } from 'vitest';
-import { LedgerClient } from '../../src/ledger/index.ts';
 import { freePort } from '../support/redis-global-setup.ts';
 import { tempDir } from '../support/tmp.ts';
 import { noteCommand, prepareOn } from './support.ts';
@@ -30,14 +30,34 @@ function run(args: string[], env: Record<string, string>, timeoutMs = 30_000) {
 }
 
 describe('quill serve', () => {
+  it('refuses to start without LEDGER_URL unless --demo or --sandbox is given: one line naming both, exit 2', async () => {
+    const r = await run(['serve'], { REDIS_URL: inject('redisUrl'), AUTH_JWT_SECRET: SECRET });
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/^quill: LEDGER_URL is not set: .*quill serve --demo/);
+    expect(r.stdout).toBe('');
+    // --sandbox and --demo run on the embedded ledger, which they refuse to mix with a real one.
+    const both = await run(['serve', '--sandbox'], {
+      LEDGER_URL: 'http://127.0.0.1:9',
+      AUTH_JWT_SECRET: SECRET,
+    });
+    expect(both.code).toBe(2);
+    expect(both.stderr.trim()).toBe('quill: --sandbox runs on the embedded sandbox: unset LEDGER_URL');
+  });
+
   it('refuses to start without auth settings or with a bad value, one line, exit 2', async () => {
-    const noAuth = await run(['serve'], { REDIS_URL: inject('redisUrl') });
+    const noAuth = await run(['serve'], { REDIS_URL: inject('redisUrl'), LEDGER_URL: 'http://127.0.0.1:9' });
     expect(noAuth.code).toBe(2);
     expect(noAuth.stderr.trim()).toMatch(
       /^quill: refusing to start without AUTH_JWT_SECRET or AUTH_JWKS_URL/,
     );
     expect(noAuth.stderr.trim().split('\n')).toHaveLength(1);
-    const bad = await run(['serve'], { PORT: '99999', WORKER_CONCURRENCY: 'many', AUTH_JWT_SECRET: SECRET });
+    const bad = await run(['serve'], {
+      PORT: '99999',
+      WORKER_CONCURRENCY: 'many',
+      AUTH_JWT_SECRET: SECRET,
+      LEDGER_URL: 'http://127.0.0.1:9',
+    });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/PORT: must be between 0 and 65535; WORKER_CONCURRENCY:/);
     const token = await run(['tokens', 'issue', '--role', 'read', '--ttl', 'forever'], {
@@ -117,7 +137,7 @@ describe('quill serve', () => {
     ['off', undefined],
     ['on', 'sandbox-ledger-secret-0123456789abcdef'],
   ])(
-    'serves on the embedded sandbox (ledger auth %s), `quill submit --wait` commits, SIGTERM stops it',
+    'serves with --sandbox (ledger auth %s) and prints no sign-in link; `quill submit --wait` commits; SIGTERM stops it',
     {
       timeout: 150_000,
     },
@@ -137,9 +157,13 @@ describe('quill serve', () => {
         KEYS_DIR: keysDir,
         ...(sandboxSecret ? { SANDBOX_AUTH_SECRET: sandboxSecret } : {}),
       };
-      const server: ChildProcess = spawn(process.execPath, [resolve('bin/quill.js'), 'serve'], {
+      const server: ChildProcess = spawn(process.execPath, [resolve('bin/quill.js'), 'serve', '--sandbox'], {
         env: { PATH: process.env.PATH ?? '', ...env },
-        stdio: ['ignore', 'ignore', 'pipe'],
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      server.stdout?.on('data', (chunk: Buffer) => {
+        stdout += chunk.toString('utf8');
       });
       let logs = '';
       server.stderr?.on('data', (chunk: Buffer) => {
@@ -214,6 +238,9 @@ describe('quill serve', () => {
         server.kill('SIGTERM');
       }
       expect(await exited).toBe(0);
+      // Only --demo prints a console sign-in link (an admin gets one with `quill console link`).
+      expect(stdout).not.toMatch(/sign-?in/i);
+      expect(logs).not.toContain('/console/signin');
       // The operator's view: JSON lines that follow the submission from request to commit, without secrets.
       const lines = logs
         .trim()

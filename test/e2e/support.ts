@@ -1,21 +1,15 @@
 // A whole wallet (API + worker, real Redis, real key store) on the embedded sandbox over real HTTP.
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createVerifier, issueToken } from '../../src/api/index.ts';
-import { type Config, loadConfig } from '../../src/config.ts';
-import { LedgerClient } from '../../src/ledger/index.ts';
+import { LedgerClient } from '@quill/canton/ledger';
+import { COIN_MODULE, COIN_PACKAGE, type FaultConfig, type Sandbox, startSandbox } from '@quill/sandbox';
+import { createVerifier, issueToken } from '../../src/auth/index.ts';
+import { type Config, loadConfig } from '../../src/config/index.ts';
 import type { Log } from '../../src/log.ts';
 import { PartyRegistry } from '../../src/parties/index.ts';
-import {
-  COIN_MODULE,
-  COIN_PACKAGE,
-  type FaultConfig,
-  type Sandbox,
-  startSandbox,
-} from '../../src/sandbox/index.ts';
 import { partyServices } from '../../src/server/adapters.ts';
-import { ledgerPort } from '../../src/server/ledger-port.ts';
 import { type Role, startWallet } from '../../src/server/wallet.ts';
 import { type KeyBackend, Keyring, KeyStore, verifyingSigner } from '../../src/signing/index.ts';
+import { ledgerPort } from '../../src/submissions/ledger.ts';
 import { tempDir } from '../support/tmp.ts';
 
 export const SECRET = 'e2e-secret-0123456789-abcdefghijklmnopqrstuvwxyz';

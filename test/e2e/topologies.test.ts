@@ -4,11 +4,11 @@
 // in the middle of a load of submissions: a replica is promoted, every submission that got a 202 is still there,
 // and each commits exactly once on the ledger.
 import { randomUUID } from 'node:crypto';
+import type { LedgerClient } from '@quill/canton/ledger';
+import type { Sandbox } from '@quill/sandbox';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { issueToken } from '../../src/api/index.ts';
-import type { LedgerClient } from '../../src/ledger/index.ts';
-import type { Sandbox } from '../../src/sandbox/index.ts';
+import { issueToken } from '../../src/auth/index.ts';
 import { stopRedisProcess } from '../support/redis-process.ts';
 import {
   type SentinelGroup,

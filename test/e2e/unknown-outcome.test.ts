@@ -1,7 +1,8 @@
 // The last attempt's answer is lost and the transaction commits only afterwards: Quill must not call the
 // submission expired (the caller would prepare again and pay twice); it keeps looking and finds the commit.
+
+import type { Sandbox } from '@quill/sandbox';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/index.ts';
 import { noteCommand, prepareOn, startFullWallet, startLedger, walletConfig } from './support.ts';
 
 const EXEC = '/v2/interactive-submission/executeAndWaitForTransaction';

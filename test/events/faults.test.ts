@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Deliveries, EventLog, WebhookRegistry } from '../../src/events/index.ts';
+import { Deliveries, dispatchStep, EventLog, WebhookRegistry } from '../../src/events/index.ts';
 import { freePort } from '../support/redis-global-setup.ts';
 import { fastDelivery, receiver, until } from './support.ts';
 
@@ -89,7 +89,7 @@ describe('webhook delivery faults', () => {
     const rx = await receiver(() => 200, 80);
     cleanups.push(() => rx.close());
     await hooks.create({ url: rx.url, types: [], party: null, description: null });
-    await d.dispatch();
+    await dispatchStep(d);
     const parties = ['a::1220aa', 'b::1220bb', 'c::1220cc'];
     const written: { id: string; party: string }[] = [];
     for (let i = 0; i < 45; i++) {

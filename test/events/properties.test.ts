@@ -115,7 +115,7 @@ describe('private addresses', () => {
 
 describe('events configuration', () => {
   it('reads the defaults and refuses bad values with one line each', async () => {
-    const { loadConfig, ConfigError } = await import('../../src/config.ts');
+    const { loadConfig, ConfigError } = await import('../../src/config/index.ts');
     const c = loadConfig({}, ['events']);
     expect(c.events).toEqual({ retentionMs: 168 * 3_600_000, retentionMax: 1_000_000, heartbeatMs: 15_000 });
     expect(c.webhooks.allowPrivateTargets).toBe(false);

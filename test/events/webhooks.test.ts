@@ -2,7 +2,7 @@
 // order per party and lose nothing, every request is signed (both secrets during a rotation's grace), a
 // receiver down for good ends dead-lettered and redelivery works.
 import { afterEach, describe, expect, it } from 'vitest';
-import { startDelivery, verifySignature } from '../../src/events/index.ts';
+import { dispatchStep, startDelivery, verifySignature } from '../../src/events/index.ts';
 import { conn, parts, receiver, until } from './support.ts';
 
 const cleanup: (() => Promise<void>)[] = [];
@@ -29,7 +29,7 @@ describe('webhook delivery', () => {
       pollMs: 200,
     });
     cleanup.push(() => runner.stop());
-    await p.deliveries.dispatch(); // sets the cursor at the (empty) end
+    await dispatchStep(p.deliveries); // sets the cursor at the (empty) end
     const written: { id: string; party: string }[] = [];
     for (let i = 0; i < 30; i++) {
       const party = ['alice::1220aa', 'bob::1220bb', 'carol::1220cc'][i % 3] as string;
@@ -84,7 +84,7 @@ describe('webhook delivery', () => {
       pollMs: 200,
     });
     cleanup.push(() => runner.stop());
-    await p.deliveries.dispatch();
+    await dispatchStep(p.deliveries);
     const { secret: fresh } = await p.hooks.rotate(webhook.id, 60_000);
     await p.log.append('submission.accepted', 'alice::1220aa', {});
     await p.log.append('submission.committed', 'bob::1220bb', {});
@@ -114,7 +114,7 @@ describe('webhook delivery', () => {
       pollMs: 200,
     });
     cleanup.push(() => runner.stop());
-    await p.deliveries.dispatch();
+    await dispatchStep(p.deliveries);
     const a = await p.log.append('submission.rejected', 'alice::1220aa', {});
     const b = await p.log.append('submission.committed', 'alice::1220aa', {});
     await until(
@@ -152,7 +152,7 @@ describe('webhook delivery', () => {
       pollMs: 200,
     });
     cleanup.push(() => runner.stop());
-    await p.deliveries.dispatch();
+    await dispatchStep(p.deliveries);
     const id = await p.log.append('ledger.gap', '', {});
     await until(async () => (await p.deliveries.state(webhook.id, id))?.state === 'dead', 10_000, 'refused');
     expect((await p.deliveries.state(webhook.id, id))?.lastError).toBe('PRIVATE_TARGET');

@@ -9,7 +9,7 @@ import {
   SDKPlugin,
   type TokenProviderConfig,
 } from '@canton-network/wallet-sdk';
-import { decodePreparedTransactionBase64, hashPreparedTransaction } from '../../src/transaction/index.ts';
+import { decodePreparedTransactionBase64, hashPreparedTransaction } from '@quill/canton/transaction';
 
 /** SDK log lines, kept for failure messages instead of flooding the test output. */
 export const sdkLog: string[] = [];

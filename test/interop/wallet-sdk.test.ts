@@ -1,7 +1,7 @@
 // Interop (issue 7): the official wallet SDK runs its external-party flow, unchanged, against the sandbox.
 import { randomUUID } from 'node:crypto';
+import { startSandbox } from '@quill/sandbox';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startSandbox } from '../../src/sandbox/index.ts';
 import { connect, createdBy, hashes, RawLedger, step } from './sdk.ts';
 
 const SECRET = `interop-${randomUUID()}`;

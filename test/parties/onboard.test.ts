@@ -2,9 +2,10 @@
 // multi-hash signature with node:crypto.
 
 import { randomBytes } from 'node:crypto';
+import { LedgerClient } from '@quill/canton/ledger';
+import { topologyMultiHash } from '@quill/canton/transaction';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LedgerClient } from '../../src/ledger/index.ts';
 import {
   type OnboardingLedger,
   onboardExternalParty,
@@ -14,7 +15,6 @@ import {
   partyHintProblem,
 } from '../../src/parties/index.ts';
 import { KEY_ALGORITHMS, type KeyStore, verifyingSigner } from '../../src/signing/index.ts';
-import { topologyMultiHash } from '../../src/transaction/index.ts';
 import { tempStore } from '../signing/helpers.ts';
 import { type FakeParticipant, multiHashOf, SYNCHRONIZER, startFakeParticipant } from './fake-participant.ts';
 

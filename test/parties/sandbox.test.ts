@@ -1,10 +1,11 @@
 // End to end on the embedded sandbox over real HTTP: onboard a party with each algorithm, then a transaction
 // prepared for it, re-hashed here and signed by the verifying signer, commits.
 import { randomUUID } from 'node:crypto';
+import { LedgerClient } from '@quill/canton/ledger';
+import { decodePreparedTransactionBase64, hashPreparedTransaction } from '@quill/canton/transaction';
+import { type Sandbox, startSandbox } from '@quill/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LedgerClient } from '../../src/ledger/index.ts';
 import { onboardExternalParty, PartyRegistry } from '../../src/parties/index.ts';
-import { type Sandbox, startSandbox } from '../../src/sandbox/index.ts';
 import {
   KEY_ALGORITHMS,
   type KeyStore,
@@ -12,7 +13,6 @@ import {
   type Signer,
   verifyingSigner,
 } from '../../src/signing/index.ts';
-import { decodePreparedTransactionBase64, hashPreparedTransaction } from '../../src/transaction/index.ts';
 import { tempStore } from '../signing/helpers.ts';
 
 let sandbox: Sandbox;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exitFor } from '../../src/cli/index.ts';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { ConfigError, loadConfig } from '../../src/config/index.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'quill-policy-cfg-'));
 const file = (name: string, text: string) => {

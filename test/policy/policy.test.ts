@@ -1,3 +1,4 @@
+import type { TransactionPreview } from '@quill/canton/transaction';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -11,7 +12,6 @@ import {
   transactionFacts,
   validatePolicy,
 } from '../../src/policy/index.ts';
-import type { TransactionPreview } from '../../src/transaction/index.ts';
 
 const decimalArb = fc
   .tuple(fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }), fc.integer({ min: 0, max: 12 }))

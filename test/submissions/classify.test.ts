@@ -1,6 +1,6 @@
+import { invalidArgument, LedgerError, type LedgerErrorInit } from '@quill/canton/ledger';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { invalidArgument, LedgerError, type LedgerErrorInit } from '../../src/ledger/index.ts';
 import { backoffDelay, classifyError, deduplicationSeconds } from '../../src/submissions/index.ts';
 
 function ledgerError(over: Partial<LedgerErrorInit>) {

@@ -1,9 +1,9 @@
 // The worker's step logic against a scripted ledger (commit, commit-then-timeout, 503, definite refusal)
 // and the real Redis store: exactly one commit, reconciliation of unknown outcomes, expiry.
 import { randomBytes } from 'node:crypto';
+import { type JsTransaction, LedgerError, type LedgerErrorInit } from '@quill/canton/ledger';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { type JsTransaction, LedgerError, type LedgerErrorInit } from '../../src/ledger/index.ts';
 import {
   type ExecuteRequest,
   type ExecutorConfig,
@@ -246,7 +246,7 @@ describe('executeStep', () => {
 
   it('sends nothing more once the key is disabled: rejected if nothing can commit, else watched', async () => {
     const fresh = await setup(['commit']);
-    await fresh.store.markKeyDisabled(fresh.rec.keyFingerprint);
+    await fresh.store.keyFlags.markDisabled(fresh.rec.keyFingerprint);
     expect(await fresh.run()).toMatchObject({ status: 'rejected', error: { code: 'KEY_DISABLED' } });
     expect(fresh.ledger.submissionIds).toHaveLength(0);
 
@@ -254,7 +254,7 @@ describe('executeStep', () => {
     expect((await executeStep({ store: sent.store, ledger: sent.ledger, config }, sent.rec.id)).kind).toBe(
       'retry',
     );
-    await sent.store.markKeyDisabled(sent.rec.keyFingerprint);
+    await sent.store.keyFlags.markDisabled(sent.rec.keyFingerprint);
     expect((await executeStep({ store: sent.store, ledger: sent.ledger, config }, sent.rec.id)).kind).toBe(
       'wait-until',
     );

@@ -20,14 +20,14 @@ describe('outbox', () => {
     const store = freshStore(redis);
     const a = record();
     await store.create(a, payload);
-    const created = await store.readOutbox('0-0');
+    const created = await store.outbox.read('0-0');
     expect(created.map((e) => [e.id, e.status])).toEqual([[a.id, a.status]]);
     const start = created[0]?.cursor ?? '';
     await store.update(a.id, (r) => ({ ...r, status: 'queued' }));
     await store.update(a.id, (r) => ({ ...r, status: 'executing' }));
-    expect(await store.readOutbox(start)).toEqual([]);
+    expect(await store.outbox.read(start)).toEqual([]);
     const done = await store.update(a.id, committed('upd-1', 7));
-    const entries = await store.readOutbox(start);
+    const entries = await store.outbox.read(start);
     expect(entries).toEqual([
       {
         cursor: expect.stringMatching(/^\d+-\d+$/),
@@ -43,15 +43,15 @@ describe('outbox', () => {
     ]);
     // A final record is never written again: a later transition is refused and adds nothing.
     await store.update(a.id, expire({ code: 'LATE', message: 'late' }));
-    expect(await store.readOutbox(start)).toHaveLength(1);
-    expect(await store.outboxEnd()).toBe(entries[0]?.cursor);
+    expect(await store.outbox.read(start)).toHaveLength(1);
+    expect(await store.outbox.end()).toBe(entries[0]?.cursor);
   });
 
   it('has exactly one entry per record when many writers race to finalize it', async () => {
     const store = freshStore(redis);
     const recs = Array.from({ length: 20 }, () => record({ status: 'executing' }));
     for (const r of recs) await store.create(r, payload);
-    const start = await store.outboxEnd();
+    const start = await store.outbox.end();
     await Promise.all(
       recs.flatMap((r, i) => [
         store.update(r.id, committed(`upd-${i}`, i + 1)),
@@ -60,7 +60,7 @@ describe('outbox', () => {
         store.update(r.id, committed(`upd-${i}-b`, i + 100)),
       ]),
     );
-    const entries = await store.readOutbox(start, 1000);
+    const entries = await store.outbox.read(start, 1000);
     expect(entries.map((e) => e.id).sort()).toEqual(recs.map((r) => r.id).sort());
     for (const e of entries) {
       const final = await store.getRecord(e.id);
@@ -73,15 +73,15 @@ describe('outbox', () => {
     const store = freshStore(redis);
     const recs = Array.from({ length: 5 }, () => record({ status: 'executing' }));
     for (const r of recs) await store.create(r, payload);
-    const start = await store.outboxEnd();
+    const start = await store.outbox.end();
     for (const r of recs.slice(0, 3)) await store.update(r.id, reject({ code: 'R', message: 'r' }));
-    const first = await store.readOutbox(start, 2);
+    const first = await store.outbox.read(start, 2);
     expect(first.map((e) => e.id)).toEqual(recs.slice(0, 2).map((r) => r.id));
-    const rest = await store.readOutbox(first[1]?.cursor ?? '', 10);
+    const rest = await store.outbox.read(first[1]?.cursor ?? '', 10);
     expect(rest.map((e) => e.id)).toEqual([recs[2]?.id]);
     const blocking = testRedis();
     try {
-      const pending = store.readOutbox(rest[0]?.cursor ?? '', 10, { blockMs: 5000, via: blocking });
+      const pending = store.outbox.read(rest[0]?.cursor ?? '', 10, { blockMs: 5000, via: blocking });
       await new Promise((r) => setTimeout(r, 100));
       await store.update(recs[3]?.id ?? '', reject({ code: 'R', message: 'r' }));
       expect((await pending).map((e) => e.id)).toEqual([recs[3]?.id]);

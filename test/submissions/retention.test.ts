@@ -1,9 +1,14 @@
 // Issue #12, finding 1: a final record's prepared transaction and signatures are dropped after
 // PAYLOAD_RETENTION_HOURS; the record, its hash, its audit entry and every index stay. Records that are not
 // final keep theirs whatever their age.
+
 import { afterAll, describe, expect, it } from 'vitest';
+import { AuditLog } from '../../src/audit/index.ts';
 import { expire } from '../../src/submissions/transitions.ts';
 import { freshStore, payload, record, testRedis } from './records.ts';
+
+/** The audit chain of a store's deployment. */
+const auditOf = (s: { redis: import('ioredis').Redis; prefix: string }) => new AuditLog(s.redis, s.prefix);
 
 const redis = testRedis();
 afterAll(() => redis.quit());
@@ -45,7 +50,7 @@ describe('payload retention', () => {
     });
     expect((await store.byUpdateId('upd-old'))?.id).toBe(old.id);
     expect((await store.byCommandId(old.commandId))?.id).toBe(old.id);
-    expect((await store.auditLog()).map((e) => e.submission).sort()).toEqual(
+    expect((await auditOf(store).signatures()).map((e) => e.submission).sort()).toEqual(
       [old.id, live.id, late.id].sort(),
     );
     // Not final (whatever its age) or final after the cutoff: untouched.

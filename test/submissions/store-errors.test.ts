@@ -3,7 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { StoreError, SubmissionStore } from '../../src/submissions/index.ts';
+import { StoreError } from '../../src/redis/index.ts';
+import { SubmissionStore } from '../../src/submissions/index.ts';
 
 const redis = new Redis(inject('redisUrl'));
 afterAll(() => redis.quit());
@@ -42,7 +43,7 @@ describe('StoreError', () => {
   it('wraps an error reply as UNAVAILABLE', async () => {
     const store = new SubmissionStore(redis, prefix());
     await redis.set(`${store.prefix}keys:disabled`, 'not a set');
-    const err = await store.isKeyDisabled('1220ab').catch((e: unknown) => e);
+    const err = await store.keyFlags.isDisabled('1220ab').catch((e: unknown) => e);
     expect(err).toMatchObject({ name: 'StoreError', code: 'UNAVAILABLE' });
     expect(String((err as StoreError).cause)).toMatch(/WRONGTYPE/);
   });

@@ -1,7 +1,11 @@
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
+import { AuditLog } from '../../src/audit/index.ts';
 import { newSubmissionId } from '../../src/submissions/index.ts';
 import { freshStore as fresh, payload, record } from './records.ts';
+
+/** The audit chain of a store's deployment. */
+const auditOf = (s: { redis: import('ioredis').Redis; prefix: string }) => new AuditLog(s.redis, s.prefix);
 
 const redis = new Redis(inject('redisUrl'));
 afterAll(() => redis.quit());
@@ -148,7 +152,7 @@ describe('SubmissionStore', () => {
     await store.create(a, payload, { scope: 'me', key: 'k1', fingerprint: 'f1' });
     expect(await store.idempotency('me', 'k1')).toEqual({ fingerprint: 'f1', id: a.id });
     expect(await store.idempotency('other', 'k1')).toBeUndefined();
-    await store.audit({
+    await auditOf(store).append({
       at: 'now',
       actor: 'me',
       party: a.party,
@@ -157,7 +161,7 @@ describe('SubmissionStore', () => {
       commandId: a.commandId,
       submission: a.id,
     });
-    const log = await store.auditLog();
+    const log = await auditOf(store).signatures();
     expect(log).toHaveLength(1);
     expect(log[0]?.hash).toBe(a.preparedTransactionHash);
   });

@@ -1,10 +1,10 @@
 // Key and party administration (admin role): /wallet/v1/keys and /wallet/v1/parties. A party-scoped admin
 // sees and disables only its party's key and sees only its party; only an unscoped admin creates either.
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { echo } from '@quill/canton/errors';
 import type { Context } from 'hono';
-import { echo } from '../../errors.ts';
+import type { Principal } from '../../auth/index.ts';
 import { isFingerprint } from '../../signing/index.ts';
-import type { Principal } from '../../submissions/index.ts';
 import { type AppDeps, type AppEnv, need } from '../context.ts';
 import { ApiError, errorResponses } from '../errors.ts';
 import {
@@ -153,7 +153,7 @@ export function adminRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
 
   // Key changes live in files or a token, not in Redis: their audit entry follows right after the change.
   const auditKey = (kind: string, who: { subject: string }, key: KeyView) =>
-    deps.store.audit({
+    deps.audit.append({
       kind,
       at: new Date().toISOString(),
       actor: who.subject,
@@ -201,7 +201,7 @@ export function adminRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
   app.openapi(auditRoute, async (c) => {
     const who = need(c, 'admin');
     const { after, limit } = c.req.valid('query');
-    const entries = await deps.store.auditEntries(after ?? '0-0', limit);
+    const entries = await deps.audit.entries(after ?? '0-0', limit);
     // A party-scoped admin sees its party's entries (the chain is checked whole, by an unscoped one).
     const items =
       who.party === undefined

@@ -4,9 +4,9 @@
 // starts with the events written from now on. A comment line `: ping` is sent every EVENTS_HEARTBEAT_SECONDS
 // without events; the stream ends at shutdown.
 import type { OpenAPIHono } from '@hono/zod-openapi';
+import { echo } from '@quill/canton/errors';
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import { echo } from '../../errors.ts';
 import { EVENT_TYPES, type EventFilter, type EventType, isEventId, isEventType } from '../../events/index.ts';
 import { type AppDeps, type AppEnv, type EventsDeps, need } from '../context.ts';
 import { ApiError } from '../errors.ts';

@@ -1,7 +1,7 @@
 // Party history from the watcher's index: GET /wallet/v1/parties/{party}/transactions (read role; a party
 // token sees only its own party, any other looks like it does not exist).
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import { HistoryError } from '../../events/index.ts';
+import { HistoryError } from '../../history/index.ts';
 import { type AppDeps, type AppEnv, need } from '../context.ts';
 import { ApiError, errorResponses } from '../errors.ts';
 
@@ -42,9 +42,6 @@ export const HistoryPage = z
   })
   .openapi('HistoryPage');
 
-/** The built-in coin's holding template (the sandbox's `quill-coin` package; any package id). */
-export const COIN_HOLDING = { packageName: 'quill-coin', module: 'Quill.Coin', entity: 'Holding' } as const;
-
 export const HoldingView = z
   .object({
     contractId: z.string(),
@@ -59,7 +56,7 @@ const holdings = createRoute({
   method: 'get',
   path: '/wallet/v1/parties/{party}/holdings',
   tags: ['history'],
-  summary: "The party's active coin holdings (built-in coin templates), from the watcher's index",
+  summary: "The party's active holdings of the templates this wallet recognizes, from the watcher's index",
   security,
   request: { params: z.object({ party: z.string().min(1).max(255) }) },
   responses: {
@@ -93,20 +90,20 @@ export function historyRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
     if (p.party !== undefined && p.party !== party) throw new ApiError(404, 'NOT_FOUND', 'no such party');
     if (!deps.history) throw new ApiError(503, 'UNAVAILABLE', 'the history index is not available');
     try {
-      const live = await deps.history.active(party, COIN_HOLDING);
-      const items = live.flatMap((h) => {
-        const arg = (h.createArgument ?? {}) as Record<string, unknown>;
-        if (arg.owner !== party) return [];
-        return [
-          {
-            contractId: h.contractId,
-            templateId: h.templateId,
+      const items: z.infer<typeof HoldingView>[] = [];
+      for (const h of deps.holdings ?? []) {
+        for (const c of await deps.history.active(party, h)) {
+          const arg = (c.createArgument ?? {}) as Record<string, unknown>;
+          if (arg[h.owner] !== party) continue;
+          items.push({
+            contractId: c.contractId,
+            templateId: c.templateId,
             owner: party,
-            amount: String(arg.amount ?? ''),
-            offset: h.offset,
-          },
-        ];
-      });
+            amount: String(arg[h.amount] ?? ''),
+            offset: c.offset,
+          });
+        }
+      }
       return c.json({ items }, 200);
     } catch (err) {
       if (err instanceof HistoryError)

@@ -2,10 +2,10 @@
 // GET /wallet/v1/ledger/transactions/{updateId} and GET /wallet/v1/ledger/offsets/{offset} (INTERFACE.md
 // 4.3–4.5). A party token reads as its party; an unscoped token names the party with `?party=`.
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import { echo } from '../../errors.ts';
-import { isLedgerError } from '../../ledger/index.ts';
-import type { ListActivityResponse, ListActivityResponseItem } from '../../scan/index.ts';
-import type { Principal } from '../../submissions/index.ts';
+import { echo } from '@quill/canton/errors';
+import { isLedgerError } from '@quill/canton/ledger';
+import type { ListActivityResponse, ListActivityResponseItem } from '@quill/canton/scan';
+import type { Principal } from '../../auth/index.ts';
 import { type AppDeps, type AppEnv, need } from '../context.ts';
 import { ApiError, errorResponses } from '../errors.ts';
 

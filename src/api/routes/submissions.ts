@@ -1,13 +1,13 @@
 // POST/GET /wallet/v1/submissions, the batch endpoint and GET /wallet/v1/updates/{updateId}.
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import { echo } from '../../errors.ts';
+import { echo } from '@quill/canton/errors';
+import { decodePreparedTransactionBase64, previewPreparedTransaction } from '@quill/canton/transaction';
 import {
   acceptSubmission,
   isTerminal,
   SubmissionRecord,
   SubmissionRefused,
 } from '../../submissions/index.ts';
-import { decodePreparedTransactionBase64, previewPreparedTransaction } from '../../transaction/index.ts';
 import { type AppDeps, type AppEnv, need, visible } from '../context.ts';
 import { ApiError, describeCause, errorResponses, invalidRequest, toHttpError } from '../errors.ts';
 import {

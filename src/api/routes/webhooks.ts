@@ -2,8 +2,8 @@
 // webhooks filtered to its own party (another party's webhook is 404); a webhook for every party needs an
 // unscoped admin. The signing secret is in the answer to create and rotate-secret only.
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { echo } from '@quill/canton/errors';
 import type { Context } from 'hono';
-import { echo } from '../../errors.ts';
 import { checkTarget, EVENT_TYPES, isEventId, WEBHOOK_ID, type Webhook } from '../../events/index.ts';
 import { type AppDeps, type AppEnv, need } from '../context.ts';
 import { ApiError, errorResponses } from '../errors.ts';

@@ -1,6 +1,6 @@
 // Approvals: what awaits approval (with the preview of what would be signed and the rule that matched), approve or
 // reject with a reason (the decision names the hash the approver saw), and who decided what.
-import { allows } from '../../api/index.ts';
+import { allows } from '../../auth/index.ts';
 import type { SubmissionRecord } from '../../submissions/index.ts';
 import { readAudit } from '../audit-read.ts';
 import { apiMessage, type Ctx, formFields, must, PageError } from '../http.tsx';

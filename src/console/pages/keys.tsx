@@ -2,7 +2,7 @@
 // confirmation. Every action goes through the wallet API as the operator, so its role and party rules apply.
 
 import type { KeyView, PartyView } from '../../api/index.ts';
-import { allows } from '../../api/index.ts';
+import { allows } from '../../auth/index.ts';
 import { readAudit } from '../audit-read.ts';
 import { apiMessage, type Ctx, formFields, must, PageError } from '../http.tsx';
 import { Csrf, Empty, FormError, Id, Page, Status, Time } from '../ui.tsx';

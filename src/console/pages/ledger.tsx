@@ -3,7 +3,7 @@
 // offset or update id (4.3–4.5), the wallet's ledger user changed through an update mask (4.6), the activity feed
 // paged by begin_after_id (4.8).
 import type { Child } from 'hono/jsx';
-import { allows } from '../../api/index.ts';
+import { allows } from '../../auth/index.ts';
 import { apiMessage, type Ctx, formFields, must, PageError } from '../http.tsx';
 import { ActivityTable, Csrf, Empty, Facts, FormError, Json, NavLinks, Page } from '../ui.tsx';
 

@@ -1,6 +1,7 @@
 // Parties: the list, onboarding from a key, and a party's page (its submissions, ledger transactions, activity
 // feed entries and coin holdings).
-import { allows, type KeyView, type PartyView } from '../../api/index.ts';
+import type { KeyView, PartyView } from '../../api/index.ts';
+import { allows } from '../../auth/index.ts';
 import type { SubmissionRecord } from '../../submissions/index.ts';
 import { apiMessage, type Ctx, formFields, must, PageError } from '../http.tsx';
 import { ActivityTable, Csrf, Empty, FormError, Id, Page, Time } from '../ui.tsx';

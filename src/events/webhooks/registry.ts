@@ -2,8 +2,9 @@
 // secret leaves only in the answer to create and rotate; a rotation keeps the previous secret valid (and signed
 // with) until its grace period ends.
 import { randomBytes } from 'node:crypto';
+import { QuillError } from '@quill/canton/errors';
 import type { Redis } from 'ioredis';
-import { QuillError } from '../../errors.ts';
+import { redisKeys } from '../../redis/keys.ts';
 import type { EventType } from '../log.ts';
 
 export interface Webhook {
@@ -46,7 +47,7 @@ export class WebhookRegistry {
     readonly redis: Redis,
     prefix: string,
   ) {
-    this.key = `${prefix.endsWith(':') ? prefix : `${prefix}:`}webhooks`;
+    this.key = redisKeys(prefix).webhooks;
   }
 
   private async stored(id: string): Promise<Stored | undefined> {

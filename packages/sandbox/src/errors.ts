@@ -1,0 +1,328 @@
+/**
+ * The participant's error answers (ledger-json-api.md §1.7): a `JsCantonError` body whose HTTP status follows
+ * from the error category's gRPC code, with `context.category`, `definite_answer`, `tid` and `retryInfo`
+ * filled as the real JSON API does. Body-decode failures are `400 text/plain` (tapir), built elsewhere.
+ */
+import { randomBytes } from 'node:crypto';
+import { QuillError } from '@quill/canton/errors';
+import type { JsCantonError, Violation } from '@quill/canton/ledger';
+
+interface Category {
+  grpc: number;
+  status: number;
+  retry?: string;
+}
+
+/** Category id → gRPC code and HTTP status (ErrorCategory.scala + GrpcHttpErrorCodes). */
+const CATEGORIES: Record<number, Category> = {
+  1: { grpc: 14, status: 503, retry: '1 second' },
+  2: { grpc: 10, status: 409, retry: '1 second' },
+  3: { grpc: 4, status: 504, retry: '1 second' },
+  4: { grpc: 13, status: 500 },
+  5: { grpc: 3, status: 400 },
+  6: { grpc: 16, status: 401 },
+  7: { grpc: 7, status: 403 },
+  8: { grpc: 3, status: 400 },
+  9: { grpc: 9, status: 400 },
+  10: { grpc: 6, status: 409 },
+  11: { grpc: 5, status: 404 },
+  12: { grpc: 11, status: 400, retry: '1 second' },
+  13: { grpc: 2, status: 500 },
+  14: { grpc: 12, status: 501 },
+};
+
+/** The body is the ledger contract's `JsCantonError`, declared once in `src/ledger`. */
+export type JsCantonErrorBody = JsCantonError;
+
+export class SandboxError extends QuillError {
+  override readonly name = 'SandboxError';
+  /** The submission id for errors of a submission (the participant reports it as `correlationId`). */
+  correlationId?: string;
+  constructor(
+    code: string,
+    readonly category: number,
+    readonly cause_: string,
+    readonly context: Record<string, string> = {},
+    readonly resources: [string, string][] = [],
+    readonly definiteAnswer?: boolean,
+    /** Only where the JSON layer answers with its own status (413 for oversized lists). */
+    readonly statusOverride?: number,
+  ) {
+    super(code, `${code}(${category}): ${cause_}`);
+  }
+
+  /** gRPC status code of the category (for completions). */
+  get grpcCode(): number {
+    return CATEGORIES[this.category]?.grpc ?? 13;
+  }
+
+  get status(): number {
+    return this.statusOverride ?? CATEGORIES[this.category]?.status ?? 500;
+  }
+
+  body(correlationId?: string): JsCantonErrorBody {
+    const cat = CATEGORIES[this.category] ?? { grpc: 13, status: 500 };
+    const tid = randomBytes(16).toString('hex');
+    const context: Record<string, string> = { ...this.context, category: String(this.category), tid };
+    if (this.definiteAnswer !== undefined) context.definite_answer = String(this.definiteAnswer);
+    return {
+      code: this.code,
+      cause: this.cause_,
+      correlationId: correlationId ?? this.correlationId ?? null,
+      traceId: tid,
+      context,
+      resources: this.resources,
+      errorCategory: this.category,
+      grpcCodeValue: cat.grpc,
+      retryInfo: cat.retry ?? null,
+      definiteAnswer: this.definiteAnswer ?? null,
+    };
+  }
+}
+
+/** A request body the participant's decoder refuses: tapir answers 400 text/plain. */
+export class BodyDecodeError extends Error {
+  override readonly name = 'BodyDecodeError';
+}
+
+const ARGS = 'The submitted request has invalid arguments: ';
+
+export const err = {
+  invalidArgument: (why: string) => new SandboxError('INVALID_ARGUMENT', 8, `${ARGS}${why}`),
+  invalidField: (field: string, why: string) =>
+    new SandboxError(
+      'INVALID_FIELD',
+      8,
+      `The submitted command has a field with invalid value: Invalid field ${field}: ${why}`,
+    ),
+  missingField: (field: string) =>
+    new SandboxError('MISSING_FIELD', 8, `The submitted command is missing a mandatory field: ${field}`),
+  negativeOffset: (field: string, offset: number) =>
+    new SandboxError(
+      'NEGATIVE_OFFSET',
+      8,
+      `Offset ${offset} in ${field} is a negative integer: the offset has to be either a positive integer or zero`,
+    ),
+  nonPositiveOffset: (field: string, offset: number) =>
+    new SandboxError(
+      'NON_POSITIVE_OFFSET',
+      8,
+      `Offset ${offset} in ${field} is not a positive integer: the offset has to be a positive integer (>0)`,
+    ),
+  offsetAfterLedgerEnd: (which: 'Begin' | 'End', offset: number, end: number) =>
+    new SandboxError(
+      'OFFSET_AFTER_LEDGER_END',
+      12,
+      `${which} offset (${offset}) is after ledger end (${end})`,
+    ),
+  offsetOutOfRange: (why: string) => new SandboxError('OFFSET_OUT_OF_RANGE', 9, why),
+  pruned: (cause: string, pruned: number) =>
+    new SandboxError('PARTICIPANT_PRUNED_DATA_ACCESSED', 9, cause, { earliest_offset: String(pruned) }),
+  updateNotFound: (resource: 'UPDATE_ID' | 'OFFSET', value: string) =>
+    new SandboxError('UPDATE_NOT_FOUND', 11, 'Update not found, or not visible.', {}, [[resource, value]]),
+  userNotFound: (userId: string) =>
+    new SandboxError('USER_NOT_FOUND', 11, `getting user failed for unknown user "${userId}"`, {}, [
+      ['USER', userId],
+    ]),
+  userExists: (userId: string) =>
+    new SandboxError(
+      'USER_ALREADY_EXISTS',
+      10,
+      `creating user failed, as user "${userId}" already exists`,
+      {},
+      [['USER', userId]],
+    ),
+  concurrentUserUpdate: (userId: string) =>
+    new SandboxError(
+      'CONCURRENT_USER_UPDATE_DETECTED',
+      2,
+      `Update operation for user id '${userId}' failed due to a concurrent update to the same user`,
+      {},
+      [['USER', userId]],
+    ),
+  invalidUserUpdateRequest: (userId: string, reason: string) =>
+    new SandboxError(
+      'INVALID_USER_UPDATE_REQUEST',
+      8,
+      `Update operation for user id '${userId}' failed due to: ${reason}`,
+      {},
+      [['USER', userId]],
+    ),
+  unauthenticated: (why: string) =>
+    new SandboxError('UNAUTHENTICATED', 6, 'The command is missing a (valid) JWT token', {
+      ledger_api_error: why,
+    }),
+  permissionDenied: (why: string) =>
+    new SandboxError(
+      'PERMISSION_DENIED',
+      7,
+      `The provided authorization token is not sufficient to authorize the intended command: ${why}`,
+    ),
+  prepareFailed: (why: string) =>
+    new SandboxError(
+      'FAILED_TO_PREPARE_TRANSACTION',
+      8,
+      `Failed to prepare transaction: ${why}`,
+      {},
+      [],
+      true,
+    ),
+  executeFailed: (why: string) =>
+    new SandboxError(
+      'FAILED_TO_EXECUTE_TRANSACTION',
+      8,
+      `Failed to execute transaction: ${why}`,
+      {},
+      [],
+      true,
+    ),
+  duplicateCommand: (completionOffset: number, existingSubmissionId: string, changeId: string) =>
+    new SandboxError(
+      'DUPLICATE_COMMAND',
+      10,
+      'A command with the given command id has already been successfully processed',
+      {
+        completion_offset: String(completionOffset),
+        accepted: 'true',
+        existingSubmissionId,
+        changeId,
+      },
+      [],
+      false,
+    ),
+  inFlight: (submissionId: string, changeId: string) =>
+    new SandboxError(
+      'SUBMISSION_ALREADY_IN_FLIGHT',
+      2,
+      'The submission with the same change id is already in flight',
+      { existingSubmissionId: submissionId, changeId },
+      [],
+      false,
+    ),
+  requestTimeout: () =>
+    new SandboxError(
+      'REQUEST_TIME_OUT',
+      3,
+      'Timed out while awaiting for a completion corresponding to a command submission.',
+      {},
+      [],
+      false,
+    ),
+  inactiveContracts: (cids: string[]) =>
+    new SandboxError(
+      'LOCAL_VERDICT_INACTIVE_CONTRACTS',
+      2,
+      `Rejected transaction is referring to inactive contracts ${cids.join(', ')}`,
+      {},
+      cids.map((c) => ['CONTRACT_ID', c] as [string, string]),
+      true,
+    ),
+  /**
+   * The preparation time is further than the synchronizer's tolerance from the record time, either way.
+   * Canton's code (digital-asset/canton LocalRejectError, `LocalReject.TimeRejects`; called
+   * LOCAL_VERDICT_SUBMISSION_TIME_OUT_OF_BOUND before the 2025-05 rename), category ContentionOnSharedResources.
+   */
+  ledgerTimeOutOfBound: (ledgerTime: string, recordTime: string, maxDelta: string) =>
+    new SandboxError(
+      'LOCAL_VERDICT_LEDGER_TIME_OUT_OF_BOUND',
+      2,
+      `Rejected transaction as delta of the ledger time and the record time exceed the time tolerance ledgerTime=${ledgerTime}, recordTime=${recordTime}, maxDelta=${maxDelta}`,
+      {},
+      [],
+      true,
+    ),
+  preparationTimeOutOfBound: (preparationTime: string, recordTime: string, maxDelta: string) =>
+    new SandboxError(
+      'LOCAL_VERDICT_PREPARATION_TIME_OUT_OF_BOUND',
+      2,
+      `Rejected transaction as delta of the preparation time and the record time exceed the time tolerance preparationTime=${preparationTime}, recordTime=${recordTime}, maxDelta=${maxDelta}`,
+      {},
+      [],
+      true,
+    ),
+  contractNotFound: (cid: string) =>
+    new SandboxError(
+      'CONTRACT_NOT_FOUND',
+      11,
+      `Contract could not be found with id ${cid}`,
+      {},
+      [['CONTRACT_ID', cid]],
+      true,
+    ),
+  /** Past the signed max record time the request cannot be sequenced any more (completion ABORTED). */
+  notSequencedTimeout: (maxRecordTime: string) =>
+    new SandboxError(
+      'NOT_SEQUENCED_TIMEOUT',
+      2,
+      `Transaction was not sequenced within the pre-defined max sequencing time (${maxRecordTime}) and has therefore timed out`,
+      {},
+      [],
+      true,
+    ),
+  invalidDedupPeriod: (why: string, longest: string) =>
+    new SandboxError(
+      'INVALID_DEDUPLICATION_PERIOD',
+      9,
+      `The submitted command had an invalid deduplication period: ${why}`,
+      {
+        longest_duration: longest,
+      },
+    ),
+  partyNotFound: (party: string) =>
+    new SandboxError(
+      'PARTY_NOT_KNOWN_ON_LEDGER',
+      9,
+      `Party not known on ledger: Parties not known on ledger: [${party}]`,
+    ),
+  externalPartyExists: (party: string) =>
+    new SandboxError('EXTERNAL_PARTY_ALREADY_EXISTS', 10, `External party already exists: ${party}`, {}, [
+      ['PARTY', party],
+    ]),
+  internal: () => new SandboxError('INTERNAL_ERROR', 4, 'An error occurred. Please contact the operator.'),
+  listTooLarge: (max: number) =>
+    new SandboxError(
+      'JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED',
+      2,
+      `Exceeded maximum list size of ${max} elements. Use websocket or limit the result with the limit parameter.`,
+      {},
+      [],
+      undefined,
+      413,
+    ),
+  vettingPageSize: (max: number) =>
+    new SandboxError(
+      'PROTO_DESERIALIZATION_FAILURE',
+      8,
+      `Deserialization of protobuf message failed: Page size must not exceed the server's maximum of ${max}`,
+    ),
+  vettingPageToken: (why: string) =>
+    new SandboxError(
+      'PROTO_DESERIALIZATION_FAILURE',
+      8,
+      `Deserialization of protobuf message failed: Invalid page token for ListVettedPackagesRequest: ${why}`,
+    ),
+};
+
+/** The participant's error for a violated request rule (`src/ledger/rules.ts` decides, this says it). */
+export function violationError(v: Violation): SandboxError {
+  switch (v.code) {
+    case 'INVALID_ARGUMENT':
+      return err.invalidArgument(v.reason);
+    case 'MISSING_FIELD':
+      return err.missingField(v.field);
+    case 'INVALID_FIELD':
+      return err.invalidField(v.field, v.reason);
+    case 'DESCENDING_ORDER_MISSING_END':
+      return new SandboxError(v.code, 8, 'end_inclusive is not provided when descending_order is true');
+    case 'NEGATIVE_OFFSET':
+      return err.negativeOffset(v.field, v.offset);
+    case 'NON_POSITIVE_OFFSET':
+      return err.nonPositiveOffset(v.field, v.offset);
+    case 'OFFSET_OUT_OF_RANGE':
+      return err.offsetOutOfRange(v.reason);
+    case 'PROTO_DESERIALIZATION_FAILURE':
+      return new SandboxError(v.code, 8, `Deserialization of protobuf message failed: ${v.reason}`);
+    case 'INVALID_USER_UPDATE_REQUEST':
+      return err.invalidUserUpdateRequest(v.userId, v.reason);
+  }
+}

@@ -1,0 +1,316 @@
+/**
+ * Execution of an externally signed PreparedTransaction, like the real participant: the hash is recomputed
+ * from the submitted bytes, every actAs party's signatures are verified against its registered keys
+ * (node:crypto), the change id (userId, commandId, actAs) is deduplicated within the requested period,
+ * inputs must still be active and the max record time not passed; then the transaction commits atomically
+ * with `externalTransactionHash` = hex of the signed hash, and its activities are appended.
+ */
+
+import { randomUUID } from 'node:crypto';
+import { type JsExecuteSubmissionRequest, ledgerStringProblem } from '@quill/canton/ledger';
+import {
+  decodePreparedTransactionBase64,
+  type HashingSchemeVersion,
+  hashPreparedTransaction,
+  type PreparedTransaction,
+  TransactionError,
+  validatePreparedTransaction,
+} from '@quill/canton/transaction';
+import { activitiesOf } from './activities.ts';
+import { checkConformance } from './conformance.ts';
+import { err } from './errors.ts';
+import { checkSignature } from './keys.ts';
+import { isoFromMicros } from './lfjson.ts';
+import { durationMicros, micros } from './prepare.ts';
+import {
+  type CommittedNode,
+  type Contract,
+  newContract,
+  type SandboxState,
+  type TransactionUpdate,
+} from './state/index.ts';
+
+export interface ExecutionPlan {
+  tx: PreparedTransaction;
+  hashHex: string;
+  changeKey: string;
+  commandId: string;
+  actAs: string[];
+  userId: string;
+  submissionId: string;
+  synchronizerId: string;
+  dedup: JsExecuteSubmissionRequest['deduplicationPeriod'];
+  /** The ledger time the request asks for at the least: `minLedgerTime`, absolute or relative to now. */
+  minLedgerTime: { abs: bigint } | { rel: bigint } | undefined;
+}
+
+/** The latest instant a Daml timestamp can hold (9999-12-31T23:59:59.999999Z). */
+const MAX_DAML_MICROS = 253402300799999999n;
+
+/** SubmitRequestValidator.validateExecute: submission id, hashing scheme and ledger time, before the hash. */
+function validateExecuteFields(body: JsExecuteSubmissionRequest) {
+  // FieldValidator.validateSubmissionId: empty means "generate one"; otherwise a Daml-LF ledger string.
+  if (body.submissionId !== '') {
+    const problem = ledgerStringProblem(body.submissionId);
+    if (problem) throw err.invalidField('submission_id', problem);
+  }
+  const submissionId = body.submissionId === '' ? randomUUID() : body.submissionId;
+  const scheme = body.hashingSchemeVersion;
+  if (scheme === 'HASHING_SCHEME_VERSION_UNSPECIFIED')
+    throw err.invalidField('hashing_scheme_version', 'Unspecified version');
+  if (scheme === 'UNRECOGNIZED') throw err.invalidField('hashing_scheme_version', 'Unrecognized version -1');
+  const time = body.minLedgerTime?.time;
+  let minLedgerTime: ExecutionPlan['minLedgerTime'];
+  if (time && 'MinLedgerTimeAbs' in time) minLedgerTime = { abs: micros(time.MinLedgerTimeAbs.value) };
+  if (time && 'MinLedgerTimeRel' in time) {
+    const rel = durationMicros(time.MinLedgerTimeRel.value);
+    // CommandsValidator.validateLedgerTime: now + rel must be a Daml timestamp.
+    if (rel > MAX_DAML_MICROS)
+      throw err.invalidArgument(`Can not represent command ledger time now + ${rel}µs as a Daml timestamp`);
+    minLedgerTime = { rel };
+  }
+  return { submissionId, scheme, minLedgerTime };
+}
+
+/** Synchronous checks that do not depend on ledger state changes: decode, hash, signatures. */
+export function planExecution(
+  state: SandboxState,
+  body: JsExecuteSubmissionRequest,
+  userId: string,
+): ExecutionPlan {
+  const { submissionId, scheme, minLedgerTime } = validateExecuteFields(body);
+  let tx: PreparedTransaction;
+  let hash: Uint8Array;
+  try {
+    tx = decodePreparedTransactionBase64(body.preparedTransaction);
+    hash = hashPreparedTransaction(tx, scheme as HashingSchemeVersion);
+  } catch (e) {
+    if (e instanceof TransactionError) throw err.executeFailed(`Invalid prepared transaction: ${e.message}`);
+    throw e;
+  }
+  const meta = tx.metadata!;
+  const actAs = meta.submitterInfo?.actAs ?? [];
+  const commandId = meta.submitterInfo?.commandId ?? '';
+  if (!state.synchronizers.some((s) => s.id === meta.synchronizerId)) {
+    throw err.executeFailed(`Unknown synchronizer ${meta.synchronizerId}`);
+  }
+  const hashHex = Buffer.from(hash).toString('hex');
+  // INTERFACE.md 2 (PartySignatures) and 8: only single-party submissions are supported in execution.
+  const signers = new Set(body.partySignatures.signatures.map((s) => s.party));
+  if (signers.size > 1)
+    throw err.invalidArgument(
+      `only single-party submissions are supported: partySignatures carries signatures of ${signers.size} parties`,
+    );
+  for (const party of actAs) {
+    const record = state.parties.get(party);
+    if (!record) throw err.partyNotFound(party);
+    if (record.isLocal || record.keys.size === 0)
+      throw err.executeFailed(`Party ${party} is not an external party`);
+    const given = body.partySignatures.signatures
+      .filter((s) => s.party === party)
+      .flatMap((s) => s.signatures);
+    if (given.length > record.keys.size) {
+      throw err.executeFailed(
+        `Received ${given.length} signatures for party ${party}, but it only has ${record.keys.size} protocol signing keys`,
+      );
+    }
+    const validKeys = new Set<string>();
+    for (const sig of given) {
+      const key = record.keys.get(sig.signedBy);
+      if (key && checkSignature(key, sig, hash) === undefined) validKeys.add(key.fingerprint);
+    }
+    if (validKeys.size < 1) {
+      throw err.executeFailed(
+        `Received ${validKeys.size} valid signatures (out of ${given.length}) for party ${party}, but the threshold is 1. Transaction hash to be signed: 1220${hashHex}`,
+      );
+    }
+  }
+  const changeKey = JSON.stringify([userId, commandId, [...actAs].sort()]);
+  return {
+    tx,
+    hashHex,
+    changeKey,
+    commandId,
+    actAs,
+    userId,
+    submissionId,
+    synchronizerId: meta.synchronizerId,
+    dedup: body.deduplicationPeriod,
+    minLedgerTime,
+  };
+}
+
+/** Throws DUPLICATE_COMMAND when an accepted completion of the same change id lies within the period. */
+export function checkDeduplication(state: SandboxState, plan: ExecutionPlan, now: bigint): void {
+  const max = BigInt(state.maxDeduplicationSeconds) * 1_000_000n;
+  const longest = `PT${state.maxDeduplicationSeconds / 3600}H`;
+  const d = plan.dedup;
+  let isDuplicate: (e: { completionOffset: number; recordTimeMicros: bigint }) => boolean;
+  if ('DeduplicationDuration' in d) {
+    const period = durationMicros(d.DeduplicationDuration.value);
+    if (period < 0n) throw err.invalidField('deduplication_period', 'Duration must be positive');
+    if (period > max)
+      throw err.invalidDedupPeriod(`The given period ${period / 1_000_000n}s exceeds the maximum`, longest);
+    isDuplicate = (e) => now - e.recordTimeMicros < period;
+  } else if ('DeduplicationOffset' in d) {
+    const offset = d.DeduplicationOffset.value;
+    if (offset < 0) throw err.negativeOffset('deduplication_period.deduplication_offset', offset);
+    if (offset < state.log.prunedUpTo) {
+      const e = err.invalidDedupPeriod(`The offset ${offset} precedes the pruned offset`, longest);
+      e.context.earliest_offset = String(state.log.prunedUpTo);
+      throw e;
+    }
+    isDuplicate = (e) => e.completionOffset > offset;
+  } else {
+    isDuplicate = (e) => now - e.recordTimeMicros < max;
+  }
+  const entry = state.dedup.get(plan.changeKey);
+  if (entry && isDuplicate(entry)) {
+    throw err.duplicateCommand(entry.completionOffset, entry.submissionId, plan.changeKey);
+  }
+}
+
+/** Re-checks time, dedup and inputs, then commits. Runs in one synchronous turn (atomic). */
+export function commitExecution(
+  state: SandboxState,
+  plan: ExecutionPlan,
+  traceparent?: string,
+): TransactionUpdate {
+  const now = state.nowMicros();
+  const meta = plan.tx.metadata!;
+  // Deduplication is decided before sequencing, so a late retry of a committed command is a duplicate.
+  checkDeduplication(state, plan, now);
+  if (meta.maxRecordTime !== undefined && now > meta.maxRecordTime) {
+    throw err.notSequencedTimeout(isoFromMicros(meta.maxRecordTime));
+  }
+  // Canton's TimeValidator: the window around the record time is symmetric, so a preparation time too far
+  // in the future is refused like one too far in the past.
+  const tolerance = BigInt(state.preparationTimeToleranceSeconds) * 1_000_000n;
+  const delta = now - meta.preparationTime;
+  if (delta > tolerance || -delta > tolerance) {
+    throw err.preparationTimeOutOfBound(
+      isoFromMicros(meta.preparationTime),
+      isoFromMicros(now),
+      `PT${state.preparationTimeToleranceSeconds}S`,
+    );
+  }
+  const inactive = meta.inputContracts
+    .map((ic) => (ic.contract.oneofKind === 'v1' ? ic.contract.v1.contractId : ''))
+    .filter((cid) => !state.isActive(cid));
+  if (inactive.length > 0) throw err.inactiveContracts(inactive);
+  checkConformance(state, plan.tx, validatePreparedTransaction(plan.tx));
+  const effective = ledgerEffectiveTime(state, plan, now);
+  const nodes = committedNodes(state, plan, effective);
+  const updateId = state.newUpdateId();
+  const draft = {
+    updateId,
+    commandId: plan.commandId,
+    workflowId: '',
+    userId: plan.userId,
+    submissionId: plan.submissionId,
+    actAs: plan.actAs,
+    effectiveAt: isoFromMicros(effective),
+    recordTime: isoFromMicros(now),
+    synchronizerId: plan.synchronizerId,
+    nodes,
+    externalTransactionHash: plan.hashHex,
+    traceparent,
+  };
+  return state.commit(draft, plan.changeKey, (offset) => activitiesOf(state, draft, offset));
+}
+
+/**
+ * The ledger effective time as the participant chooses it: now, or later as `minLedgerTime` asks
+ * (CommandsValidator.validateLedgerTime), moved into the prepared transaction's [min, max] ledger time bounds
+ * (PreparedTransactionDecoder.adjustLedgerTimeToBounds); refused when it is further from the record time than
+ * the synchronizer's ledgerTimeRecordTimeTolerance (TimeValidator).
+ */
+function ledgerEffectiveTime(state: SandboxState, plan: ExecutionPlan, now: bigint): bigint {
+  const meta = plan.tx.metadata!;
+  const asked = plan.minLedgerTime;
+  let time =
+    asked === undefined ? now : 'abs' in asked ? (asked.abs > now ? asked.abs : now) : now + asked.rel;
+  if (meta.minLedgerEffectiveTime !== undefined && time < meta.minLedgerEffectiveTime)
+    time = meta.minLedgerEffectiveTime;
+  if (meta.maxLedgerEffectiveTime !== undefined && time > meta.maxLedgerEffectiveTime)
+    time = meta.maxLedgerEffectiveTime;
+  const tolerance = BigInt(state.ledgerTimeToleranceSeconds) * 1_000_000n;
+  if (time - now > tolerance || now - time > tolerance) {
+    throw err.ledgerTimeOutOfBound(
+      isoFromMicros(time),
+      isoFromMicros(now),
+      `PT${state.ledgerTimeToleranceSeconds}S`,
+    );
+  }
+  return time;
+}
+
+/** The decoded node tree as committed nodes in pre-order (node ids as in the transaction). */
+function committedNodes(state: SandboxState, plan: ExecutionPlan, effective: bigint): CommittedNode[] {
+  const index = validatePreparedTransaction(plan.tx);
+  const local = new Map<string, Contract>();
+  const out: CommittedNode[] = [];
+  const inputs = new Set(
+    plan.tx.metadata!.inputContracts.map((ic) =>
+      ic.contract.oneofKind === 'v1' ? ic.contract.v1.contractId : '',
+    ),
+  );
+  const visit = (id: string): number => {
+    const entry = index.nodes.get(id)!;
+    const type = entry.node.nodeType;
+    const nodeId = Number(id);
+    if (type.oneofKind === 'create') {
+      const c = type.create;
+      if (state.contracts.has(c.contractId) || local.has(c.contractId)) {
+        throw err.executeFailed(`Contract id ${c.contractId} is already in use`);
+      }
+      const t = c.templateId!;
+      const content = {
+        contractId: c.contractId,
+        templateId: `${t.packageId}:${t.moduleName}:${t.entityName}`,
+        packageId: t.packageId,
+        packageName: c.packageName,
+        argument: c.argument!,
+        signatories: c.signatories,
+        stakeholders: c.stakeholders,
+      };
+      const contract = newContract(content, nodeId, effective, plan.synchronizerId);
+      local.set(c.contractId, contract);
+      out.push({ kind: 'create', nodeId, contract });
+      return nodeId;
+    }
+    if (type.oneofKind === 'exercise') {
+      const e = type.exercise;
+      const contract = local.get(e.contractId) ?? state.contracts.get(e.contractId);
+      if (!contract || (!local.has(e.contractId) && !inputs.has(e.contractId))) {
+        throw err.executeFailed(
+          `Exercised contract ${e.contractId} is neither created in the transaction nor an input`,
+        );
+      }
+      const node: CommittedNode = {
+        kind: 'exercise',
+        nodeId,
+        contract,
+        choice: e.choiceId,
+        choiceArgument: e.chosenValue!,
+        actingParties: e.actingParties,
+        consuming: e.consuming,
+        lastDescendantNodeId: nodeId,
+        result: e.exerciseResult,
+      };
+      out.push(node);
+      let last = nodeId;
+      for (const child of e.children) last = Math.max(last, visit(child));
+      node.lastDescendantNodeId = last;
+      return last;
+    }
+    if (type.oneofKind === 'rollback') {
+      let last = nodeId;
+      for (const child of type.rollback.children) last = Math.max(last, visit(child));
+      return last;
+    }
+    return nodeId;
+  };
+  for (const root of plan.tx.transaction!.roots) visit(root);
+  return out;
+}

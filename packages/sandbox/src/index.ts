@@ -1,0 +1,113 @@
+/**
+ * The sandbox: an in-memory participant (JSON Ledger API v2) and scan (activity feed) served in-process,
+ * faithful to the real participant's shapes, rules, status codes and error codes, verifying external
+ * signatures for real, and able to misbehave on demand. `startSandbox` is what `quill serve --demo|--sandbox`
+ * starts, what end-to-end tests run against, and what `quill-sandbox` (`quill sandbox`) offers other clients.
+ */
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { ledgerApp } from './app.ts';
+import { type AuthConfig, Authenticator } from './auth.ts';
+import { demoLedgerOptions, runDemo } from './demo.ts';
+import { type FaultConfig, Faults } from './faults.ts';
+import { bootstrapCoin } from './internal.ts';
+import type { SandboxOptions, Services } from './routes/http.ts';
+import { scanApp } from './routes/scan.ts';
+import { SandboxState, type SandboxStateOptions } from './state/index.ts';
+
+export type { AuthConfig } from './auth.ts';
+export { COIN_MODULE, COIN_PACKAGE, COIN_RECOGNIZERS } from './coin.ts';
+export { SandboxError } from './errors.ts';
+export type { FaultConfig, FaultKind, FaultRule } from './faults.ts';
+export { bootstrapCoin, mint, submitInternal } from './internal.ts';
+export { fingerprintOf } from './keys.ts';
+export { SandboxState } from './state/index.ts';
+
+export interface SandboxConfig {
+  /** 0 picks a free port; default 7575 / 7576. */
+  port?: number;
+  scanPort?: number;
+  host?: string;
+  /** HS256 secret, a JWKS URL, or 'none'. Default: a random secret (tokens via `mintToken`). */
+  auth?: AuthConfig;
+  demo?: boolean;
+  faults?: FaultConfig;
+  ledger?: SandboxStateOptions;
+  options?: Partial<SandboxOptions>;
+}
+
+export interface Sandbox {
+  url: string;
+  scanUrl: string;
+  state: SandboxState;
+  faults: Faults;
+  /** The ledger app's routes (method and Hono path), to check them against the endpoint declarations. */
+  routes: readonly { method: string; path: string }[];
+  close(): Promise<void>;
+  /** An HS256 user token; `admin` creates the user if needed and grants ParticipantAdmin. */
+  mintToken(userId: string, opts?: { admin?: boolean; ttlSeconds?: number }): Promise<string>;
+}
+
+function listen(
+  fetch: (req: Request, env: never) => Response | Promise<Response>,
+  port: number,
+  host: string,
+) {
+  return new Promise<{ server: ReturnType<typeof serve>; port: number }>((resolve, reject) => {
+    const server = serve({ fetch: fetch as never, port, hostname: host }, (info: AddressInfo) =>
+      resolve({ server, port: info.port }),
+    );
+    server.once('error', reject);
+  });
+}
+
+function closeServer(server: ReturnType<typeof serve>): Promise<void> {
+  return new Promise((resolve) => {
+    const s = server as unknown as { closeAllConnections?: () => void; close: (cb: () => void) => void };
+    s.close(() => resolve());
+    s.closeAllConnections?.();
+  });
+}
+
+export async function startSandbox(config: SandboxConfig = {}): Promise<Sandbox> {
+  const host = config.host ?? '127.0.0.1';
+  const state = new SandboxState(config.ledger ?? (config.demo ? demoLedgerOptions() : undefined));
+  const auth = new Authenticator(config.auth ?? { secret: randomBytes(32).toString('hex') }, state);
+  const faults = new Faults(config.faults);
+  const services: Services = {
+    state,
+    auth,
+    faults,
+    options: { maxListElements: 200, listWaitMs: 500, checkpointEvery: 1000, ...config.options },
+  };
+  state.users.create({ id: 'participant_admin' }, [{ kind: 'ParticipantAdmin' }]);
+  bootstrapCoin(state);
+  if (config.demo) runDemo(state);
+  const app = ledgerApp(services);
+  const ledger = await listen(app.fetch, config.port ?? 7575, host);
+  let scan: Awaited<ReturnType<typeof listen>>;
+  try {
+    scan = await listen(scanApp(state).fetch, config.scanPort ?? 7576, host);
+  } catch (e) {
+    await closeServer(ledger.server);
+    throw e;
+  }
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${urlHost}:${ledger.port}`,
+    scanUrl: `http://${urlHost}:${scan.port}`,
+    state,
+    faults,
+    routes: app.routes.map((r) => ({ method: r.method, path: r.path })),
+    async close() {
+      faults.setPaused(false);
+      await Promise.all([closeServer(ledger.server), closeServer(scan.server)]);
+    },
+    async mintToken(userId, opts = {}) {
+      if (!state.users.get(userId)) state.users.create({ id: userId }, []);
+      if (opts.admin) state.users.grant(userId, [{ kind: 'ParticipantAdmin' }]);
+      return auth.mint(userId, opts.ttlSeconds);
+    },
+  };
+}

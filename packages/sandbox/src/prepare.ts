@@ -1,0 +1,104 @@
+/**
+ * `POST /v2/interactive-submission/prepare`: interprets the command for the coin templates (or a generic
+ * template), builds a real PreparedTransaction (node seeds, metadata, input contracts, ledger-time bounds,
+ * max record time) and returns it with its hash under the requested scheme (default V2).
+ */
+
+import type { JsPrepareSubmissionRequest } from '@quill/canton/ledger';
+import {
+  encodePreparedTransaction,
+  type HashingSchemeVersion,
+  hashPreparedTransaction,
+  TransactionError,
+} from '@quill/canton/transaction';
+import { buildPreparedTransaction } from './build/index.ts';
+import { interpret } from './coin.ts';
+import { err } from './errors.ts';
+import { isoFromMicros } from './lfjson.ts';
+import type { SandboxState } from './state/index.ts';
+
+export function micros(iso: string): bigint {
+  const m = /^(.*?)(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/.exec(iso);
+  const ms = Date.parse(`${m?.[1] ?? iso}${m?.[3] ?? ''}`);
+  if (!Number.isFinite(ms)) throw err.invalidField('timestamp', `invalid timestamp ${iso}`);
+  return BigInt(ms) * 1000n + BigInt((m?.[2] ?? '').padEnd(6, '0').slice(0, 6) || '0');
+}
+
+export function durationMicros(d: { seconds: number; nanos: number }): bigint {
+  return BigInt(d.seconds) * 1_000_000n + BigInt(Math.trunc(d.nanos / 1000));
+}
+
+function schemeOf(v: string | null | undefined, fallback: HashingSchemeVersion): HashingSchemeVersion {
+  if (v === 'HASHING_SCHEME_VERSION_V2' || v === 'HASHING_SCHEME_VERSION_V3') return v;
+  return fallback;
+}
+
+export function prepare(state: SandboxState, req: JsPrepareSubmissionRequest) {
+  if (req.commands.length === 0) throw err.missingField('commands');
+  if (req.actAs.length === 0) throw err.missingField('act_as');
+  for (const p of [...req.actAs, ...(req.readAs ?? [])]) {
+    if (!state.parties.has(p)) throw err.partyNotFound(p);
+  }
+  const synchronizerId = req.synchronizerId === '' ? state.defaultSynchronizer : req.synchronizerId;
+  if (!state.synchronizers.some((s) => s.id === synchronizerId)) {
+    throw err.invalidField('synchronizer_id', `unknown synchronizer ${synchronizerId}`);
+  }
+  if (req.hashingSchemeVersion === 'UNRECOGNIZED')
+    throw err.invalidField('hashing_scheme_version', 'unrecognized');
+  const scheme = schemeOf(req.hashingSchemeVersion, 'HASHING_SCHEME_VERSION_V2');
+  const draft = interpret(state, req.commands, req.actAs);
+  const now = state.nowMicros();
+  const time = req.minLedgerTime?.time;
+  let minLet: bigint | undefined;
+  if (time && 'MinLedgerTimeAbs' in time) minLet = micros(time.MinLedgerTimeAbs.value);
+  if (time && 'MinLedgerTimeRel' in time) minLet = now + durationMicros(time.MinLedgerTimeRel.value);
+  for (const c of draft.inputs) {
+    // Ledger time may not precede the creation of any input contract.
+    if (draft.inputs.length > 0 && (minLet === undefined || c.createdAtMicros > minLet))
+      minLet = c.createdAtMicros;
+  }
+  try {
+    const tx = buildPreparedTransaction({
+      roots: draft.roots,
+      actAs: [...req.actAs],
+      commandId: req.commandId,
+      synchronizerId,
+      preparationTime: now,
+      inputContracts: draft.inputs.map((c) => ({
+        contract: {
+          contractId: c.contractId,
+          packageName: c.packageName,
+          templateId: c.templateId,
+          argument: c.argument,
+          signatories: c.signatories,
+          stakeholders: c.stakeholders,
+        },
+        createdAt: c.createdAtMicros,
+      })),
+      minLedgerEffectiveTime: minLet,
+      maxRecordTime: req.maxRecordTime ? micros(req.maxRecordTime) : undefined,
+    });
+    const bytes = encodePreparedTransaction(tx);
+    const hash = hashPreparedTransaction(tx, scheme);
+    const estimate = req.estimateTrafficCost?.disabled
+      ? null
+      : {
+          estimationTimestamp: isoFromMicros(now),
+          confirmationRequestTrafficCostEstimation: bytes.length + 200,
+          confirmationResponseTrafficCostEstimation: 150,
+          totalTrafficCostEstimation: bytes.length + 350,
+        };
+    return {
+      preparedTransaction: Buffer.from(bytes).toString('base64'),
+      preparedTransactionHash: Buffer.from(hash).toString('base64'),
+      hashingSchemeVersion: scheme,
+      hashingDetails: req.verboseHashing
+        ? `hash=${Buffer.from(hash).toString('hex')} scheme=${scheme}`
+        : null,
+      costEstimation: estimate,
+    };
+  } catch (e) {
+    if (e instanceof TransactionError) throw err.prepareFailed(e.message);
+    throw e;
+  }
+}

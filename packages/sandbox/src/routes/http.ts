@@ -1,0 +1,130 @@
+/** Shared plumbing of the sandbox's HTTP layer: context type, body decoding like tapir, error answers. */
+import type { HttpBindings } from '@hono/node-server';
+import type { Endpoint, Params } from '@quill/canton/ledger';
+import { pathParams } from '@quill/canton/ledger';
+import type { Context, Hono } from 'hono';
+import type { z } from 'zod';
+import type { Authenticator, Caller } from '../auth.ts';
+import { BodyDecodeError, err, SandboxError, violationError } from '../errors.ts';
+import type { Faults } from '../faults.ts';
+import type { SandboxState } from '../state/index.ts';
+
+export interface SandboxOptions {
+  /** `http-list-max-elements-limit` (default 200). */
+  maxListElements: number;
+  /** `http-list-wait-time` for open-ended streams (default 500 ms). */
+  listWaitMs: number;
+  /** Emit an OffsetCheckpoint after this many offsets were scanned by a stream (default 1000). */
+  checkpointEvery: number;
+}
+
+export interface Services {
+  state: SandboxState;
+  auth: Authenticator;
+  faults: Faults;
+  options: SandboxOptions;
+}
+
+export type Env = { Bindings: HttpBindings; Variables: { caller: Caller } };
+export type Ctx = Context<Env>;
+export type App = Hono<Env>;
+
+/** A declared endpoint's request as the handler receives it: decoded, authorized and checked. */
+export interface Request<P extends string, B extends z.ZodType, Q extends z.ZodType> {
+  body: z.output<B>;
+  query: z.output<Q>;
+  params: Params<P>;
+}
+
+export interface ServeOptions<P extends string, B extends z.ZodType, Q extends z.ZodType> {
+  /**
+   * Runs between decoding and the endpoint's rule, as the participant's authorization interceptor runs before
+   * its request validation. Throws to refuse.
+   */
+  authorize?: (c: Ctx, req: Request<P, B, Q>) => void;
+}
+
+/**
+ * Serves a declared ledger endpoint: its method and path, its body and query decoded with its schemas (the
+ * participant's decoder answers 400 text on failure), `authorize`, then its rule (the participant's error for
+ * each violation), then `handle`.
+ */
+export function serve<P extends string, B extends z.ZodType, Q extends z.ZodType, R extends z.ZodType>(
+  app: App,
+  ep: Endpoint<P, B, Q, R>,
+  handle: (c: Ctx, req: Request<P, B, Q>) => Response | Promise<Response>,
+  options: ServeOptions<P, B, Q> = {},
+): void {
+  const names = pathParams(ep.path);
+  const route = ep.path.replace(/\{([^}]+)\}/g, (_m, name: string) => `:${routeParam(name)}`);
+  const method = ep.method.toLowerCase() as 'get' | 'post' | 'patch' | 'delete';
+  app[method](route, async (c) => {
+    const params = Object.fromEntries(names.map((n) => [n, param(c, routeParam(n))])) as Params<P>;
+    const query = decodeQuery(c, ep.query);
+    const body = (
+      ep.method === 'GET' || ep.method === 'DELETE' ? undefined : await readJson(c, ep.body)
+    ) as z.output<B>;
+    const req = { body, query, params };
+    options.authorize?.(c, req);
+    const violation = ep.rule?.(body, params, query);
+    if (violation) throw violationError(violation);
+    return handle(c, req);
+  });
+}
+
+/** Hono path parameters are identifiers: `user-id` is routed as `user_id`. */
+function routeParam(name: string): string {
+  return name.replace(/-/g, '_');
+}
+
+function decodeQuery<Q extends z.ZodType>(c: Ctx, schema: Q): z.output<Q> {
+  // A repeated parameter (`parties=a&parties=b`) is a list; a single one stays a string.
+  const raw = Object.fromEntries(
+    Object.entries(c.req.queries()).map(([k, v]) => [k, v.length === 1 ? v[0] : v] as const),
+  );
+  const parsed = schema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const names = [...new Set(parsed.error.issues.map((i) => String(i.path[0] ?? '')))].join(' or ');
+  throw new BodyDecodeError(`Invalid value for: query parameter ${names}`);
+}
+
+/** Reads a JSON body (no Content-Type needed, as the SDK sends it) and decodes it with `schema`. */
+export async function readJson<T extends z.ZodType>(c: Ctx, schema: T): Promise<z.output<T>> {
+  const text = await c.req.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new BodyDecodeError(`Invalid value for: body (expected json value got '${text.slice(0, 20)}...')`);
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.join('.') || 'body';
+    throw new BodyDecodeError(`Invalid value for: body (${where}: ${issue?.message ?? 'invalid'})`);
+  }
+  return parsed.data;
+}
+
+export function errorResponse(c: Ctx, e: unknown): Response {
+  if (e instanceof SandboxError) {
+    return c.json(e.body(), e.status as 400);
+  }
+  if (e instanceof BodyDecodeError) return c.text(e.message, 400);
+  const internal = err.internal();
+  return c.json(internal.body(), 500);
+}
+
+export function caller(c: Ctx): Caller {
+  return c.get('caller');
+}
+
+/** Path parameter, percent-decoded (the SDK encodes `::` as `%3A%3A`). */
+function param(c: Ctx, name: string): string {
+  const raw = c.req.param(name) ?? '';
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}

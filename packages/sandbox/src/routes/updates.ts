@@ -1,0 +1,223 @@
+/**
+ * Update reading: `/v2/updates(/flats)` as a bounded JSON list (limit, server list maximum → 413, idle
+ * timeout for open-ended ranges, descending order only with endInclusive, pruning, legacy filter/verbose vs
+ * updateFormat, periodic OffsetCheckpoints), transaction-by-offset/-id, update-by-offset/-id, and
+ * events-by-contract-id.
+ */
+import {
+  endpoints as E,
+  type EventFormat,
+  type GetTransactionByIdRequest,
+  type StreamQuery,
+  type TransactionFilter,
+  wildcardEventFormat,
+} from '@quill/canton/ledger';
+import { type Caller, requireReadAs } from '../auth.ts';
+import { err, SandboxError } from '../errors.ts';
+import {
+  type Format,
+  formatOf,
+  readerOf,
+  renderContractEvents,
+  renderTransaction,
+  renderTransactionTree,
+  renderUpdate,
+  renderUpdateTree,
+  transactionFormatOf,
+} from '../render.ts';
+import type { SandboxState } from '../state/index.ts';
+import { type App, type Ctx, caller, type Request, type Services, serve } from './http.ts';
+import { streamUpdates } from './stream.ts';
+
+/** The updateFormat the participant builds from the legacy filter and verbose fields (INTERFACE.md §4.2). */
+function legacyFormat(filter: TransactionFilter, verbose: boolean): Format {
+  const eventFormat: EventFormat = { ...filter, verbose };
+  const parties = Object.keys(filter.filtersByParty ?? {});
+  return formatOf({
+    includeTransactions: { eventFormat, transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA' },
+    includeReassignments: eventFormat,
+    includeTopologyEvents: { includeParticipantAuthorizationEvents: { parties } },
+  });
+}
+
+/** Reads of a format need read rights for every named party (any-party filters: CanReadAsAnyParty). */
+function authorizeFormat(who: Caller, f: Format): void {
+  for (const r of [f.transactions?.reader, f.reassignments]) {
+    if (r) requireReadAs(who, [...r.byParty.keys()], r.anyParty !== undefined);
+  }
+  if (f.topology)
+    requireReadAs(
+      who,
+      f.topology.parties === 'all' ? [] : [...f.topology.parties],
+      f.topology.parties === 'all',
+    );
+}
+
+/** The format a transaction lookup asks for (its rule already checked that exactly one form is used). */
+function transactionFormatFrom(
+  req: Pick<GetTransactionByIdRequest, 'requestingParties' | 'transactionFormat'>,
+) {
+  const tf = req.transactionFormat ?? {
+    eventFormat: wildcardEventFormat(req.requestingParties ?? [], true),
+    transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA' as const,
+  };
+  return transactionFormatOf(tf)!;
+}
+
+/** Stricter than the participant, which answers `[]` (issue 19): a limit below 1 is a client bug. */
+function refuseNonPositiveLimit(limit: number | null | undefined): void {
+  if (limit != null && limit <= 0)
+    throw err.invalidArgument(`limit must be a positive integer, got ${limit}`);
+}
+
+/** A point lookup at or below the pruning offset (the rule already refused a non-positive one). */
+function checkPruned(state: SandboxState, offset: number): void {
+  if (offset <= state.log.prunedUpTo) {
+    throw err.pruned(
+      `Transactions request from ${offset} to ${offset} precedes pruned offset ${state.log.prunedUpTo}`,
+      state.log.prunedUpTo,
+    );
+  }
+}
+
+export function updateRoutes(app: App, services: Services): void {
+  const { state } = services;
+
+  /** The range checks of a list request against the ledger's end and pruning offset. */
+  const checkRange = (body: { beginExclusive: number; endInclusive?: number | null }) => {
+    const begin = body.beginExclusive;
+    const end = body.endInclusive ?? undefined;
+    const ledgerEnd = state.log.end;
+    if (begin > ledgerEnd) throw err.offsetAfterLedgerEnd('Begin', begin, ledgerEnd);
+    if (end !== undefined && end > ledgerEnd) throw err.offsetAfterLedgerEnd('End', end, ledgerEnd);
+    if (begin < state.log.prunedUpTo) {
+      throw err.pruned(
+        `Updates request from ${begin + 1} to ${end ?? ledgerEnd} precedes pruned offset ${state.log.prunedUpTo}`,
+        state.log.prunedUpTo,
+      );
+    }
+    return { begin, end };
+  };
+
+  const flats = async (
+    c: Ctx,
+    { body, query }: Request<string, typeof E.updates.body, typeof StreamQuery>,
+  ) => {
+    refuseNonPositiveLimit(query.limit);
+    const format = body.updateFormat
+      ? formatOf(body.updateFormat)
+      : legacyFormat(body.filter!, body.verbose ?? false);
+    const { begin, end } = checkRange(body);
+    authorizeFormat(caller(c), format);
+    const out = await streamUpdates(services, (rec) => renderUpdate(rec, format), {
+      begin,
+      end,
+      descending: body.descendingOrder === true,
+      limit: query.limit ?? undefined,
+      idleMs: query.stream_idle_timeout_ms ?? services.options.listWaitMs,
+    });
+    return c.json(out.map((update) => ({ update })));
+  };
+  serve(app, E.updatesFlats, flats);
+  serve(app, E.updates, flats);
+
+  // The deprecated tree form (INTERFACE.md 4.2): the legacy filter as LEDGER_EFFECTS, with reassignments.
+  serve(app, E.updatesTrees, async (c, { body, query }) => {
+    refuseNonPositiveLimit(query.limit);
+    const reader = readerOf({ ...body.filter, verbose: body.verbose ?? false }); // the rule required the filter
+    const { begin, end } = checkRange(body);
+    requireReadAs(caller(c), [...reader.byParty.keys()], reader.anyParty !== undefined);
+    const out = await streamUpdates(services, (rec) => renderUpdateTree(rec, reader), {
+      begin,
+      end,
+      descending: body.descendingOrder === true,
+      limit: query.limit ?? undefined,
+      idleMs: query.stream_idle_timeout_ms ?? services.options.listWaitMs,
+    });
+    return c.json(out.map((update) => ({ update })));
+  });
+
+  const treeLookup = (
+    c: Ctx,
+    offset: number | undefined,
+    parties: readonly string[],
+    key: ['OFFSET' | 'UPDATE_ID', string],
+  ) => {
+    const reader = readerOf(wildcardEventFormat(parties, true));
+    requireReadAs(caller(c), parties);
+    const rec = offset === undefined ? undefined : state.log.at(offset);
+    const tree = rec?.kind === 'transaction' ? renderTransactionTree(rec, reader) : undefined;
+    if (!tree) throw err.updateNotFound(key[0], key[1]);
+    return c.json({ transaction: tree });
+  };
+
+  serve(app, E.transactionTreeByOffset, (c, { params, query }) => {
+    const offset = Number(params.offset);
+    checkPruned(state, offset);
+    return treeLookup(c, offset, query.parties ?? [], ['OFFSET', params.offset]);
+  });
+
+  serve(app, E.transactionTreeById, (c, { params, query }) =>
+    treeLookup(c, state.log.offsetOf(params['update-id']), query.parties ?? [], [
+      'UPDATE_ID',
+      params['update-id'],
+    ]),
+  );
+
+  serve(app, E.transactionByOffset, (c, { body }) => {
+    const f = transactionFormatFrom(body);
+    authorizeFormat(caller(c), { transactions: f });
+    checkPruned(state, body.offset);
+    const rec = state.log.at(body.offset);
+    const tx = rec?.kind === 'transaction' ? renderTransaction(rec, f) : undefined;
+    if (!tx) throw err.updateNotFound('OFFSET', String(body.offset));
+    return c.json({ transaction: tx });
+  });
+
+  serve(app, E.transactionById, (c, { body }) => {
+    const f = transactionFormatFrom(body);
+    authorizeFormat(caller(c), { transactions: f });
+    const offset = state.log.offsetOf(body.updateId);
+    const rec = offset === undefined ? undefined : state.log.at(offset);
+    const tx = rec?.kind === 'transaction' ? renderTransaction(rec, f) : undefined;
+    if (!tx) throw err.updateNotFound('UPDATE_ID', body.updateId);
+    return c.json({ transaction: tx });
+  });
+
+  serve(app, E.updateByOffset, (c, { body }) => {
+    const f = formatOf(body.updateFormat!); // the rule refused a missing one
+    authorizeFormat(caller(c), f);
+    checkPruned(state, body.offset);
+    const rec = state.log.at(body.offset);
+    const update = rec ? renderUpdate(rec, f) : undefined;
+    if (!update) throw err.updateNotFound('OFFSET', String(body.offset));
+    return c.json({ update });
+  });
+
+  serve(app, E.updateById, (c, { body }) => {
+    const f = formatOf(body.updateFormat!); // the rule refused a missing one
+    authorizeFormat(caller(c), f);
+    const offset = state.log.offsetOf(body.updateId);
+    const rec = offset === undefined ? undefined : state.log.at(offset);
+    const update = rec ? renderUpdate(rec, f) : undefined;
+    if (!update) throw err.updateNotFound('UPDATE_ID', body.updateId);
+    return c.json({ update });
+  });
+
+  serve(app, E.eventsByContractId, (c, { body }) => {
+    const reader = readerOf(body.eventFormat);
+    requireReadAs(caller(c), [...reader.byParty.keys()], reader.anyParty !== undefined);
+    const contract = state.contracts.get(body.contractId);
+    const events = contract ? renderContractEvents(contract, reader) : undefined;
+    if (!events) {
+      throw new SandboxError(
+        'CONTRACT_EVENTS_NOT_FOUND',
+        11,
+        'Contract events not found, or not visible.',
+        {},
+        [['CONTRACT_ID', body.contractId]],
+      );
+    }
+    return c.json(events);
+  });
+}

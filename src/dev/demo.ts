@@ -1,0 +1,187 @@
+// `quill serve --demo`: generated secrets kept in .demo/ (git-ignored), a demo key and party, and one
+// prepared transaction written to .demo/submission.json so that a single curl command submits it.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { LedgerClient } from '@quill/canton/ledger';
+import { issueToken } from '../auth/index.ts';
+import { envHas } from '../config/index.ts';
+import { CommandFailure } from '../errors.ts';
+import type { Log } from '../log.ts';
+
+export interface DemoSecrets {
+  dir: string;
+  secret: string;
+}
+
+const DEMO_DIR = '.demo';
+
+async function secretFile(path: string): Promise<string> {
+  try {
+    const s = (await readFile(path, 'utf8')).trim();
+    if (s.length >= 32) return s;
+  } catch {
+    // first run: generate below
+  }
+  const s = randomBytes(36).toString('base64url');
+  await writeFile(path, `${s}\n`, { mode: 0o600 });
+  return s;
+}
+
+/**
+ * Creates .demo/ with an auth secret and a key-store passphrase (once) and returns the environment overrides
+ * that point the wallet at them; the config is loaded from the result, never changed afterwards.
+ */
+export async function demoEnv(
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<{ overrides: Record<string, string | undefined>; demo: DemoSecrets }> {
+  const dir = resolve(DEMO_DIR);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await chmod(dir, 0o700);
+  const secret = envHas(env, 'AUTH_JWT_SECRET')
+    ? (env.AUTH_JWT_SECRET as string)
+    : await secretFile(join(dir, 'auth-secret'));
+  const overrides: Record<string, string | undefined> = {
+    AUTH_JWT_SECRET: secret,
+    AUTH_JWKS_URL: undefined,
+    AUTH_JWT_ALGORITHMS: undefined,
+  };
+  // The embedded sandbox runs without ledger auth, so no token names the wallet's ledger user: use its admin.
+  if (!envHas(env, 'LEDGER_URL') && !envHas(env, 'LEDGER_USER_ID'))
+    overrides.LEDGER_USER_ID = 'participant_admin';
+  if (!envHas(env, 'KEYSTORE_PASSPHRASE') && !envHas(env, 'KEYSTORE_PASSPHRASE_FILE')) {
+    overrides.KEYSTORE_PASSPHRASE = await secretFile(join(dir, 'keystore-passphrase'));
+  }
+  if (!envHas(env, 'KEYS_DIR')) {
+    overrides.KEYS_DIR = join(dir, 'keys');
+    // The embedded ledger starts empty: parties registered by an earlier demo run no longer exist on it.
+    await rm(join(overrides.KEYS_DIR, 'parties'), { recursive: true, force: true });
+  }
+  return { overrides, demo: { dir, secret } };
+}
+
+/** An admin call to the wallet's own API. */
+async function call<T>(
+  walletUrl: string,
+  token: string,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+) {
+  const res = await fetch(`${walletUrl}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  const json = (await res.json().catch(() => undefined)) as T & { error?: { message?: string } };
+  if (!res.ok) throw new CommandFailure(`demo: ${method} ${path}: ${json?.error?.message ?? res.status}`);
+  return json;
+}
+
+interface KeyItem {
+  fingerprint: string;
+  status: string;
+}
+interface PartyItem {
+  partyId: string;
+  keyFingerprint: string;
+  synchronizerId: string;
+}
+
+/**
+ * The demo's key, party and prepared transaction, made through the wallet's own API as any integrator would (an
+ * admin token from the demo's secret), and the lines that tell what to do next.
+ */
+export async function prepareDemo(o: {
+  demo: DemoSecrets;
+  walletUrl: string;
+  sandbox: { url: string; scanUrl: string; token?: string };
+  /** The console sign-in link for the admin who started the demo (absent: the console is off). */
+  consoleLink?: string;
+  log: Log;
+}): Promise<void> {
+  const token = await issueToken({
+    secret: o.demo.secret,
+    role: 'admin',
+    ttlSeconds: 12 * 3600,
+    subject: 'demo-admin',
+  });
+  const api = <T>(method: 'GET' | 'POST', path: string, body?: unknown) =>
+    call<T>(o.walletUrl, token, method, path, body);
+  const keys = (await api<{ items: KeyItem[] }>('GET', '/wallet/v1/keys')).items;
+  const key =
+    keys.find((k) => k.status === 'active') ??
+    (await api<KeyItem>('POST', '/wallet/v1/keys', { algorithm: 'ed25519', label: 'demo' }));
+  const known = (await api<{ items: PartyItem[] }>('GET', '/wallet/v1/parties')).items.find(
+    (p) => p.keyFingerprint === key.fingerprint,
+  );
+  const party =
+    known ??
+    (await api<PartyItem>('POST', '/wallet/v1/parties', {
+      keyFingerprint: key.fingerprint,
+      partyHint: 'demo',
+    }));
+  const ledger = new LedgerClient({
+    baseUrl: o.sandbox.url,
+    ...(o.sandbox.token ? { token: o.sandbox.token } : {}),
+  });
+  const prepared = await ledger.prepare({
+    commandId: `demo-${randomUUID()}`,
+    actAs: [party.partyId],
+    synchronizerId: party.synchronizerId,
+    packageIdSelectionPreference: [],
+    commands: [
+      {
+        CreateCommand: {
+          templateId: '#quill-demo:Demo:Greeting',
+          createArguments: { owner: party.partyId, message: 'hello from quill' },
+        },
+      },
+    ],
+    hashingSchemeVersion: 'HASHING_SCHEME_VERSION_V2',
+  } as never);
+  const file = join(o.demo.dir, 'submission.json');
+  await writeFile(
+    file,
+    `${JSON.stringify(
+      {
+        preparedTransaction: prepared.preparedTransaction,
+        preparedTransactionHash: prepared.preparedTransactionHash,
+        hashingSchemeVersion: prepared.hashingSchemeVersion,
+        party: party.partyId,
+      },
+      null,
+      2,
+    )}\n`,
+    { mode: 0o600 },
+  );
+  const rel = `${DEMO_DIR}/submission.json`;
+  process.stdout.write(
+    [
+      '',
+      'Quill demo is running.',
+      `  wallet API   ${o.walletUrl}   (docs ${o.walletUrl}/docs, OpenAPI ${o.walletUrl}/openapi.json)`,
+      `  ledger       ${o.sandbox.url}   (embedded sandbox; activity feed ${o.sandbox.scanUrl})`,
+      `  demo party   ${party.partyId}`,
+      `  secrets      ${o.demo.dir} (auth secret, key-store passphrase, keys)`,
+      '',
+      `Admin token (12 h):`,
+      `  ${token}`,
+      '',
+      'Submit the prepared demo transaction and wait for its outcome:',
+      `  curl -s -X POST '${o.walletUrl}/wallet/v1/submissions?wait=10' -H 'authorization: Bearer ${token}' -H 'content-type: application/json' --data @${rel}`,
+      '',
+      ...(o.consoleLink
+        ? [
+            'Console sign-in link (admin, one use, 15 min; more with `quill console link`):',
+            `  ${o.consoleLink}`,
+            '',
+          ]
+        : []),
+    ].join('\n'),
+  );
+  o.log('info', `demo ready: party ${party.partyId}, request body in ${rel}`);
+}

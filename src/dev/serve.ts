@@ -1,0 +1,93 @@
+// `quill serve --sandbox` and `--demo` (`npm start`): the sandbox ledger and scan started in this process and the
+// wallet on them. `--demo` adds generated secrets in .demo/, a private Redis when none answers, a demo key, party
+// and prepared transaction, and an admin console sign-in link: the only `serve` that prints one.
+import { join } from 'node:path';
+import { loadConfig } from '../config/index.ts';
+import { consoleBaseUrl, signInLink } from '../console/index.tsx';
+import { UsageError } from '../errors.ts';
+import { type ServeOptions, type Serving, serve } from '../server/serve.ts';
+import { demoEnv, prepareDemo } from './demo.ts';
+import { demoRedis } from './private-redis.ts';
+import { loadSandbox } from './sandbox.ts';
+
+export async function serveEmbedded(o: Omit<ServeOptions, 'embedded'> & { demo: boolean }): Promise<Serving> {
+  const flag = o.demo ? '--demo' : '--sandbox';
+  const prepared = o.demo ? await demoEnv(o.env) : undefined;
+  let env = prepared ? { ...o.env, ...prepared.overrides } : o.env;
+  const config = loadConfig(env, ['ledger', 'sandbox', 'pipeline', 'redis']);
+  if (config.ledgerUrl) throw new UsageError(`${flag} runs on the embedded sandbox: unset LEDGER_URL`);
+  if (o.role !== 'all')
+    throw new UsageError(`${flag} needs --role all (the embedded sandbox lives in this one process)`);
+  const stops: (() => Promise<void>)[] = [];
+  const stopAll = async () => {
+    for (const s of stops.splice(0).reverse()) await s().catch(() => {});
+  };
+  try {
+    if (prepared) {
+      // A fresh machine: no Redis yet. The demo starts a private one rather than retrying forever.
+      const redis = await demoRedis(config.redisUrl, join(prepared.demo.dir, 'redis'));
+      if (redis.started) {
+        process.stdout.write(`${redis.started.line}\n`);
+        stops.push(redis.started.stop);
+        env = { ...env, REDIS_URL: redis.url };
+      }
+    }
+    const { startSandbox, COIN_RECOGNIZERS } = await loadSandbox();
+    const secret = config.sandbox.authSecret;
+    const sandbox = await startSandbox({
+      port: config.sandbox.port,
+      scanPort: config.sandbox.scanPort,
+      host: '127.0.0.1',
+      auth: secret ? { secret } : 'none',
+      demo: o.demo,
+      // The embedded ledger enforces the window the wallet assumes, so the two never disagree.
+      ledger: { preparationTimeToleranceSeconds: config.commitWindow.preparationToleranceMs / 1000 },
+    });
+    stops.push(() => sandbox.close());
+    // With ledger auth on, the wallet acts as its own ledger user with a token naming it; without, as the user
+    // LEDGER_USER_ID names (the demo: the participant's admin).
+    const userId = secret ? (config.ledgerUserId ?? 'quill') : config.ledgerUserId;
+    const token = secret && userId ? await sandbox.mintToken(userId, { admin: true }) : undefined;
+    const serving = await serve({
+      ...o,
+      env,
+      embedded: {
+        url: sandbox.url,
+        scanUrl: sandbox.scanUrl,
+        recognizers: COIN_RECOGNIZERS,
+        ...(token ? { token } : {}),
+        ...(userId ? { userId } : {}),
+      },
+    });
+    stops.push(() => serving.stop());
+    serving.log('info', `embedded sandbox ledger on ${sandbox.url}, activity feed on ${sandbox.scanUrl}`);
+    const { config: wallet } = serving;
+    if (prepared && serving.url && serving.port !== undefined) {
+      const secretForLinks = wallet.auth.jwtSecret ?? prepared.demo.secret;
+      const base = consoleBaseUrl({
+        publicUrl: wallet.console.publicUrl,
+        host: wallet.host,
+        port: serving.port,
+      });
+      await prepareDemo({
+        demo: prepared.demo,
+        walletUrl: serving.url,
+        sandbox: { url: sandbox.url, scanUrl: sandbox.scanUrl, ...(token ? { token } : {}) },
+        ...(wallet.console.enabled
+          ? {
+              consoleLink: await signInLink(secretForLinks, base, {
+                role: 'admin',
+                ttlSeconds: 15 * 60,
+                subject: 'console-admin',
+              }),
+            }
+          : {}),
+        log: serving.log,
+      });
+    }
+    return { ...serving, stop: stopAll };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}

@@ -1,0 +1,171 @@
+// Webhook deliveries in Redis: per webhook and party a chain (`wh:chain:<webhook>:<party>`, the event ids still to
+// deliver, in order) and a delivery state per event, the attempts log, dead letters, and the BullMQ queue with one
+// job per chain (dispatch.ts fills the chains, drain.ts empties them). A sweep re-adds a job for every non-empty
+// chain, so a job lost with Redis or skipped as a duplicate id is made up.
+import { createHash } from 'node:crypto';
+import { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Log } from '../../log.ts';
+import { type RedisKeys, redisKeys } from '../../redis/keys.ts';
+import type { EventLog } from '../log.ts';
+import type { WebhookRegistry } from './registry.ts';
+
+export interface DeliveryConfig {
+  allowPrivateTargets: boolean;
+  timeoutMs: number;
+  retryBaseMs: number;
+  retryMaxDelayMs: number;
+  retryForMs: number;
+  concurrency: number;
+}
+
+export interface DeliveryState {
+  eventId: string;
+  party: string;
+  /** pending → delivered | dead (retried for retryForMs, or the event is gone). */
+  state: 'pending' | 'delivered' | 'dead';
+  attempts: number;
+  queuedAt: string;
+  firstAttemptAt?: string;
+  lastAttemptAt?: string;
+  nextAttemptAt?: string;
+  lastStatusCode?: number | null;
+  lastLatencyMs?: number;
+  lastError?: string | null;
+}
+
+export interface AttemptLog {
+  eventId: string;
+  attempt: number;
+  at: string;
+  statusCode: number | null;
+  latencyMs: number;
+  error: string | null;
+}
+
+/** The job that delivers one chain. */
+export interface ChainJob {
+  webhook: string;
+  party: string;
+}
+
+/** The queue of chain jobs (its workers: drain.ts). */
+export const WEBHOOK_QUEUE = 'webhooks';
+export const ATTEMPT_LOG_MAX = 1000;
+
+export class Deliveries {
+  readonly keys: RedisKeys;
+  readonly queue: Queue<ChainJob>;
+  constructor(
+    readonly redis: Redis,
+    bull: Redis,
+    prefix: string,
+    readonly events: EventLog,
+    readonly hooks: WebhookRegistry,
+    readonly config: DeliveryConfig,
+    readonly log?: Log,
+  ) {
+    this.keys = redisKeys(prefix);
+    this.queue = new Queue<ChainJob>(WEBHOOK_QUEUE, {
+      connection: bull,
+      prefix: this.keys.bull,
+      defaultJobOptions: {
+        attempts: 1_000_000,
+        backoff: { type: 'fixed', delay: 1000 },
+        removeOnComplete: true,
+        removeOnFail: true,
+      },
+    });
+    this.queue.on('error', () => {});
+  }
+
+  private jobId(c: ChainJob): string {
+    return `ch-${createHash('sha1').update(`${c.webhook}|${c.party}`).digest('hex')}`;
+  }
+
+  /** Makes sure a job will drain the chain (one job per chain: a second add is a no-op). */
+  async kick(c: ChainJob): Promise<void> {
+    await this.queue.add('deliver', c, { jobId: this.jobId(c) });
+  }
+
+  /** Adds a job for every chain that has events waiting. */
+  async sweep(): Promise<number> {
+    const members = await this.redis.smembers(this.keys.webhookChains);
+    let n = 0;
+    for (const m of members) {
+      const i = m.indexOf('|');
+      const c = { webhook: m.slice(0, i), party: m.slice(i + 1) };
+      if ((await this.redis.llen(this.keys.webhookChain(c.webhook, c.party))) > 0) {
+        await this.kick(c);
+        n++;
+      }
+    }
+    return n;
+  }
+
+  async state(webhook: string, eventId: string): Promise<DeliveryState | undefined> {
+    const raw = await this.redis.hget(this.keys.webhookDeliveries(webhook), eventId);
+    return raw ? (JSON.parse(raw) as DeliveryState) : undefined;
+  }
+
+  async setState(webhook: string, s: DeliveryState): Promise<void> {
+    await this.redis.hset(this.keys.webhookDeliveries(webhook), s.eventId, JSON.stringify(s));
+  }
+
+  /** Notes one attempt in the webhook's attempts log (the newest ATTEMPT_LOG_MAX are kept). */
+  async noteAttempt(webhook: string, entry: AttemptLog): Promise<void> {
+    const key = this.keys.webhookAttempts(webhook);
+    await this.redis
+      .multi()
+      .lpush(key, JSON.stringify(entry))
+      .ltrim(key, 0, ATTEMPT_LOG_MAX - 1)
+      .exec();
+  }
+
+  /** Newest first (by event id), at most `limit`, each with its attempts (newest first). */
+  async list(webhook: string, limit: number): Promise<(DeliveryState & { attemptLog: AttemptLog[] })[]> {
+    const all = Object.values(await this.redis.hgetall(this.keys.webhookDeliveries(webhook))).map(
+      (r) => JSON.parse(r) as DeliveryState,
+    );
+    all.sort((a, b) => (a.eventId < b.eventId ? 1 : -1));
+    const chosen = all.slice(0, limit);
+    const log = (await this.redis.lrange(this.keys.webhookAttempts(webhook), 0, -1)).map(
+      (r) => JSON.parse(r) as AttemptLog,
+    );
+    return chosen.map((s) => ({ ...s, attemptLog: log.filter((a) => a.eventId === s.eventId) }));
+  }
+
+  /** Queues an event again for a webhook (at the end of its chain). Undefined when the event is gone. */
+  async redeliver(webhook: string, eventId: string): Promise<DeliveryState | undefined> {
+    const e = await this.events.get(eventId);
+    if (!e) return undefined;
+    const s: DeliveryState = {
+      eventId,
+      party: e.party,
+      state: 'pending',
+      attempts: 0,
+      queuedAt: new Date().toISOString(),
+    };
+    await this.setState(webhook, s);
+    await this.redis.rpush(this.keys.webhookChain(webhook, e.party), eventId);
+    await this.redis.sadd(this.keys.webhookChains, `${webhook}|${e.party}`);
+    await this.kick({ webhook, party: e.party });
+    return s;
+  }
+
+  /** Forgets a deleted webhook's chains and log. */
+  async forget(webhook: string): Promise<void> {
+    const members = (await this.redis.smembers(this.keys.webhookChains)).filter((m) =>
+      m.startsWith(`${webhook}|`),
+    );
+    for (const m of members) {
+      await this.redis.del(this.keys.webhookChain(webhook, m.slice(webhook.length + 1)));
+      await this.redis.srem(this.keys.webhookChains, m);
+    }
+    await this.redis.del(this.keys.webhookDeliveries(webhook), this.keys.webhookAttempts(webhook));
+  }
+
+  async close(): Promise<void> {
+    await this.queue.close().catch(() => {});
+  }
+}

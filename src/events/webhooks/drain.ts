@@ -1,0 +1,178 @@
+// Webhook delivery: a BullMQ job per chain delivers the head of the chain and only removes it once the receiver
+// said 2xx (or the event is dead-lettered after retrying for `retryForMs`): order per webhook and party holds across
+// retries, and a worker killed mid-delivery leaves the head in place (the stalled job runs again: at least once).
+// `startDelivery` runs the worker side: the dispatcher, the sweep and the job worker.
+import { randomInt } from 'node:crypto';
+import { DelayedError, type Job, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { type Running, startConsumer } from '../../redis/consumer.ts';
+import { loadScript, runScript } from '../../redis/scripts.ts';
+import type { QuillEvent } from '../log.ts';
+import {
+  type AttemptLog,
+  type ChainJob,
+  type Deliveries,
+  type DeliveryState,
+  WEBHOOK_QUEUE,
+} from './deliveries.ts';
+import { dispatcher } from './dispatch.ts';
+import { signatureHeader } from './sign.ts';
+import { checkTarget } from './targets.ts';
+
+const POP_IF = loadScript('pop-if');
+
+/** Exponential backoff with full jitter between base and the cap. */
+export function backoff(d: Deliveries, attempt: number): number {
+  const exp = Math.min(d.config.retryMaxDelayMs, d.config.retryBaseMs * 2 ** Math.min(30, attempt - 1));
+  return Math.max(1, Math.floor(exp / 2 + randomInt(0, Math.max(1, Math.floor(exp / 2)) + 1)));
+}
+
+/** Sends one event to one webhook: the HTTP status (null: no answer) and the error, if any. */
+export async function send(
+  d: Deliveries,
+  url: string,
+  secrets: string[],
+  webhook: string,
+  e: QuillEvent,
+): Promise<{ statusCode: number | null; error: string | null; latencyMs: number }> {
+  const started = performance.now();
+  const problem = await checkTarget(url, d.config.allowPrivateTargets);
+  if (problem) return { statusCode: null, error: problem, latencyMs: 0 };
+  const body = JSON.stringify({
+    eventId: e.id,
+    webhookId: webhook,
+    type: e.type,
+    party: e.party,
+    at: e.at,
+    body: e.body,
+  });
+  const t = Math.floor(Date.now() / 1000);
+  try {
+    const res = await fetch(url, {
+      method: 'POST',
+      redirect: 'manual',
+      signal: AbortSignal.timeout(d.config.timeoutMs),
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'quill-webhooks/1',
+        'quill-event-id': e.id,
+        'quill-event-type': e.type,
+        'quill-signature': signatureHeader(secrets, t, body),
+      },
+      body,
+    });
+    await res.arrayBuffer().catch(() => undefined);
+    const latencyMs = Math.round(performance.now() - started);
+    return res.status >= 200 && res.status < 300
+      ? { statusCode: res.status, error: null, latencyMs }
+      : { statusCode: res.status, error: `HTTP ${res.status}`, latencyMs };
+  } catch (err) {
+    const latencyMs = Math.round(performance.now() - started);
+    const name = (err as Error).name;
+    return { statusCode: null, error: name === 'TimeoutError' ? 'TIMEOUT' : 'CONNECTION_FAILED', latencyMs };
+  }
+}
+
+/**
+ * Delivers a chain's events in order until it is empty or its head must wait (then the job is delayed by the
+ * backoff of that head's attempts).
+ */
+export async function drain(d: Deliveries, job: Job<ChainJob>, token: string | undefined): Promise<void> {
+  const { webhook, party } = job.data;
+  const key = d.keys.webhookChain(webhook, party);
+  for (;;) {
+    const head = await d.redis.lindex(key, 0);
+    if (head === null) return;
+    const hook = await d.hooks.signing(webhook);
+    if (!hook) {
+      await d.forget(webhook);
+      return;
+    }
+    const now = new Date();
+    const s: DeliveryState = (await d.state(webhook, head)) ?? {
+      eventId: head,
+      party,
+      state: 'pending',
+      attempts: 0,
+      queuedAt: now.toISOString(),
+    };
+    const e = await d.events.get(head);
+    if (!e) {
+      await d.setState(webhook, { ...s, state: 'dead', lastError: 'EVENT_EXPIRED' });
+      await runScript(d.redis, POP_IF, [key], [head]);
+      continue;
+    }
+    const r = await send(d, hook.webhook.url, hook.secrets, webhook, e);
+    const attempt = s.attempts + 1;
+    const entry: AttemptLog = { eventId: head, attempt, at: now.toISOString(), ...r };
+    await d.noteAttempt(webhook, entry);
+    const next: DeliveryState = {
+      ...s,
+      attempts: attempt,
+      firstAttemptAt: s.firstAttemptAt ?? now.toISOString(),
+      lastAttemptAt: now.toISOString(),
+      lastStatusCode: r.statusCode,
+      lastLatencyMs: r.latencyMs,
+      lastError: r.error,
+    };
+    delete next.nextAttemptAt;
+    if (r.error === null) {
+      await d.setState(webhook, { ...next, state: 'delivered' });
+      await runScript(d.redis, POP_IF, [key], [head]);
+      continue;
+    }
+    if (Date.now() - Date.parse(next.firstAttemptAt as string) >= d.config.retryForMs) {
+      await d.setState(webhook, { ...next, state: 'dead' });
+      await d.redis.rpush(d.keys.webhookDead(webhook), head);
+      await runScript(d.redis, POP_IF, [key], [head]);
+      d.log?.('warn', 'webhook delivery dead-lettered', { webhook, eventId: head, error: r.error });
+      continue;
+    }
+    const at = Date.now() + backoff(d, attempt);
+    await d.setState(webhook, { ...next, nextAttemptAt: new Date(at).toISOString() });
+    await job.moveToDelayed(at, token);
+    throw new DelayedError();
+  }
+}
+
+/** The worker side: the dispatcher, the sweep and the BullMQ worker that drains chains. */
+export function startDelivery(
+  d: Deliveries,
+  o: {
+    connection: Redis;
+    reader: Redis;
+    sweepEveryMs?: number;
+    pollMs?: number;
+    lockDurationMs?: number;
+    /** Where the worker's own errors (its Redis connection failing) go instead of one warning each. */
+    onError?: (err: Error) => void;
+  },
+): Running {
+  const worker = new Worker<ChainJob>(WEBHOOK_QUEUE, (job, token) => drain(d, job, token), {
+    connection: o.connection,
+    prefix: d.keys.bull,
+    concurrency: d.config.concurrency,
+    lockDuration: o.lockDurationMs ?? Math.max(30_000, d.config.timeoutMs * 3),
+    stalledInterval: Math.min(30_000, o.lockDurationMs ?? 30_000),
+    maxStalledCount: 1_000_000,
+    removeOnComplete: { count: 0 },
+    removeOnFail: { count: 0 },
+  });
+  worker.on('error', o.onError ?? ((err) => d.log?.('warn', `webhook worker: ${err.message}`)));
+  const dispatching = startConsumer({
+    ...dispatcher(d, o.reader),
+    ...(o.pollMs ? { pollMs: o.pollMs } : {}),
+  });
+  const timer = setInterval(() => {
+    d.sweep().catch(() => {});
+  }, o.sweepEveryMs ?? 5000);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await dispatching.stop();
+      await worker.close();
+      o.connection.disconnect();
+    },
+  };
+}

@@ -1,0 +1,11 @@
+// Public surface of src/history: what Quill learns from the ledger — the watcher and the party history index it
+// writes (transactions by party, update id and hash; active contracts).
+export {
+  type GapEvent,
+  HistoryError,
+  type HistoryErrorCode,
+  HistoryIndex,
+  type IndexedTransaction,
+  type IngestBatch,
+} from './index-store.ts';
+export { concerned, LedgerWatcher, type WatcherLedger, type WatcherOptions } from './watcher.ts';

@@ -1,0 +1,7 @@
+// Public surface of src/redis: the connection, the key registry, the Lua loader, errors, the lease, durability.
+export { type RedisTarget, redisConnection } from './connection.ts';
+export { type Durability, replication } from './durability.ts';
+export { redisFailed, StoreError, type StoreErrorCode } from './errors.ts';
+export { keyPrefix, type RedisKeys, redisKeys } from './keys.ts';
+export { Lease, type LeaseOptions } from './lease.ts';
+export { type LuaScript, loadScript, runScript } from './scripts.ts';

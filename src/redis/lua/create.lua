@@ -1,0 +1,49 @@
+-- Creates a submission record with its indexes, unless its command id is taken (src/submissions/store.ts create).
+-- KEYS: 1 record, 2 command index, 3 sequence, 4 all index, 5 party index, 6 status index, 7 party+status index,
+--       8 idempotency key (the record key when none), 9 audit stream, 10 audit head, 11 outbox,
+--       12 the record the command index named when the caller read it (the new record's key when none)
+-- ARGV: 1 id, 2 record json, 3 payload json, 4 status, 5 hash hex, 6 idempotency value ('' = none),
+--       7 the id the command index held when the caller read it ('' = none), 8 n = number of outbox field/value
+--       items that follow (0 = none), 9..8+n those items, 9+n.. the audit entry (src/audit auditFields: its pairs,
+--       then chainDigest); the signature made for this request is logged whatever the outcome, with `stored` true
+--       or false, and when false `existingSubmission` names the record that holds the command id
+-- Returns {1, id, seq} created, {0, existingId} taken by a live or same-hash record, {-1} when the command index
+-- changed since the caller read it (read again and retry). A command id whose record ended final but not
+-- committed (rejected, expired) with another hash is handed to the new record.
+--- @include "status"
+--- @include "audit-append"
+local OUTN = tonumber(ARGV[8])
+local existing = redis.call('GET', KEYS[2])
+if (existing or '') ~= ARGV[7] then return {-1} end
+local function audit(stored)
+  if #ARGV <= 8 + OUTN then return end
+  local entry = {}
+  for i = 9 + OUTN, #ARGV do entry[#entry + 1] = ARGV[i] end
+  local outcome = { 'stored', stored }
+  if stored == 'false' then
+    outcome[3] = 'existingSubmission'
+    outcome[4] = existing
+  end
+  auditAppend(KEYS[9], KEYS[10], entry, outcome)
+end
+if existing then
+  local ex = redis.call('HMGET', KEYS[12], 'status', 'hash')
+  local st, h = ex[1], ex[2]
+  if not st or h == ARGV[5] or not FINAL[st] or st == 'committed' then
+    if ARGV[6] ~= '' and st then redis.call('SET', KEYS[8], ARGV[6], 'NX') end
+    audit('false')
+    return {0, existing}
+  end
+end
+audit('true')
+local seq = redis.call('INCR', KEYS[3])
+redis.call('HSET', KEYS[1], 'v', 1, 'status', ARGV[4], 'record', ARGV[2], 'payload', ARGV[3],
+  'seq', seq, 'hash', ARGV[5])
+redis.call('SET', KEYS[2], ARGV[1])
+redis.call('ZADD', KEYS[4], seq, ARGV[1])
+redis.call('ZADD', KEYS[5], seq, ARGV[1])
+redis.call('ZADD', KEYS[6], seq, ARGV[1])
+redis.call('ZADD', KEYS[7], seq, ARGV[1])
+if ARGV[6] ~= '' then redis.call('SET', KEYS[8], ARGV[6]) end
+if OUTN > 0 then redis.call('XADD', KEYS[11], '*', unpack(ARGV, 9, 8 + OUTN)) end
+return {1, ARGV[1], seq}

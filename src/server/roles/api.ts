@@ -1,0 +1,199 @@
+// The API role: the accept step's parts (inspection, inline or on the pool; signing; policy; durability), the
+// outcome waiter, the HTTP app with the console mounted on it, and its listener.
+import { Counter, Gauge } from 'prom-client';
+import {
+  type AppDeps,
+  acceptLimiter,
+  createApp,
+  type LedgerReads,
+  type PartyAdmin,
+} from '../../api/index.ts';
+import type { Verifier } from '../../auth/index.ts';
+import { mountConsole, SessionStore } from '../../console/index.tsx';
+import type { AssetRecognizers } from '../../policy/index.ts';
+import { PolicyStore, velocityLookup } from '../../policy/index.ts';
+import { replication } from '../../redis/index.ts';
+import type { Keyring, Signer } from '../../signing/index.ts';
+import {
+  type AcceptPorts,
+  enqueue,
+  InspectPool,
+  type LedgerPort,
+  OutcomeWaiter,
+  SubmissionRefused,
+} from '../../submissions/index.ts';
+import { acceptPorts, keyAdmin, type PartyLookup } from '../adapters.ts';
+import { type Listening, listen } from '../http.ts';
+import type { Shared } from './shared.ts';
+
+export interface ApiRoleOptions {
+  ledger: LedgerPort;
+  /** How callers are authenticated ('none' = --insecure-no-auth). */
+  auth: Verifier | 'none';
+  keys?: Keyring;
+  signer?: Signer;
+  parties?: PartyLookup & Partial<PartyAdmin>;
+  /** Overrides the accept ports (tests of policy in isolation). */
+  ports?: AcceptPorts;
+  /** Ledger point reads as a party (GET /wallet/v1/ledger/…). */
+  reads?: LedgerReads;
+  recognizers: AssetRecognizers;
+}
+
+/** The pool's gauges in the process's metrics. */
+function poolMetrics(s: Shared, pool: InspectPool): void {
+  new Gauge({
+    name: 'quill_inspect_pending',
+    help: 'Large prepared transactions waiting for or being decoded on an inspection thread',
+    registers: [s.registry],
+    collect() {
+      this.set(pool.pending);
+    },
+  });
+  new Counter({
+    name: 'quill_inspect_offloaded_total',
+    help: 'Prepared transactions decoded and hashed on an inspection thread instead of the request thread',
+    registers: [s.registry],
+    collect() {
+      this.reset();
+      this.inc(pool.answered);
+    },
+  });
+}
+
+export async function startApi(s: Shared, o: ApiRoleOptions): Promise<Listening> {
+  const { config, store, log } = s;
+  const { threads, maxQueued, threadMemoryMb, offloadBytes } = config.inspect;
+  const pool =
+    !o.ports && threads > 0
+      ? new InspectPool({ threads, maxQueued, threadMemoryMb, transfers: o.recognizers.transfers, log })
+      : undefined;
+  if (pool) poolMetrics(s, pool);
+  const ports =
+    o.ports ??
+    (o.keys && o.signer && o.parties
+      ? acceptPorts({
+          keys: o.keys,
+          signer: o.signer,
+          parties: o.parties,
+          transfers: o.recognizers.transfers,
+          ...(pool ? { inspectPool: { pool, offloadChars: offloadBytes } } : {}),
+        })
+      : undefined);
+  if (!ports) throw new Error('the api role needs the key store, a signer and the party registry');
+  // A key found disabled (API, or `quill keys disable` seen at signing) also stops its queued submissions.
+  const sign: AcceptPorts['sign'] = async (fp, hash) => {
+    try {
+      return await ports.sign(fp, hash);
+    } catch (err) {
+      if (err instanceof SubmissionRefused && err.code === 'KEY_DISABLED')
+        await store.keyFlags.markDisabled(fp);
+      throw err;
+    }
+  };
+  const keys = o.keys ? keyAdmin(o.keys) : undefined;
+  const policies = new PolicyStore(s.redis, config.redisPrefix);
+  if (config.policy) await policies.seed(config.policy, 'POLICY_FILE');
+  const waiter = new OutcomeWaiter(s.connect(), store);
+  const closing = new AbortController();
+  const deps: AppDeps = {
+    store,
+    waiter,
+    metrics: s.metrics,
+    registry: s.registry,
+    redis: s.redis,
+    log,
+    auth: o.auth,
+    ledgerReady: async () => {
+      await o.ledger.ledgerEnd();
+    },
+    accept: {
+      store,
+      ports: { ...ports, sign },
+      enqueue: (rec) => enqueue(s.queue, rec),
+      allowedSynchronizers: config.allowedSynchronizers,
+      defaultUserId: config.ledgerUserId ?? '',
+      dedupMaxSeconds: config.dedup.maxSeconds,
+      preparationToleranceMs: config.commitWindow.preparationToleranceMs,
+      metrics: s.metrics,
+      log,
+      ...(config.redisReplicasAck.replicas > 0
+        ? { durable: replication(s.redis, store.prefix, config.redisReplicasAck) }
+        : {}),
+      // The approval policy: the current version in Redis (PUT /wallet/v1/policy), seeded from POLICY_FILE.
+      policy: {
+        current: async () => {
+          const cur = await policies.current();
+          return cur ? { document: cur.document, version: cur.version } : undefined;
+        },
+        velocity: velocityLookup((party, cursor) =>
+          store.list({ party, limit: 200, ...(cursor ? { cursor } : {}) }),
+        ),
+      },
+    },
+    ...(keys
+      ? {
+          keys: {
+            ...keys,
+            disable: async (fp: string) => {
+              const view = await keys.disable(fp);
+              await store.keyFlags.markDisabled(view.fingerprint);
+              return view;
+            },
+          },
+        }
+      : {}),
+    ...(o.parties?.onboard && o.parties.list
+      ? { parties: { onboard: o.parties.onboard.bind(o.parties), list: o.parties.list.bind(o.parties) } }
+      : {}),
+    policies,
+    audit: s.audit,
+    history: s.history,
+    holdings: o.recognizers.holdings,
+    ...(o.reads ? { ledgerReads: o.reads } : {}),
+    batchMax: config.batchMax,
+    limits: config.limits,
+    waitMaxSeconds: config.waitMaxSeconds,
+    events: {
+      log: s.events,
+      hooks: s.hooks,
+      deliveries: s.deliveries,
+      connect: () => s.connect({ maxRetriesPerRequest: 1 }),
+      heartbeatMs: config.events.heartbeatMs,
+      allowPrivateTargets: config.webhooks.allowPrivateTargets,
+      secretGraceMs: config.webhooks.secretGraceMs,
+      closing: closing.signal,
+    },
+    ...(config.acceptRateLimit.max > 0
+      ? { limitAccepts: acceptLimiter(s.redis, config.redisPrefix, config.acceptRateLimit) }
+      : {}),
+  };
+  const app = createApp(deps);
+  if (config.console.enabled) {
+    mountConsole(app, {
+      sessions: new SessionStore(s.redis, config.redisPrefix, {
+        idleMs: config.console.idleMs,
+        absoluteMs: config.console.absoluteMs,
+      }),
+      redis: s.redis,
+      prefix: config.redisPrefix,
+      ...(config.auth.jwtSecret ? { linkSecret: config.auth.jwtSecret } : {}),
+      ...(config.console.oidc ? { oidc: config.console.oidc } : {}),
+      ...(config.console.publicUrl ? { publicUrl: config.console.publicUrl } : {}),
+      statusCounts: (party) => store.countByStatus(party),
+      jobCounts: () => s.queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'failed'),
+      outcomesSince: (sinceMs, party) => s.events.outcomesSince(sinceMs, party),
+      log,
+    });
+  }
+  const server = await listen(app.fetch, config);
+  return {
+    ...server,
+    async close() {
+      closing.abort(); // open event streams end, so the server can close
+      await server.close();
+      await waiter.close();
+      await pool?.close();
+    },
+  };
+}

@@ -1,0 +1,97 @@
+// What every role of a wallet process shares: its Redis connections, the stores over them, the submissions queue,
+// the event log and webhooks, and the process's metrics; closed last.
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { AuditLog } from '../../audit/index.ts';
+import type { Config } from '../../config/index.ts';
+import { Deliveries, EventLog, WebhookRegistry } from '../../events/index.ts';
+import { HistoryIndex } from '../../history/index.ts';
+import { type Log, outageReporter } from '../../log.ts';
+import { metricsRegistry, type Registry } from '../../metrics.ts';
+import { redisConnection } from '../../redis/index.ts';
+import {
+  createMetrics,
+  createQueue,
+  type JobData,
+  type PipelineMetrics,
+  SubmissionStore,
+  watchBacklog,
+} from '../../submissions/index.ts';
+
+export interface Shared {
+  config: Config;
+  log: Log;
+  /** The stores' connection (commands, scripts). */
+  redis: Redis;
+  /** BullMQ's connection. */
+  bull: Redis;
+  /** A new connection of the deployment's topology (each blocking reader needs its own). */
+  connect(options?: { maxRetriesPerRequest?: number }): Redis;
+  /** Redis going down and coming back, said once per REDIS_DOWN_WARN_SECONDS for all connections together. */
+  outage: ReturnType<typeof outageReporter>;
+  store: SubmissionStore;
+  history: HistoryIndex;
+  audit: AuditLog;
+  queue: Queue<JobData>;
+  registry: Registry;
+  metrics: PipelineMetrics;
+  events: EventLog;
+  hooks: WebhookRegistry;
+  deliveries: Deliveries;
+  close(): Promise<void>;
+}
+
+/** host:port of a Redis URL, never its password. */
+function redisHost(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.hostname}:${u.port || '6379'}`;
+  } catch {
+    return 'REDIS_URL';
+  }
+}
+
+export function startShared(config: Config, log: Log): Shared {
+  const connect = (options: { maxRetriesPerRequest?: number } = {}) =>
+    redisConnection(config.redisTarget, options);
+  const redis = connect({ maxRetriesPerRequest: 20 });
+  const outage = outageReporter(log, `Redis at ${redisHost(config.redisUrl)}`, config.redisDownWarnMs);
+  redis.on('error', (err) => outage.failed('store', err));
+  redis.on('ready', () => outage.recovered());
+  const bull = connect();
+  const store = new SubmissionStore(redis, config.redisPrefix);
+  const queue = createQueue(bull, config.queue.name, config.redisPrefix);
+  const registry = metricsRegistry();
+  watchBacklog(registry, {
+    statuses: () => store.countByStatus(),
+    jobs: () => queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children'),
+  });
+  const events = new EventLog(redis, config.redisPrefix, {
+    maxAgeMs: config.events.retentionMs,
+    maxCount: config.events.retentionMax,
+  });
+  const hooks = new WebhookRegistry(redis, config.redisPrefix);
+  return {
+    config,
+    log,
+    redis,
+    bull,
+    connect,
+    outage,
+    store,
+    history: new HistoryIndex(redis, config.redisPrefix),
+    audit: new AuditLog(redis, config.redisPrefix),
+    queue,
+    registry,
+    metrics: createMetrics(registry),
+    events,
+    hooks,
+    deliveries: new Deliveries(redis, bull, config.redisPrefix, events, hooks, config.webhooks, log),
+    async close() {
+      await queue.close().catch(() => {});
+      await this.deliveries.close();
+      redis.disconnect();
+      bull.disconnect();
+    },
+  };
+}

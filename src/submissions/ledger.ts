@@ -1,0 +1,42 @@
+// The pipeline's ledger port over @quill/canton's LedgerClient: the same contract types on both sides, and the
+// transaction shape reconciliation reads with (the party's ACS delta).
+import { type LedgerClient, LedgerError, type TransactionFormat } from '@quill/canton/ledger';
+import type { LedgerPort } from './reconcile.ts';
+
+/** The party's view of a transaction, as reconciliation reads it. */
+function transactionFormat(party: string): TransactionFormat {
+  return {
+    eventFormat: { filtersByParty: { [party]: { cumulative: [] } }, verbose: false },
+    transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA',
+  };
+}
+
+export function ledgerPort(client: LedgerClient): LedgerPort {
+  return {
+    async execute(body, opts) {
+      const res = await client.executeAndWaitForTransaction(body, { timeoutMs: opts.timeoutMs });
+      return res.transaction;
+    },
+    ledgerEnd: () => client.ledgerEndOffset(),
+    async transactionAt(offset, party) {
+      try {
+        const res = await client.transactionByOffset({ offset, transactionFormat: transactionFormat(party) });
+        return res.transaction;
+      } catch (err) {
+        if (err instanceof LedgerError && (err.code === 'UPDATE_NOT_FOUND' || err.status === 404))
+          return undefined;
+        throw err;
+      }
+    },
+    async *transactions(party, beginExclusive, endInclusive) {
+      for await (const u of client.iterateUpdates({
+        beginExclusive,
+        endInclusive,
+        pageSize: 200,
+        updateFormat: { includeTransactions: transactionFormat(party) },
+      })) {
+        if ('Transaction' in u) yield u.Transaction.value;
+      }
+    },
+  };
+}
