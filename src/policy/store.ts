@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { auditFields } from '../audit/index.ts';
+import { canonicalJson } from '../json.ts';
 import { loadScript, type RedisKeys, redisFailed, redisKeys, runScript } from '../redis/index.ts';
 import type { PolicyDocument } from './schema.ts';
 
@@ -14,18 +15,6 @@ export interface PolicyVersion {
 }
 
 const PUT = loadScript('policy-put');
-
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (v && typeof v === 'object') {
-    return `{${Object.entries(v as Record<string, unknown>)
-      .filter(([, x]) => x !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([k, x]) => `${JSON.stringify(k)}:${canonical(x)}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(v) ?? 'null';
-}
 
 export class PolicyStore {
   readonly #keys: RedisKeys;
@@ -73,7 +62,7 @@ export class PolicyStore {
   /** At start: makes the file's document current unless it already is (a change is a new version). */
   async seed(document: PolicyDocument, by: string): Promise<PolicyVersion> {
     const cur = await this.current();
-    if (cur && canonical(cur.document) === canonical(document)) return cur;
+    if (cur && canonicalJson(cur.document) === canonicalJson(document)) return cur;
     return this.put(document, by);
   }
 }

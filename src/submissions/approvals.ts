@@ -7,7 +7,8 @@
 import { echo } from '@quill/canton/errors';
 import type { Principal } from '../auth/index.ts';
 import type { Log } from '../log.ts';
-import { type AcceptPorts, parseHash } from './accept.ts';
+import { parseHash } from './accept/checks.ts';
+import type { AcceptPorts } from './accept/types.ts';
 import { SubmissionRefused } from './errors.ts';
 import type { PipelineMetrics } from './metrics.ts';
 import type { Approval, SubmissionRecord } from './record.ts';

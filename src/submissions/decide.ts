@@ -1,5 +1,6 @@
 // What to do next with a submission, decided from the record alone: no I/O, so every rule of the state machine
 // can be tested as a table (test/submissions/decide.test.ts). The executor carries the decision out.
+import { type CommitDeadline, commitDeadline } from './deadline.ts';
 import { type Attempt, type ErrorInfo, isTerminal, type SubmissionRecord } from './record.ts';
 
 export interface DecisionConfig {
@@ -27,14 +28,21 @@ export type Decision =
 /** Outcomes after which the transaction may be, or may yet become, committed on the ledger. */
 const MAY_COMMIT: ReadonlySet<Attempt['outcome']> = new Set(['pending', 'ambiguous', 'duplicate']);
 
-/** When the ledger stops accepting this transaction, and the code to expire it with after that. */
-export function commitDeadline(rec: SubmissionRecord, config: DecisionConfig): { at: number; code: string } {
+/** When the ledger stops accepting this record's transaction, and the code to expire it with after that. */
+export function recordDeadline(rec: SubmissionRecord, config: DecisionConfig): CommitDeadline {
   const maxRecordTime = rec.maxRecordTime ? Date.parse(rec.maxRecordTime) : undefined;
-  // Records from before `canCommitUntil` existed: preparation happened before acceptance, so this is later.
-  const at = rec.canCommitUntil
-    ? Date.parse(rec.canCommitUntil)
-    : Math.min(maxRecordTime ?? Infinity, Date.parse(rec.createdAt) + config.preparationToleranceMs);
-  return { at, code: at === maxRecordTime ? 'MAX_RECORD_TIME_PASSED' : 'PREPARATION_TIME_TOLERANCE_PASSED' };
+  if (rec.canCommitUntil) {
+    const at = Date.parse(rec.canCommitUntil);
+    return {
+      at,
+      code: at === maxRecordTime ? 'MAX_RECORD_TIME_PASSED' : 'PREPARATION_TIME_TOLERANCE_PASSED',
+    };
+  }
+  // Records from before `canCommitUntil` existed: preparation happened before acceptance, so this bound is later.
+  return commitDeadline(
+    { maxRecordTime, preparedAt: Date.parse(rec.createdAt) },
+    config.preparationToleranceMs,
+  ) as CommitDeadline;
 }
 
 export function decide(input: {
@@ -49,7 +57,7 @@ export function decide(input: {
   // An attempt whose answer never came may still commit until the deadline (with V2 nothing else bounds
   // it): such a submission is watched, never called expired, until the ledger can no longer accept it.
   const mayCommit = rec.attempts.some((a) => MAY_COMMIT.has(a.outcome));
-  const deadline = commitDeadline(rec, config);
+  const deadline = recordDeadline(rec, config);
   if (now > deadline.at) {
     if (mayCommit && now <= deadline.at + config.settleGraceMs)
       return { kind: 'watch', deadline: deadline.at };

@@ -1,15 +1,16 @@
 // Public surface of the submission pipeline: record, store, accept path, worker, waiter, metrics.
-
-export type { PolicyPort } from './accept.ts';
-export {
-  type AcceptDeps,
-  type AcceptPorts,
-  type AcceptResult,
-  acceptSubmission,
-  type InspectedTransaction,
-  parseHash,
-  type SubmissionRequest,
-} from './accept.ts';
+export { acceptSubmission } from './accept/accept.ts';
+export { parseHash } from './accept/checks.ts';
+export { inspectPrepared } from './accept/inspect.ts';
+export { InspectPool, type InspectPoolOptions } from './accept/pool.ts';
+export type {
+  AcceptDeps,
+  AcceptPorts,
+  AcceptResult,
+  InspectedTransaction,
+  PolicyPort,
+  SubmissionRequest,
+} from './accept/types.ts';
 export {
   type ApprovalDeps,
   type ApprovalInput,
@@ -23,7 +24,8 @@ export {
   classifyError,
   deduplicationSeconds,
 } from './classify.ts';
-export { commitDeadline, type Decision, type DecisionConfig, decide } from './decide.ts';
+export { type CommitDeadline, commitDeadline } from './deadline.ts';
+export { type Decision, type DecisionConfig, decide, recordDeadline } from './decide.ts';
 export { SubmissionRefused } from './errors.ts';
 export {
   type ExecutorConfig,
@@ -32,8 +34,6 @@ export {
   recentLedgerEnd,
   type StepResult,
 } from './executor.ts';
-export { inspectPrepared } from './inspect/inspect.ts';
-export { InspectPool, type InspectPoolOptions } from './inspect/pool.ts';
 export { ledgerPort } from './ledger.ts';
 export { createMetrics, type PipelineMetrics, watchBacklog } from './metrics.ts';
 export {

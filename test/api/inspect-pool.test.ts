@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { TransactionError } from '@quill/canton/transaction';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RECOGNIZERS } from '../../src/policy/index.ts';
+import { inspectPrepared } from '../../src/submissions/accept/inspect.ts';
+import { InspectPool } from '../../src/submissions/accept/pool.ts';
 import { SubmissionRefused } from '../../src/submissions/index.ts';
-import { inspectPrepared } from '../../src/submissions/inspect/inspect.ts';
-import { InspectPool } from '../../src/submissions/inspect/pool.ts';
 import { tempDir } from '../support/tmp.ts';
 import { apiHarness, prepared } from './harness.ts';
 

@@ -2,7 +2,7 @@
 // any record, time and configuration.
 import { fc, test as fcTest } from '@fast-check/vitest';
 import { describe, expect, it } from 'vitest';
-import { type Attempt, commitDeadline, decide, SUBMISSION_STATUSES } from '../../src/submissions/index.ts';
+import { type Attempt, decide, recordDeadline, SUBMISSION_STATUSES } from '../../src/submissions/index.ts';
 import { record } from './records.ts';
 
 const config = { maxAttempts: 3, preparationToleranceMs: 86_400_000, settleGraceMs: 60_000 };
@@ -113,10 +113,10 @@ describe('decide', () => {
   }
 
   it('the deadline is canCommitUntil, else the earlier of max record time and acceptance + tolerance', () => {
-    expect(commitDeadline(record({ canCommitUntil: until }), config).at).toBe(T0 + 10_000);
+    expect(recordDeadline(record({ canCommitUntil: until }), config).at).toBe(T0 + 10_000);
     const created = new Date(T0).toISOString();
     const late = new Date(T0 + 2 * 86_400_000).toISOString();
-    expect(commitDeadline(record({ createdAt: created, maxRecordTime: late }), config)).toEqual({
+    expect(recordDeadline(record({ createdAt: created, maxRecordTime: late }), config)).toEqual({
       at: T0 + 86_400_000,
       code: 'PREPARATION_TIME_TOLERANCE_PASSED',
     });

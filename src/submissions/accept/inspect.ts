@@ -8,8 +8,8 @@ import {
   TransactionError,
 } from '@quill/canton/transaction';
 import { type TransferRecognizer, transactionFacts } from '../../policy/index.ts';
-import type { InspectedTransaction } from '../accept.ts';
 import type { HashingSchemeVersion } from '../record.ts';
+import type { InspectedTransaction } from './types.ts';
 
 /** `transfers`: what counts as a transfer for the policy's facts (the composition root's recognizer table). */
 export function inspectPrepared(

@@ -5,7 +5,7 @@ import { inspectPrepared } from './inspect.ts';
 import type { InspectRequest, InspectResponse } from './pool.ts';
 
 const port = parentPort;
-if (!port) throw new Error('src/submissions/inspect/worker.ts runs only as a worker thread');
+if (!port) throw new Error('src/submissions/accept/worker.ts runs only as a worker thread');
 /** The recognizer table, given once when the pool starts the thread. */
 const transfers = (workerData as { transfers: TransferRecognizer[] }).transfers;
 port.on('message', (req: InspectRequest) => {

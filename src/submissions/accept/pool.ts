@@ -5,9 +5,9 @@ import { Worker } from 'node:worker_threads';
 import { TransactionError, type TransactionErrorCode } from '@quill/canton/transaction';
 import type { Log } from '../../log.ts';
 import type { TransferRecognizer } from '../../policy/index.ts';
-import type { InspectedTransaction } from '../accept.ts';
 import { SubmissionRefused } from '../errors.ts';
 import type { HashingSchemeVersion } from '../record.ts';
+import type { InspectedTransaction } from './types.ts';
 
 export interface InspectRequest {
   id: number;

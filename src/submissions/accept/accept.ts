@@ -1,0 +1,241 @@
+// Accepting a submission, synchronously: inspect (decode strictly and recompute the hash, inline or on the pool),
+// check (checks.ts), apply the policy in force, then (and only then) sign, store the record with the signature's
+// audit entry in one step, and enqueue it.
+import { echo } from '@quill/canton/errors';
+import { idempotencyScope, type Principal } from '../../auth/index.ts';
+import { evaluatePolicy, type PolicyDecision, type TransactionFacts } from '../../policy/index.ts';
+import { SubmissionRefused } from '../errors.ts';
+import type { SubmissionRecord } from '../record.ts';
+import { newSubmissionId } from '../store/index.ts';
+import { queue } from '../transitions.ts';
+import {
+  checkClaims,
+  checkWindow,
+  commandIdInUse,
+  requestedDedupSeconds,
+  requestFingerprint,
+} from './checks.ts';
+import type {
+  AcceptDeps,
+  AcceptResult,
+  InspectedTransaction,
+  PolicyPort,
+  SubmissionRequest,
+} from './types.ts';
+
+export async function acceptSubmission(
+  deps: AcceptDeps,
+  req: SubmissionRequest,
+  who: Principal,
+  idempotencyKey?: string,
+): Promise<AcceptResult> {
+  const mark = await deps.durable?.mark();
+  const result = await accept(deps, req, who, idempotencyKey);
+  // New or replayed, the record is only promised (202/200) once enough replicas hold it.
+  await deps.durable?.confirm(mark);
+  return result;
+}
+
+async function accept(
+  deps: AcceptDeps,
+  req: SubmissionRequest,
+  who: Principal,
+  idempotencyKey?: string,
+): Promise<AcceptResult> {
+  const { store, ports } = deps;
+  const now = deps.now ?? Date.now;
+  let tx: InspectedTransaction;
+  try {
+    tx = await ports.inspect(req.preparedTransaction, req.hashingSchemeVersion);
+  } catch (err) {
+    if (err instanceof SubmissionRefused) throw err;
+    const e = err as { code?: unknown; message?: unknown };
+    const detail = typeof e.message === 'string' ? e.message.split('\n')[0] : 'cannot decode';
+    throw new SubmissionRefused(400, 'INVALID_PREPARED_TRANSACTION', `preparedTransaction: ${detail}`);
+  }
+  const { party, hashHex } = checkClaims(tx, req, who);
+
+  const scope = idempotencyScope(who);
+  const fingerprint = requestFingerprint(req);
+  // The three reads are independent: sent together, they cost one round trip of waiting, not three.
+  const [seen, earlier, policy] = await Promise.all([
+    idempotencyKey !== undefined ? store.idempotency(scope, idempotencyKey) : undefined,
+    store.byCommandId(tx.commandId),
+    deps.policy?.current(),
+  ]);
+  if (idempotencyKey !== undefined) {
+    if (seen && seen.fingerprint !== fingerprint) {
+      throw new SubmissionRefused(
+        422,
+        'IDEMPOTENCY_KEY_REUSED',
+        'this Idempotency-Key was used with a different request body',
+      );
+    }
+    const rec = seen ? await store.getRecord(seen.id) : undefined;
+    if (rec) return replay(deps, rec);
+  }
+  const userId = req.userId ?? deps.defaultUserId;
+  if (earlier && earlier.preparedTransactionHash === hashHex && earlier.userId === userId) {
+    return replay(deps, earlier);
+  }
+  if (earlier && earlier.status !== 'rejected' && earlier.status !== 'expired') {
+    throw commandIdInUse(who, tx.commandId, earlier);
+  }
+
+  const keyFingerprint = await ports.partyKey(party);
+  if (!keyFingerprint) {
+    throw new SubmissionRefused(422, 'UNKNOWN_PARTY', `party ${echo(party)} is not held by this wallet`);
+  }
+  const canCommitUntil = checkWindow(tx, {
+    allowedSynchronizers: deps.allowedSynchronizers,
+    preparationToleranceMs: deps.preparationToleranceMs,
+    now: now(),
+  });
+  const dedupSeconds = requestedDedupSeconds(req.deduplicationPeriod, deps.dedupMaxSeconds);
+
+  const verdict = await applyPolicy(deps, tx, policy);
+  if (verdict?.decision.outcome.action === 'deny') {
+    throw new SubmissionRefused(
+      422,
+      'POLICY_DENIED',
+      `denied by the approval policy${verdict.decision.rule !== null ? ` (rule ${verdict.decision.rule})` : ''}: ${verdict.decision.outcome.reason}`,
+    );
+  }
+  const waits = verdict?.decision.outcome.action === 'approve' ? verdict.decision.outcome : undefined;
+
+  // Policy passed: sign (unless approvers must decide first). The signature is logged (audit stream) in the
+  // same script that stores the record.
+  const signature = waits ? undefined : await ports.sign(keyFingerprint, tx.hash);
+  if (signature) deps.metrics?.signed.inc({ algorithm: signature.signingAlgorithmSpec });
+  const at = new Date(now()).toISOString();
+  const id = newSubmissionId();
+  const approvalDeadline = waits
+    ? Math.min(
+        waits.ttlSeconds !== null ? now() + waits.ttlSeconds * 1000 : Number.POSITIVE_INFINITY,
+        canCommitUntil ?? Number.POSITIVE_INFINITY,
+      )
+    : undefined;
+  const record: SubmissionRecord = {
+    id,
+    status: waits ? 'awaiting_approval' : 'accepted',
+    party,
+    commandId: tx.commandId,
+    userId,
+    synchronizerId: tx.synchronizerId,
+    keyFingerprint,
+    preparedTransactionHash: hashHex,
+    hashingSchemeVersion: req.hashingSchemeVersion,
+    maxRecordTime: tx.maxRecordTime ? tx.maxRecordTime.toISOString() : null,
+    canCommitUntil: canCommitUntil !== undefined ? new Date(canCommitUntil).toISOString() : null,
+    requestedBy: who.subject,
+    createdAt: at,
+    updatedAt: at,
+    attempts: [],
+    updateId: null,
+    completionOffset: null,
+    transaction: null,
+    error: null,
+    reconcileFromOffset: null,
+    reconciledThroughOffset: null,
+    ...(verdict ? { amount: verdict.decision.amount } : {}),
+    ...(waits && verdict
+      ? {
+          approval: {
+            rule: verdict.decision.rule,
+            policyVersion: verdict.version,
+            quorum: waits.quorum,
+            group: waits.group,
+            approvers: waits.approvers,
+            deadline:
+              approvalDeadline !== undefined && Number.isFinite(approvalDeadline)
+                ? new Date(approvalDeadline).toISOString()
+                : null,
+          },
+          approvals: [],
+        }
+      : {}),
+  };
+  const stored = await store.create(
+    record,
+    {
+      preparedTransaction: req.preparedTransaction,
+      partySignatures: { signatures: signature ? [{ party, signatures: [signature] }] : [] },
+      ...(dedupSeconds !== undefined ? { deduplicationSeconds: dedupSeconds } : {}),
+      ...(req.minLedgerTime !== undefined ? { minLedgerTime: req.minLedgerTime } : {}),
+      ...(req.transactionFormat !== undefined ? { transactionFormat: req.transactionFormat } : {}),
+    },
+    idempotencyKey !== undefined ? { scope, key: idempotencyKey, fingerprint } : undefined,
+    signature
+      ? {
+          at,
+          actor: who.subject,
+          party,
+          keyFingerprint,
+          hash: hashHex,
+          commandId: tx.commandId,
+          submission: id,
+        }
+      : undefined,
+    // The command index as read above: the store's step checks it has not changed since.
+    earlier?.id ?? '',
+  );
+  if (!stored.created) {
+    // Lost a race for the command id: a replay only if the holder has this very transaction (so this party's).
+    const other = stored.record;
+    if (other.preparedTransactionHash !== hashHex || other.party !== party) {
+      throw commandIdInUse(who, tx.commandId, other);
+    }
+    return replay(deps, other);
+  }
+  if (waits) {
+    deps.metrics?.accepted.inc({ outcome: 'new' });
+    deps.log?.('info', 'awaiting approval', {
+      submission: id,
+      commandId: tx.commandId,
+      party,
+      hash: hashHex,
+      rule: verdict?.decision.rule ?? null,
+      quorum: waits.quorum,
+      requestedBy: who.subject,
+    });
+    return { record: stored.record, created: true };
+  }
+  await deps.enqueue(stored.record);
+  const queued = await store.transition(id, queue, stored);
+  deps.metrics?.accepted.inc({ outcome: 'new' });
+  deps.log?.('info', 'accepted', {
+    submission: id,
+    commandId: tx.commandId,
+    party,
+    keyFingerprint,
+    hash: hashHex,
+    requestedBy: who.subject,
+  });
+  return { record: queued.record, created: true };
+}
+
+/** The decision of the policy in force (`current`, read by the caller) for an inspected transaction. */
+async function applyPolicy(
+  deps: AcceptDeps,
+  tx: InspectedTransaction,
+  current: Awaited<ReturnType<PolicyPort['current']>>,
+): Promise<{ decision: PolicyDecision; version: number | null } | undefined> {
+  if (!current) return undefined;
+  if (!tx.facts) throw new Error('the approval policy needs the transaction facts (inspect port)');
+  let facts: TransactionFacts;
+  try {
+    facts = tx.facts();
+  } catch (err) {
+    const detail = err instanceof Error ? (err.message.split('\n')[0] ?? '') : 'cannot decode';
+    throw new SubmissionRefused(400, 'INVALID_PREPARED_TRANSACTION', `preparedTransaction: ${detail}`);
+  }
+  return {
+    decision: await evaluatePolicy(current.document, facts, deps.policy?.velocity),
+    version: current.version,
+  };
+}
+
+function replay(deps: AcceptDeps, record: SubmissionRecord): AcceptResult {
+  deps.metrics?.accepted.inc({ outcome: 'replay' });
+  return { record, created: false };
+}
