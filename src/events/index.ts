@@ -16,6 +16,7 @@ export {
   type Retention,
 } from './log.ts';
 export { type RelayOptions, relayStep, startRelay } from './relay.ts';
+export { type SinkOptions, startSink } from './sink.ts';
 export {
   type AttemptLog,
   Deliveries,

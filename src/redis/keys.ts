@@ -58,6 +58,9 @@ export function redisKeys(prefix: string) {
     webhookDeliveries: (webhook: string) => `${p}wh:dlv:${webhook}`,
     webhookAttempts: (webhook: string) => `${p}wh:attempts:${webhook}`,
     webhookDead: (webhook: string) => `${p}wh:dead:${webhook}`,
+    /** Where an event sink (src/events/sink.ts) is in the event log, and the lease of the process that runs it. */
+    sinkCursor: (sink: string) => `${p}sink:${sink}:cursor`,
+    sinkLease: (sink: string) => `${p}sink:${sink}:lease`,
 
     // The ledger watcher's party history (src/history).
     watchCheckpoint: `${p}watch:checkpoint`,

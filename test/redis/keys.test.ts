@@ -132,7 +132,12 @@ describe('the keys a running wallet writes', () => {
 
   it('are all the registry’s, under the deployment’s hash tag', { timeout: 60_000 }, async () => {
     const admin = await issueToken({ secret: SECRET, role: 'admin', ttlSeconds: 600, subject: 'keys' });
-    const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const call = async (
+      method: string,
+      path: string,
+      body?: unknown,
+      headers: Record<string, string> = {},
+    ) => {
       const res = await fetch(`${wallet.url}${path}`, {
         method,
         headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json', ...headers },
@@ -156,7 +161,11 @@ describe('the keys a running wallet writes', () => {
     // A policy that holds every transaction for approval: one more submission waits unsigned.
     const policy = { rules: [{ name: 'hold', match: {}, action: 'approve', quorum: 1 }] };
     expect((await call('PUT', '/wallet/v1/policy', policy)).status).toBe(200);
-    const held = await call('POST', '/wallet/v1/submissions', await prepareOn(client, party, noteCommand(party)));
+    const held = await call(
+      'POST',
+      '/wallet/v1/submissions',
+      await prepareOn(client, party, noteCommand(party)),
+    );
     expect(held.json.status).toBe('awaiting_approval');
     expect((await call('POST', `/wallet/v1/keys/${key}/disable`, {})).status).toBe(200);
     // A console sign-in: the used link and the session.
