@@ -35,7 +35,7 @@ function slot(key: string): number {
 }
 
 const HOLE = '\u0000';
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * Every key the registry can build, as a pattern: a name, or a builder with its arguments as wildcards (a builder
@@ -47,16 +47,16 @@ function patterns(prefix: string): { name: string; re: RegExp }[] {
     if (name === 'prefix') return [];
     // BullMQ names its own keys under the queues' prefix.
     const tail = name === 'bull' ? ':.+' : '';
-    if (typeof v === 'string') return [{ name, re: new RegExp(`^${escape(v)}${tail}$`) }];
+    if (typeof v === 'string') return [{ name, re: new RegExp(`^${escapeRe(v)}${tail}$`) }];
     const build = v as (...a: string[]) => string;
     const holes = build(HOLE, HOLE);
     const body = holes.includes(HOLE)
-      ? escape(holes).split(HOLE).join('.*')
-      : escape(keys.prefix) +
+      ? escapeRe(holes).split(HOLE).join('.*')
+      : escapeRe(keys.prefix) +
         build('', '')
           .slice(keys.prefix.length)
           .split(':')
-          .map((part) => (part === '' ? '[^:]*' : escape(part)))
+          .map((part) => (part === '' ? '[^:]*' : escapeRe(part)))
           .join(':');
     return [{ name, re: new RegExp(`^${body}${tail}$`) }];
   });
@@ -195,7 +195,7 @@ describe('the keys a running wallet writes', () => {
     const stray: string[] = [];
     let cursor = '0';
     do {
-      const [next, page] = await redis.scan(cursor, 'MATCH', `${escape(prefix)}*`, 'COUNT', 1000);
+      const [next, page] = await redis.scan(cursor, 'MATCH', `${escapeRe(prefix)}*`, 'COUNT', 1000);
       cursor = next;
       for (const key of page) {
         expect(slot(key), key).toBe(slot(prefix));
