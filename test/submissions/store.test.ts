@@ -166,3 +166,25 @@ describe('SubmissionStore', () => {
     expect(log[0]?.hash).toBe(a.preparedTransactionHash);
   });
 });
+
+describe('the stored record schema', () => {
+  it('writes its version beside each record; reads a record from before versions; refuses others', async () => {
+    const store = freshStore();
+    const a = record();
+    await store.create(a, payload);
+    const key = store.keys.record(a.id);
+    expect(await redis.hget(key, 'schemaVersion')).toBe('1');
+    await store.update(a.id, (r) => ({ ...r, status: 'queued' }));
+    expect(await redis.hget(key, 'schemaVersion')).toBe('1');
+    // Written before the field existed: read as version 1.
+    await redis.hdel(key, 'schemaVersion');
+    expect((await store.getRecord(a.id))?.status).toBe('queued');
+    // A newer Quill's record, or a damaged one, is never served or acted on.
+    await redis.hset(key, 'schemaVersion', '2');
+    await expect(store.get(a.id)).rejects.toMatchObject({ name: 'StoreError', code: 'CORRUPT' });
+    await redis.hset(key, 'schemaVersion', '1', 'record', JSON.stringify({ ...a, status: 'lost' }));
+    await expect(store.getRecord(a.id)).rejects.toMatchObject({ code: 'CORRUPT', message: /status/ });
+    await redis.hset(key, 'record', '{not json');
+    await expect(store.list({ limit: 10 })).rejects.toMatchObject({ code: 'CORRUPT' });
+  });
+});

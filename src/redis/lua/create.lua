@@ -10,7 +10,7 @@
 -- Returns {1, id, seq} created, {0, existingId} taken by a live or same-hash record, {-1} when the command index
 -- changed since the caller read it (read again and retry). A command id whose record ended final but not
 -- committed (rejected, expired) with another hash is handed to the new record.
---- @include "status"
+--- @include "record"
 --- @include "audit-append"
 local OUTN = tonumber(ARGV[8])
 local existing = redis.call('GET', KEYS[2])
@@ -37,8 +37,8 @@ if existing then
 end
 audit('true')
 local seq = redis.call('INCR', KEYS[3])
-redis.call('HSET', KEYS[1], 'v', 1, 'status', ARGV[4], 'record', ARGV[2], 'payload', ARGV[3],
-  'seq', seq, 'hash', ARGV[5])
+redis.call('HSET', KEYS[1], 'v', 1, 'status', ARGV[4], 'record', ARGV[2], 'schemaVersion', RECORD_SCHEMA,
+  'payload', ARGV[3], 'seq', seq, 'hash', ARGV[5])
 redis.call('SET', KEYS[2], ARGV[1])
 redis.call('ZADD', KEYS[4], seq, ARGV[1])
 redis.call('ZADD', KEYS[5], seq, ARGV[1])

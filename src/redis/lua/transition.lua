@@ -11,7 +11,7 @@
 --       the chain when the write lands
 -- Returns {1, newVersion} | {0, currentVersion} (conflict) | {-1, status} (final or backwards: refused) |
 -- {-2, 'missing'}
---- @include "status"
+--- @include "record"
 --- @include "audit-append"
 local cur = redis.call('HMGET', KEYS[1], 'v', 'status', 'seq')
 if not cur[1] then return {-2, 'missing'} end
@@ -21,7 +21,7 @@ if RANK[ARGV[3]] < RANK[old] then return {-1, old} end
 -- The version and the status change together: a matching version means the caller's indexes are the record's.
 if cur[1] ~= ARGV[1] or old ~= ARGV[2] then return {0, cur[1]} end
 local v = tonumber(cur[1]) + 1
-redis.call('HSET', KEYS[1], 'v', v, 'status', ARGV[3], 'record', ARGV[4])
+redis.call('HSET', KEYS[1], 'v', v, 'status', ARGV[3], 'record', ARGV[4], 'schemaVersion', RECORD_SCHEMA)
 if old ~= ARGV[3] then
   local seq = cur[3]
   redis.call('ZREM', KEYS[2], ARGV[5])

@@ -21,6 +21,7 @@ import {
 import { KeyFlags } from './key-flags.ts';
 import { decodeOutboxEntry, Outbox, outboxFields } from './outbox.ts';
 import { CREATE, DROP_PAYLOADS, TRANSITION } from './scripts.ts';
+import { decodeRecord } from './stored.ts';
 
 export interface VersionedRecord {
   record: SubmissionRecord;
@@ -134,19 +135,21 @@ export class SubmissionStore {
 
   /** The record and its version, without the payload (which only the executor needs). */
   private async head(id: string): Promise<VersionedRecord | undefined> {
-    const [v, rec] = await this.redis.hmget(this.keys.record(id), 'v', 'record').catch(redisFailed);
+    const [v, rec, schema] = await this.redis
+      .hmget(this.keys.record(id), 'v', 'record', 'schemaVersion')
+      .catch(redisFailed);
     if (!v || !rec) return undefined;
-    return { version: Number(v), record: JSON.parse(rec) as SubmissionRecord };
+    return { version: Number(v), record: decodeRecord(id, rec, schema) };
   }
 
   async get(id: string): Promise<StoredSubmission | undefined> {
-    const [v, rec, payload, droppedAt] = await this.redis
-      .hmget(this.keys.record(id), 'v', 'record', 'payload', 'payloadDroppedAt')
+    const [v, rec, payload, droppedAt, schema] = await this.redis
+      .hmget(this.keys.record(id), 'v', 'record', 'payload', 'payloadDroppedAt', 'schemaVersion')
       .catch(redisFailed);
     if (!v || !rec) return undefined;
     return {
       version: Number(v),
-      record: JSON.parse(rec) as SubmissionRecord,
+      record: decodeRecord(id, rec, schema),
       ...(payload ? { payload: JSON.parse(payload) as SubmissionPayload } : {}),
       ...(droppedAt ? { payloadDroppedAt: droppedAt } : {}),
     };
@@ -194,8 +197,10 @@ export class SubmissionStore {
   }
 
   async getRecord(id: string): Promise<SubmissionRecord | undefined> {
-    const rec = await this.redis.hget(this.keys.record(id), 'record').catch(redisFailed);
-    return rec ? (JSON.parse(rec) as SubmissionRecord) : undefined;
+    const [rec, schema] = await this.redis
+      .hmget(this.keys.record(id), 'record', 'schemaVersion')
+      .catch(redisFailed);
+    return rec ? decodeRecord(id, rec, schema) : undefined;
   }
 
   async byCommandId(commandId: string): Promise<SubmissionRecord | undefined> {
@@ -308,10 +313,12 @@ export class SubmissionStore {
     const items: SubmissionRecord[] = [];
     if (page.length > 0) {
       const pipe = this.redis.pipeline();
-      for (const id of page) pipe.hget(k.record(id), 'record');
-      for (const [e, raw] of (await pipe.exec().catch(redisFailed)) ?? []) {
+      for (const id of page) pipe.hmget(k.record(id), 'record', 'schemaVersion');
+      const rows = (await pipe.exec().catch(redisFailed)) ?? [];
+      for (const [i, [e, value]] of rows.entries()) {
         if (e) redisFailed(e);
-        if (typeof raw === 'string') items.push(JSON.parse(raw) as SubmissionRecord);
+        const [raw, schema] = value as [string | null, string | null];
+        if (raw) items.push(decodeRecord(page[i] as string, raw, schema));
       }
     }
     const last = scores[page.length - 1];
