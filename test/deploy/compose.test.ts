@@ -8,11 +8,11 @@ import { loadConfig } from '../../src/config/index.ts';
 
 interface Service {
   command?: string[] | string;
+  build?: string | { context: string; dockerfile?: string };
   environment?: Record<string, string>;
   volumes?: string[];
   ports?: string[];
   image?: string;
-  build?: string;
 }
 
 const REQUIRED: Record<string, string> = {
@@ -61,6 +61,13 @@ describe.each(['docker-compose.yml', 'docker-compose.sentinel.yml'])('%s', (file
     );
     expect(redis.length).toBeGreaterThan(0);
     for (const [name, s] of redis) expect(roleOf(s), name).toContain('--appendonly yes');
+  });
+});
+
+describe('docker-compose.yml', () => {
+  it("runs the sandbox from the sandbox's own image, never the wallet's (which does not contain it)", () => {
+    const sandbox = load('docker-compose.yml').sandbox;
+    expect(sandbox?.build).toEqual({ context: '.', dockerfile: 'packages/sandbox/Dockerfile' });
   });
 });
 
