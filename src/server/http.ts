@@ -4,6 +4,14 @@ import { serve } from '@hono/node-server';
 
 type Fetch = (req: Request) => Response | Promise<Response>;
 
+/**
+ * How long an idle kept-alive connection stays open. Longer than any client's or proxy's own idle timeout (undici
+ * drops idle sockets after 4 s, load balancers after about 60 s), so the client always closes first: a server that
+ * closed first (Node's default, 5 s) races a client reusing the socket, which then sees ECONNRESET — seen on a loaded
+ * machine, where a client reads a response late and sends its next request just as the server's timer fires.
+ */
+export const KEEP_ALIVE_MS = 65_000;
+
 export interface Listening {
   port: number;
   url: string;
@@ -17,7 +25,14 @@ export async function listen(fetch: Fetch, at: { port: number; host: string }): 
     s.once('error', reject);
   });
   const port = (server.address() as AddressInfo).port;
-  const node = server as unknown as { closeIdleConnections?: () => void; closeAllConnections?: () => void };
+  const node = server as unknown as {
+    keepAliveTimeout: number;
+    headersTimeout: number;
+    closeIdleConnections?: () => void;
+    closeAllConnections?: () => void;
+  };
+  node.keepAliveTimeout = KEEP_ALIVE_MS;
+  node.headersTimeout = KEEP_ALIVE_MS + 1000;
   return {
     port,
     url: `http://${at.host === '0.0.0.0' ? '127.0.0.1' : at.host}:${port}`,

@@ -49,6 +49,12 @@ export interface Sandbox {
   mintToken(userId: string, opts?: { admin?: boolean; ttlSeconds?: number }): Promise<string>;
 }
 
+/**
+ * Idle kept-alive connections stay open this long, as the participant's HTTP server (pekko-http's default
+ * `idle-timeout = 60 s`) keeps them: clients close idle sockets first, never racing a server that closed them.
+ */
+const IDLE_TIMEOUT_MS = 60_000;
+
 function listen(
   fetch: (req: Request, env: never) => Response | Promise<Response>,
   port: number,
@@ -58,6 +64,9 @@ function listen(
     const server = serve({ fetch: fetch as never, port, hostname: host }, (info: AddressInfo) =>
       resolve({ server, port: info.port }),
     );
+    const node = server as unknown as { keepAliveTimeout: number; headersTimeout: number };
+    node.keepAliveTimeout = IDLE_TIMEOUT_MS;
+    node.headersTimeout = IDLE_TIMEOUT_MS + 1000;
     server.once('error', reject);
   });
 }
