@@ -78,7 +78,7 @@ export function exitFor(err: unknown): { code: number; message?: string } {
 
 /**
  * Runs the CLI and returns its exit code (0 ok, 1 failure, 2 bad input or usage). `env` is where every
- * command's configuration comes from (src/config.ts).
+ * command's configuration comes from (src/config/).
  */
 export async function main(argv: string[], env: CliEnv = process.env): Promise<number> {
   const root = program(env);

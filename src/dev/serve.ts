@@ -14,7 +14,7 @@ export async function serveEmbedded(o: Omit<ServeOptions, 'embedded'> & { demo: 
   const flag = o.demo ? '--demo' : '--sandbox';
   const prepared = o.demo ? await demoEnv(o.env) : undefined;
   let env = prepared ? { ...o.env, ...prepared.overrides } : o.env;
-  const config = loadConfig(env, ['ledger', 'sandbox', 'pipeline', 'redis']);
+  const config = loadConfig(env, ['ledger', 'sandbox', 'commit', 'redis']);
   if (config.ledgerUrl) throw new UsageError(`${flag} runs on the embedded sandbox: unset LEDGER_URL`);
   if (o.role !== 'all')
     throw new UsageError(`${flag} needs --role all (the embedded sandbox lives in this one process)`);

@@ -1,0 +1,32 @@
+// The ledger watcher (worker role): party history index and `transaction.received` / `ledger.gap` events.
+import { z } from 'zod';
+import { intIn } from './env.ts';
+import { section } from './section.ts';
+
+export const watcher = section({
+  summary: 'The ledger watcher (worker role; see "Ledger watcher and history" in the README).',
+  vars: {
+    WATCHER_ENABLED: z
+      .enum(['true', 'false'])
+      .default('true')
+      .describe('run the ledger watcher in the worker role (`true`/`false`)'),
+    WATCHER_PAGE_SIZE: intIn(1, 200, 200).describe(
+      'updates asked for per `POST /v2/updates/flats` read (`limit`, 1–200)',
+    ),
+    WATCHER_IDLE_TIMEOUT_MS: intIn(10, 600_000, 5_000).describe(
+      '`stream_idle_timeout_ms` of each read: how long it waits for new updates',
+    ),
+    WATCHER_LEASE_MS: intIn(300, 600_000, 10_000).describe(
+      "lifetime of the watcher's Redis lease; another worker takes over this long after the holder dies",
+    ),
+  },
+  outputs: { watcher: true },
+  build: (e) => ({
+    watcher: {
+      enabled: e.WATCHER_ENABLED === 'true',
+      pageSize: e.WATCHER_PAGE_SIZE,
+      idleTimeoutMs: e.WATCHER_IDLE_TIMEOUT_MS,
+      leaseMs: e.WATCHER_LEASE_MS,
+    },
+  }),
+});
