@@ -9,7 +9,11 @@ import {
   MinLedgerTime,
   TransactionFormat,
 } from '@quill/canton/ledger';
-import { KEY_ALGORITHMS, KEY_BACKENDS } from '../signing/index.ts';
+import { KEY_ALGORITHMS, KEY_BACKEND_TYPES } from '../signing/index.ts';
+
+/** The backends Quill knows (src/signing/backends.ts), as an enum. */
+const BACKEND_NAMES = KEY_BACKEND_TYPES.map((t) => t.name) as [string, ...string[]];
+
 import { HashingSchemeVersion, SubmissionRecord, SubmissionStatus } from '../submissions/index.ts';
 
 // Fields passed through to the ledger's execute request are the ledger contract's own schemas: anything the
@@ -122,8 +126,8 @@ export const KeyView = z
     label: z.string().nullable().optional(),
     status: z.enum(['active', 'disabled']),
     createdAt: z.string(),
-    backend: z.enum(KEY_BACKENDS).openapi({
-      description: 'where the private key lives: an encrypted file in KEYS_DIR, or a PKCS#11 token (HSM)',
+    backend: z.enum(BACKEND_NAMES).openapi({
+      description: `where the private key lives: ${KEY_BACKEND_TYPES.map((t) => `${t.name} (${t.summary})`).join('; ')}`,
     }),
   })
   .openapi('Key');
@@ -141,10 +145,9 @@ export const NewKeyBody = z
   .object({
     algorithm: KeyAlgorithmBody,
     label: z.string().max(200).optional(),
-    backend: z
-      .enum(KEY_BACKENDS)
-      .optional()
-      .openapi({ description: 'file (default unless KEYS_DEFAULT_BACKEND says otherwise) or pkcs11' }),
+    backend: z.enum(BACKEND_NAMES).optional().openapi({
+      description: 'a configured backend that makes keys (default: KEYS_DEFAULT_BACKEND, else file)',
+    }),
   })
   .strict()
   .openapi('NewKeyRequest');

@@ -1,4 +1,4 @@
-// `quill keys generate|list|show|disable|check`: KEYS_DIR, the passphrase, KEYSTORE_SCRYPT_N and PKCS11_* (config `keys`).
+// `quill keys generate|adopt|list|show|disable|check|backends`: KEYS_DIR and each backend's settings (config `keys`).
 import { join } from 'node:path';
 import { Command, Option } from 'commander';
 import { loadConfig } from '../config/index.ts';
@@ -6,12 +6,15 @@ import { CommandFailure } from '../errors.ts';
 import { openKeyring } from '../server/parts.ts';
 import {
   KEY_ALGORITHMS,
-  KEY_BACKENDS,
+  KEY_BACKEND_TYPES,
   type KeyAlgorithm,
   type KeyBackendName,
   type Keyring,
   type KeyView,
 } from '../signing/index.ts';
+
+const BACKEND_NAMES = KEY_BACKEND_TYPES.map((t) => t.name);
+
 import { type CliEnv, printJson } from './support.ts';
 
 /** Only the keys section: an unrelated bad variable never stops a key command. */
@@ -52,7 +55,7 @@ function keyLine(v: KeyView): string {
 
 export function keysCommand(env: CliEnv = {}): Command {
   const keys = new Command('keys').description(
-    'manage the signing keys: encrypted files in KEYS_DIR, or keys in a PKCS#11 token (PKCS11_*)',
+    `manage the signing keys in their backends (${KEY_BACKEND_TYPES.map((t) => `${t.name}: ${t.summary}`).join('; ')})`,
   );
 
   keys
@@ -66,8 +69,8 @@ export function keysCommand(env: CliEnv = {}): Command {
     .addOption(
       new Option(
         '--backend <backend>',
-        'where the key is made and kept (default: file, or KEYS_DEFAULT_BACKEND)',
-      ).choices(KEY_BACKENDS),
+        'where the key is made and kept (default: KEYS_DEFAULT_BACKEND, else file)',
+      ).choices(BACKEND_NAMES),
     )
     .option('--label <label>', 'a name for humans (1-100 characters)')
     .option('--json', 'print JSON')
@@ -80,6 +83,43 @@ export function keysCommand(env: CliEnv = {}): Command {
         else process.stdout.write(`${describeKey(view)}\n`);
       },
     );
+
+  keys
+    .command('adopt')
+    .description('take over a key made outside Quill (an HSM key made with its own tools) and print its view')
+    .addOption(
+      new Option('--backend <backend>', 'the backend that holds it')
+        .choices(KEY_BACKEND_TYPES.filter((t) => t.makes.adopt).map((t) => t.name))
+        .makeOptionMandatory(),
+    )
+    .requiredOption(
+      '--ref <ref>',
+      'the key as its backend names it (pkcs11: label:<CKA_LABEL> or id:<hex CKA_ID>)',
+    )
+    .option('--label <label>', 'a name for humans (1-100 characters)')
+    .option('--json', 'print JSON')
+    .action(async (opts: { backend: KeyBackendName; ref: string; label?: string; json?: boolean }) => {
+      const view = await withKeys(env, (k) => k.adopt(opts.backend, opts.ref, opts.label));
+      if (opts.json) printJson(view);
+      else process.stdout.write(`${describeKey(view)}\n`);
+    });
+
+  keys
+    .command('backends')
+    .description('list the key backends: which are configured, the default, and what each can do')
+    .option('--json', 'print JSON')
+    .action(async (opts: { json?: boolean }) => {
+      const backends = await withKeys(env, async (k) => k.describe());
+      if (opts.json) printJson(backends);
+      else
+        for (const b of backends) {
+          const can = [b.generate ? 'generate' : '', b.adopt ? 'adopt' : ''].filter(Boolean).join(', ');
+          const state = b.configured
+            ? `configured${b.default ? ', default' : ''}; ${can || 'signs only'}`
+            : `not configured: ${b.setUp}`;
+          process.stdout.write(`${b.name.padEnd(8)}${b.summary} (${state})\n`);
+        }
+    });
 
   keys
     .command('list')
@@ -132,7 +172,7 @@ export function keysCommand(env: CliEnv = {}): Command {
       else if (results.length === 0) process.stdout.write(`no key files in ${dir}\n`);
       else {
         for (const r of results)
-          process.stdout.write(r.ok ? `ok      ${r.file}\n` : `FAILED  ${r.message}\n`);
+          process.stdout.write(r.ok ? `ok      ${r.location}\n` : `FAILED  ${r.message}\n`);
       }
       const failed = results.filter((r) => !r.ok).length;
       if (failed > 0) throw new CommandFailure(`${failed} of ${results.length} key files failed the check`);

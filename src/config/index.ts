@@ -57,11 +57,3 @@ export function loadConfig(
   if (problems.length > 0) throw new ConfigError(problems);
   return out;
 }
-
-/** The key-store passphrase, for commands that unlock keys. */
-export function requirePassphrase(config: { readonly keystorePassphrase?: string }): string {
-  if (config.keystorePassphrase === undefined || config.keystorePassphrase === '') {
-    throw new ConfigError(['no key-store passphrase: set KEYSTORE_PASSPHRASE or KEYSTORE_PASSPHRASE_FILE']);
-  }
-  return config.keystorePassphrase;
-}

@@ -1,34 +1,27 @@
 // The parts every command builds from its configuration: the key store, a ledger client, party onboarding.
 
 import { LedgerClient, ledgerTokenOption, type TokenOption } from '@quill/canton/ledger';
-import { type ConfigOf, requirePassphrase } from '../config/index.ts';
+import { ConfigError, type ConfigOf } from '../config/index.ts';
 import { onboardExternalParty, PartyRegistry } from '../parties/index.ts';
 import {
+  KEY_BACKEND_TYPES,
   type KeyBackend,
   Keyring,
-  KeyStore,
-  openPkcs11Backend,
   type Signer,
   verifyingSigner,
 } from '../signing/index.ts';
 
-/** The key store KEYS_DIR, the passphrase and KEYSTORE_SCRYPT_N describe; ConfigError without a passphrase. */
-export function openKeyStore(config: ConfigOf<'keys'>): KeyStore {
-  return new KeyStore({
-    dir: config.keysDir,
-    passphrase: requirePassphrase(config),
-    ...(config.keystoreScryptN !== undefined ? { scrypt: { N: config.keystoreScryptN } } : {}),
-  });
-}
-
 /**
- * Every configured key backend behind one catalog: the encrypted files in KEYS_DIR (when a passphrase is set, or
- * when nothing else is configured: then the missing passphrase is the error) and the PKCS#11 token (PKCS11_*).
+ * Every configured key backend (src/signing/backends.ts) behind one catalog. With none configured, the key store
+ * is what is missing: its passphrase is the error.
  */
 export function openKeyring(config: ConfigOf<'keys'>): Keyring {
-  const backends: KeyBackend[] = [];
-  if (config.keystorePassphrase !== undefined || !config.pkcs11) backends.push(openKeyStore(config));
-  if (config.pkcs11) backends.push(openPkcs11Backend({ ...config.pkcs11, dir: config.keysDir }));
+  const backends: KeyBackend[] = KEY_BACKEND_TYPES.flatMap((type) => {
+    const options = config.keyBackends[type.name];
+    return options === undefined ? [] : [type.open(options)];
+  });
+  if (backends.length === 0)
+    throw new ConfigError(['no key-store passphrase: set KEYSTORE_PASSPHRASE or KEYSTORE_PASSPHRASE_FILE']);
   return new Keyring(backends, config.defaultKeyBackend);
 }
 

@@ -10,25 +10,25 @@ export {
   type SigningAlgorithmSpec,
   verifySignature,
 } from './algorithms.ts';
+export type { ConfigureContext, KeyBackendType } from './backend-type.ts';
+export { backendType, KEY_BACKEND_TYPES } from './backends.ts';
 export { SigningError, type SigningErrorCode } from './errors.ts';
 export { ensurePrivateDir, writeFileAtomic } from './files.ts';
 export { FINGERPRINT_PATTERN, fingerprintOf, isFingerprint } from './fingerprint.ts';
 export { DEFAULT_SCRYPT, type ScryptParams } from './keyfile.ts';
-export { Keyring } from './keyring.ts';
-export {
-  KEY_BACKENDS,
-  type KeyBackend,
-  type KeyBackendName,
-  type KeyCatalog,
-  type KeyCheckResult,
-  type KeyFileProblem,
-  type KeyProblem,
-  type KeyStatus,
-  type KeySurvey,
-  type KeyView,
+export { type BackendInfo, Keyring } from './keyring.ts';
+export type {
+  KeyBackend,
+  KeyBackendName,
+  KeyCatalog,
+  KeyCheckResult,
+  KeyFileProblem,
+  KeyProblem,
+  KeyStatus,
+  KeySurvey,
+  KeyView,
 } from './keys.ts';
 export { KeyStore, type KeyStoreOptions, normalizeFingerprint } from './keystore.ts';
-export { passphraseFromEnv } from './passphrase.ts';
 export { openPkcs11Backend, type Pkcs11Options } from './pkcs11/backend.ts';
 export {
   messageProblem,

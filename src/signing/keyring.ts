@@ -1,18 +1,24 @@
-// One key catalog over several backends (encrypted files, a PKCS#11 token): generate on the backend asked for,
-// find a key wherever it lives, list and check them all, and sign through the backend that holds the key.
+// One key catalog over the configured backends (encrypted files, a PKCS#11 token, …): make or adopt a key on the
+// backend asked for, find a key wherever it lives, list and check them all, and sign through the backend that
+// holds the key.
 import type { KeyAlgorithm } from './algorithms.ts';
+import { backendType, KEY_BACKEND_TYPES } from './backends.ts';
 import { SigningError } from './errors.ts';
-import {
-  KEY_BACKENDS,
-  type KeyBackend,
-  type KeyBackendName,
-  type KeyCatalog,
-  type KeyCheckResult,
-  type KeySurvey,
-  type KeyView,
-} from './keys.ts';
+import type { KeyBackend, KeyBackendName, KeyCatalog, KeyCheckResult, KeySurvey, KeyView } from './keys.ts';
 import { normalizeFingerprint } from './keystore.ts';
 import type { RawSigner } from './signer.ts';
+
+/** A backend as the API, the console and the CLI show it. */
+export interface BackendInfo {
+  name: string;
+  summary: string;
+  configured: boolean;
+  default: boolean;
+  generate: boolean;
+  adopt: boolean;
+  /** What to set to use it, when it is not configured. */
+  setUp?: string;
+}
 
 export class Keyring implements KeyCatalog, RawSigner {
   readonly #backends: ReadonlyMap<KeyBackendName, KeyBackend>;
@@ -35,22 +41,48 @@ export class Keyring implements KeyCatalog, RawSigner {
     return [...this.#backends.keys()];
   }
 
+  /** Every backend Quill knows: whether it is configured here, the default, and what it can do. */
+  describe(): BackendInfo[] {
+    return KEY_BACKEND_TYPES.map((t) => {
+      const b = this.#backends.get(t.name);
+      return {
+        name: t.name,
+        summary: t.summary,
+        configured: b !== undefined,
+        default: t.name === this.defaultBackend,
+        generate: b?.generate !== undefined,
+        adopt: b?.adopt !== undefined,
+        ...(b ? {} : { setUp: t.setUp }),
+      };
+    });
+  }
+
   backend(name: KeyBackendName): KeyBackend {
     const b = this.#backends.get(name);
     if (b) return b;
-    if (!(KEY_BACKENDS as readonly string[]).includes(name)) {
-      throw new SigningError('BAD_INPUT', `unknown key backend; expected one of ${KEY_BACKENDS.join(', ')}`);
+    const type = backendType(name);
+    if (!type) {
+      const known = KEY_BACKEND_TYPES.map((t) => t.name).join(', ');
+      throw new SigningError('BAD_INPUT', `unknown key backend; expected one of ${known}`);
     }
-    throw new SigningError(
-      'UNSUPPORTED',
-      name === 'pkcs11'
-        ? 'the pkcs11 key backend is not configured (set PKCS11_MODULE, the token and its PIN)'
-        : `the ${name} key backend is not configured`,
-    );
+    throw new SigningError('UNSUPPORTED', `the ${name} key backend is not configured (${type.setUp})`);
   }
 
   generate(algorithm: KeyAlgorithm, label?: string | null, backend = this.defaultBackend): Promise<KeyView> {
-    return this.backend(backend).generate(algorithm, label);
+    const b = this.backend(backend);
+    if (!b.generate) throw new SigningError('UNSUPPORTED', `the ${backend} key backend does not make keys`);
+    return b.generate(algorithm, label);
+  }
+
+  /** Takes over a key made outside Quill, named by `ref` as its backend names keys. */
+  adopt(backend: KeyBackendName, ref: string, label?: string | null): Promise<KeyView> {
+    const b = this.backend(backend);
+    if (!b.adopt)
+      throw new SigningError(
+        'UNSUPPORTED',
+        `the ${backend} key backend does not take over keys made elsewhere`,
+      );
+    return b.adopt(ref, label);
   }
 
   async get(fingerprint: string): Promise<KeyView> {

@@ -3,9 +3,11 @@ import type { KeyAlgorithm, KeySpec } from './algorithms.ts';
 
 export type KeyStatus = 'active' | 'disabled';
 
-/** Where a key's private half lives: an encrypted file in KEYS_DIR, or a PKCS#11 token. */
-export const KEY_BACKENDS = ['file', 'pkcs11'] as const;
-export type KeyBackendName = (typeof KEY_BACKENDS)[number];
+/**
+ * Where a key's private half lives: the name of a backend of the backend table (src/signing/backends.ts), such as
+ * `file` (an encrypted file in KEYS_DIR) or `pkcs11` (a token).
+ */
+export type KeyBackendName = string;
 
 /** What anyone may see of a key. */
 export interface KeyView {
@@ -46,15 +48,15 @@ export type KeyProblem =
   | 'unavailable';
 
 export interface KeyCheckResult {
-  /** The key file (file backend) or the key's metadata file (PKCS#11). */
-  file: string;
+  /** Where the key is kept: its file (file backend), its metadata file (PKCS#11), or the backend's own name for it. */
+  location: string;
   fingerprint?: string;
   ok: boolean;
   problem?: KeyProblem;
   message?: string;
 }
 
-/** A key that failed to open: its file's base name (never the directory path) and why. */
+/** A key that failed to open: where it is kept, relative to KEYS_DIR (never the directory path), and why. */
 export interface KeyFileProblem {
   file: string;
   problem: KeyProblem;
@@ -67,13 +69,16 @@ export interface KeySurvey {
 }
 
 /**
- * A key backend: creates keys, keeps their public metadata and status, signs with them. Disabling never destroys
- * key material (a file is re-sealed as disabled; a token key is left in the token). The conformance suite
- * `test/signing/conformance.test.ts` is what a new backend must pass.
+ * A key backend: keeps keys' public metadata and status and signs with them; makes keys (`generate`) where it can,
+ * and takes over keys made outside Quill (`adopt`: a KMS key, an HSM key made by its own tools) where it can.
+ * Disabling never destroys key material (a file is re-sealed as disabled; a token key is left in the token). The
+ * conformance suite `test/signing/conformance.test.ts` is what a new backend must pass.
  */
 export interface KeyBackend extends KeyCatalog, RawSigner {
   readonly name: KeyBackendName;
-  generate(algorithm: KeyAlgorithm, label?: string | null): Promise<KeyView>;
+  generate?(algorithm: KeyAlgorithm, label?: string | null): Promise<KeyView>;
+  /** Registers a key that already exists in the backend, named by `ref` (its own form, e.g. `label:treasury`). */
+  adopt?(ref: string, label?: string | null): Promise<KeyView>;
   survey(): Promise<KeySurvey>;
   disable(fingerprint: string): Promise<KeyView>;
   check(): Promise<KeyCheckResult[]>;

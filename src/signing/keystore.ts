@@ -162,7 +162,7 @@ export class KeyStore implements KeyBackend {
       return (await this.#examine()).map((e) => e.result);
     } catch (err) {
       if (err instanceof SigningError && err.code === 'UNREADABLE')
-        return [{ file: this.dir, ok: false, problem: 'unreadable', message: err.message }];
+        return [{ location: this.dir, ok: false, problem: 'unreadable', message: err.message }];
       throw err;
     }
   }
@@ -176,7 +176,7 @@ export class KeyStore implements KeyBackend {
     const problems: KeyFileProblem[] = [];
     for (const { result, view } of await this.#examine()) {
       if (view) keys.push(view);
-      else problems.push({ file: basename(result.file), problem: result.problem ?? 'unreadable' });
+      else problems.push({ file: basename(result.location), problem: result.problem ?? 'unreadable' });
     }
     keys.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.fingerprint.localeCompare(b.fingerprint));
     return { keys, problems };
@@ -197,20 +197,20 @@ export class KeyStore implements KeyBackend {
       const fp = KEY_FILE_NAME.exec(name)?.[1];
       if (!fp) {
         out.push({
-          result: { file, ok: false, problem: 'tampered', message: `${file}: not a key file name` },
+          result: { location: file, ok: false, problem: 'tampered', message: `${file}: not a key file name` },
         });
         continue;
       }
       try {
         const { view } = await this.#unlock(fp);
-        out.push({ result: { file, fingerprint: fp, ok: true }, view });
+        out.push({ result: { location: file, fingerprint: fp, ok: true }, view });
       } catch (err) {
         // Whatever a damaged file makes the reader throw, it is that file's problem, not the store's.
         const code = err instanceof SigningError ? err.code : 'TAMPERED';
         const problem =
           code === 'WRONG_PASSPHRASE' ? 'wrong-passphrase' : code === 'TAMPERED' ? 'tampered' : 'unreadable';
         const message = err instanceof SigningError ? err.message : `${file}: tampered (unexpected content)`;
-        out.push({ result: { file, fingerprint: fp, ok: false, problem, message } });
+        out.push({ result: { location: file, fingerprint: fp, ok: false, problem, message } });
       }
     }
     return out;

@@ -53,10 +53,29 @@ describe('loadConfig', () => {
   it('reads the passphrase file and reports a missing one', () => {
     const dir = tempDir('quill-cfg-');
     writeFileSync(join(dir, 'pass'), 'hunter2-passphrase\n');
-    expect(loadConfig({ KEYSTORE_PASSPHRASE_FILE: join(dir, 'pass') }).keystorePassphrase).toBe(
-      'hunter2-passphrase',
-    );
+    const file = loadConfig({ KEYSTORE_PASSPHRASE_FILE: join(dir, 'pass') }).keyBackends.file;
+    expect(file).toMatchObject({ passphrase: 'hunter2-passphrase', dir: 'keys' });
     expect(problems({ KEYSTORE_PASSPHRASE_FILE: join(dir, 'missing') })[0]).toMatch(/cannot read .*ENOENT/);
+    writeFileSync(join(dir, 'empty'), '\n');
+    expect(problems({ KEYSTORE_PASSPHRASE_FILE: join(dir, 'empty') })[0]).toMatch(/is empty/);
+    const both = problems({ KEYSTORE_PASSPHRASE: 'abc-secret', KEYSTORE_PASSPHRASE_FILE: join(dir, 'pass') });
+    expect(both).toEqual(['KEYSTORE_PASSPHRASE and KEYSTORE_PASSPHRASE_FILE are both set: choose one']);
+    // Without a passphrase the file backend is simply not configured (opening keys then says what is missing).
+    expect(loadConfig({}).keyBackends).toEqual({});
+  });
+
+  it('composes each key backend’s own settings; the default backend must be a configured one', () => {
+    const pkcs11 = { PKCS11_MODULE: '/lib/p11.so', PKCS11_TOKEN_LABEL: 'quill', PKCS11_PIN: '1234' };
+    expect(loadConfig(pkcs11).keyBackends).toEqual({
+      pkcs11: { module: '/lib/p11.so', tokenLabel: 'quill', pin: '1234', sessions: 8, dir: 'keys' },
+    });
+    expect(problems({ KEYS_DEFAULT_BACKEND: 'vault' })).toEqual([
+      'KEYS_DEFAULT_BACKEND: must be one of file, pkcs11',
+    ]);
+    expect(problems({ KEYS_DEFAULT_BACKEND: 'pkcs11' })).toEqual([
+      'KEYS_DEFAULT_BACKEND=pkcs11 needs its settings: set PKCS11_MODULE, the token (PKCS11_TOKEN_LABEL or PKCS11_SLOT) and its PIN',
+    ]);
+    expect(problems({ PKCS11_PIN: '1234' })[0]).toMatch(/need PKCS11_MODULE/);
   });
 
   it('pins HS256 for a shared secret and asymmetric algorithms for JWKS', () => {
@@ -96,8 +115,7 @@ describe('loadConfig', () => {
     const env = { PORT: 'eighty', KEYS_DIR: '/k', KEYSTORE_PASSPHRASE: 'p', KEYSTORE_SCRYPT_N: '1024' };
     expect(loadConfig(env, ['keys'])).toEqual({
       keysDir: '/k',
-      keystorePassphrase: 'p',
-      keystoreScryptN: 1024,
+      keyBackends: { file: { dir: '/k', passphrase: 'p', scrypt: { N: 1024 } } },
     });
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(problems({ KEYSTORE_SCRYPT_N: '1000' })).toEqual([

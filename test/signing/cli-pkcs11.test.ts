@@ -75,7 +75,10 @@ describe('quill keys with PKCS11_*', () => {
         { PKCS11_MODULE: '/nope/lib.so', PKCS11_TOKEN_LABEL: 'x', PKCS11_PIN: 's3cret-pin' },
         /does not exist/,
       ],
-      [{ KEYS_DEFAULT_BACKEND: 'pkcs11' }, /KEYS_DEFAULT_BACKEND=pkcs11 needs PKCS11_MODULE/],
+      [
+        { KEYS_DEFAULT_BACKEND: 'pkcs11' },
+        /KEYS_DEFAULT_BACKEND=pkcs11 needs its settings: set PKCS11_MODULE/,
+      ],
     ];
     for (const [extra, message] of cases) {
       const r = await runCli(['keys', 'list'], { ...base, ...extra });

@@ -3,7 +3,6 @@ import { spawnSync } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { passphraseFromEnv } from '../../src/signing/index.ts';
 import { tempDir } from './helpers.ts';
 import { runCli } from './run-cli.ts';
 
@@ -112,29 +111,5 @@ describe('quill keys', () => {
     });
     expect(r.status).toBe(2);
     expect(r.stderr.trim()).toBe('quill: not a key fingerprint (expected 1220 followed by 64 hex digits)');
-  });
-});
-
-describe('passphraseFromEnv', () => {
-  it('reads exactly one source and never echoes the secret', async () => {
-    const dir = await tempDir();
-    const file = join(dir, 'pass');
-    await writeFile(file, 's3cret phrase\n');
-    expect(passphraseFromEnv({ KEYSTORE_PASSPHRASE: 'abc' })).toBe('abc');
-    expect(passphraseFromEnv({ KEYSTORE_PASSPHRASE_FILE: file })).toBe('s3cret phrase');
-    expect(() => passphraseFromEnv({ KEYSTORE_PASSPHRASE: 'abc', KEYSTORE_PASSPHRASE_FILE: file })).toThrow(
-      /both/,
-    );
-    expect(() => passphraseFromEnv({})).toThrow(/KEYSTORE_PASSPHRASE/);
-    expect(() => passphraseFromEnv({ KEYSTORE_PASSPHRASE: '' })).toThrow(/empty/);
-    await writeFile(file, '\n');
-    expect(() => passphraseFromEnv({ KEYSTORE_PASSPHRASE_FILE: file })).toThrow(/empty/);
-    await mkdir(join(dir, 'sub'));
-    expect(() => passphraseFromEnv({ KEYSTORE_PASSPHRASE_FILE: join(dir, 'sub') })).toThrow(/cannot read/);
-    try {
-      passphraseFromEnv({ KEYSTORE_PASSPHRASE: 'abc', KEYSTORE_PASSPHRASE_FILE: file });
-    } catch (e) {
-      expect(String(e)).not.toContain('abc');
-    }
   });
 });

@@ -265,7 +265,7 @@ describe('disable, list, get, check', () => {
     await mkdir(join(store.dir, `${unreadable}.json`));
     await writeFile(join(store.dir, 'notes.json'), '{}');
     const results = await store.check();
-    const byFile = Object.fromEntries(results.map((r) => [r.file, r]));
+    const byFile = Object.fromEntries(results.map((r) => [r.location, r]));
     expect(byFile[join(store.dir, `${good.fingerprint}.json`)]).toMatchObject({ ok: true });
     expect(byFile[badPath]).toMatchObject({ ok: false, problem: 'tampered' });
     expect(byFile[join(store.dir, `${unreadable}.json`)]).toMatchObject({ ok: false, problem: 'unreadable' });

@@ -61,6 +61,68 @@ describe('keys in the token', () => {
   });
 });
 
+/** A key pair made by the token's own tools (pkcs11-tool), as an operator would before handing it to Quill. */
+function toolKey(type: string, label: string, id: string, extra: string[] = []): void {
+  execFileSync(
+    'pkcs11-tool',
+    [
+      ...['--module', token.module, '--token-label', token.tokenLabel, '--login', '--pin', token.pin],
+      ...['--keypairgen', '--key-type', type, '--label', label, '--id', id, '--usage-sign', ...extra],
+    ],
+    { env: { ...process.env, SOFTHSM2_CONF: token.conf }, stdio: 'ignore' },
+  );
+}
+
+describe('keys made outside Quill (adopt)', () => {
+  it('takes over a P-256 and an Ed25519 key by label or id; they sign, disable, and stay where they are', async () => {
+    toolKey('EC:prime256v1', 'treasury', '0a0b');
+    toolKey('EC:edwards25519', 'cold', '0c0d');
+    const dir = tempDir('quill-p11-adopt-');
+    const backend = open({ dir });
+    const p256 = await backend.adopt('label:treasury', 'treasury key');
+    expect(p256).toMatchObject({
+      algorithm: 'p256',
+      backend: 'pkcs11',
+      status: 'active',
+      label: 'treasury key',
+    });
+    const ed = await backend.adopt('id:0C0D');
+    expect(ed.algorithm).toBe('ed25519');
+    // Adopting again answers the same key; another process over the same KEYS_DIR finds it by its own CKA_ID.
+    expect((await backend.adopt('id:0a0b')).fingerprint).toBe(p256.fingerprint);
+    const later = verifyingSigner(open({ dir }));
+    expect((await later.sign(ed.fingerprint, randomBytes(32))).signedBy).toBe(ed.fingerprint);
+    const signer = verifyingSigner(backend);
+    for (const view of [p256, ed]) {
+      const signature = await signer.sign(view.fingerprint, randomBytes(32));
+      expect(signature.signedBy).toBe(view.fingerprint);
+    }
+    expect((await backend.check()).every((r) => r.ok)).toBe(true);
+    await backend.disable(p256.fingerprint);
+    await expect(signer.sign(p256.fingerprint, randomBytes(32))).rejects.toMatchObject({ code: 'DISABLED' });
+    expect(await backend.get(ed.fingerprint)).toMatchObject({ status: 'active' });
+  });
+
+  it('refuses what it cannot hold safely or find, with one clear error each', async () => {
+    toolKey('EC:prime256v1', 'leaky', '0e0f', ['--extractable']);
+    toolKey('EC:prime256v1', 'twin', '1011');
+    toolKey('EC:prime256v1', 'twin', '1213');
+    const backend = open();
+    await expect(backend.adopt('label:leaky')).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      message: expect.stringMatching(/can leave the token/),
+    });
+    await expect(backend.adopt('label:nobody')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(backend.adopt('label:twin')).rejects.toMatchObject({
+      code: 'BAD_INPUT',
+      message: expect.stringMatching(/more than one/),
+    });
+    for (const ref of ['treasury', 'id:xyz', 'label:', ''])
+      await expect(backend.adopt(ref), ref).rejects.toMatchObject({ code: 'BAD_INPUT' });
+    expect(await backend.list()).toEqual([]);
+  });
+});
+
 describe('concurrency', () => {
   it('2,000 signatures, 64 at a time over 8 sessions, all valid (the library locks for itself)', async () => {
     const backend = open({ sessions: 8 });

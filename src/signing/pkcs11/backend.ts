@@ -44,8 +44,29 @@ const Metadata = z.strictObject({
   label: z.string().nullable(),
   status: z.enum(['active', 'disabled']),
   createdAt: z.string(),
+  /** The key's CKA_ID in hex, when it is not the fingerprint's bytes (a key adopted from the token's own tools). */
+  tokenId: z
+    .string()
+    .regex(/^[0-9a-f]{2,256}$/)
+    .optional(),
 });
 type Metadata = z.infer<typeof Metadata>;
+
+/** What `adopt` accepts: the key by its CKA_LABEL or by its CKA_ID (hex). */
+const REF = /^(label):(.{1,256})$|^(id):([0-9a-fA-F]{2,256})$/s;
+
+/** How a token may name a curve in CKA_EC_PARAMS: the DER OID, and for Ed25519 its other spellings too. */
+function algorithmOfParams(params: Buffer): KeyAlgorithm | undefined {
+  for (const a of KEY_ALGORITHMS) if (Buffer.from(curveOidDer(a)).equals(params)) return a;
+  const ed25519 = [
+    '130c656477617264733235353139', // PrintableString "edwards25519" (PKCS#11 3.0)
+    '06092b06010401da470f01', // 1.3.6.1.4.1.11591.15.1, as older tools write it
+  ];
+  return ed25519.includes(params.toString('hex')) ? 'ed25519' : undefined;
+}
+
+const flag = (a: { value?: unknown } | undefined) =>
+  Buffer.isBuffer(a?.value) && (a.value as Buffer)[0] === 1;
 
 const MECHANISMS = {
   ed25519: { generate: CK.CKM_EC_EDWARDS_KEY_PAIR_GEN, sign: CK.CKM_EDDSA, names: 'EdDSA (CKM_EDDSA)' },
@@ -65,6 +86,8 @@ export class Pkcs11Backend implements KeyBackend {
   readonly #views = new Map<string, { stamp: string; view: KeyView }>();
   /** Private-key handles by fingerprint, valid for one connection generation. */
   readonly #handles = new Map<string, { generation: number; handle: Buffer }>();
+  /** The CKA_ID of keys whose id is not their fingerprint (adopted keys), from their metadata. */
+  readonly #tokenIds = new Map<string, string>();
 
   constructor(opts: Pkcs11Options) {
     this.#dir = join(opts.dir, 'pkcs11');
@@ -133,6 +156,99 @@ export class Pkcs11Backend implements KeyBackend {
     return view;
   }
 
+  /**
+   * Takes over a key pair made in the token by other tools (`label:<CKA_LABEL>` or `id:<hex CKA_ID>`): it must be a
+   * signing key that never leaves the token (sensitive, not extractable), on a curve Quill signs with, whose public
+   * half the token also holds. Its attributes are left as they are; its metadata notes its CKA_ID. A key already
+   * held is answered as it is.
+   */
+  async adopt(ref: string, label?: string | null): Promise<KeyView> {
+    const m = REF.exec(ref);
+    if (!m)
+      throw new SigningError('BAD_INPUT', 'a PKCS#11 key is named label:<CKA_LABEL> or id:<hex CKA_ID>');
+    const problem = label === undefined || label === null ? undefined : labelProblem(label);
+    if (problem) throw new SigningError('BAD_INPUT', problem);
+    const match: Attribute[] =
+      m[1] === 'label'
+        ? [{ type: CK.CKA_LABEL, value: m[2] as string }]
+        : [{ type: CK.CKA_ID, value: Buffer.from(m[4] as string, 'hex') }];
+    const found = await this.#token.withSession((t, session) => {
+      const keys = this.#findAll(t, session, match, CK.CKO_PRIVATE_KEY, 2);
+      if (keys.length === 0)
+        throw new SigningError('NOT_FOUND', `the ${this.#token.description} holds no private key ${ref}`);
+      if (keys.length > 1)
+        throw new SigningError('BAD_INPUT', `more than one private key in the token matches ${ref}`);
+      const [id, params, sensitive, extractable, sign] = t.C_GetAttributeValue(session, keys[0] as Buffer, [
+        { type: CK.CKA_ID },
+        { type: CK.CKA_EC_PARAMS },
+        { type: CK.CKA_SENSITIVE },
+        { type: CK.CKA_EXTRACTABLE },
+        { type: CK.CKA_SIGN },
+      ]);
+      if (!flag(sensitive) || flag(extractable))
+        throw new SigningError(
+          'BAD_INPUT',
+          `${ref} can leave the token (not sensitive, or extractable): Quill will not hold it`,
+        );
+      if (!flag(sign))
+        throw new SigningError('BAD_INPUT', `${ref} is not allowed to sign (CKA_SIGN is false)`);
+      const algorithm = Buffer.isBuffer(params?.value) ? algorithmOfParams(params.value) : undefined;
+      if (!algorithm)
+        throw new SigningError(
+          'UNSUPPORTED',
+          `${ref} is on a curve Quill does not sign with (${KEY_ALGORITHMS.join(', ')})`,
+        );
+      const tokenId = Buffer.isBuffer(id?.value) ? id.value.toString('hex') : '';
+      if (!tokenId)
+        throw new SigningError('BAD_INPUT', `${ref} has no CKA_ID, by which Quill would find it again`);
+      const pub = this.#find(t, session, CK.CKO_PUBLIC_KEY, tokenId);
+      if (!pub)
+        throw new SigningError(
+          'BAD_INPUT',
+          `the ${this.#token.description} keeps no public key beside ${ref}`,
+        );
+      const [point] = t.C_GetAttributeValue(session, pub, [{ type: CK.CKA_EC_POINT }]);
+      const raw = pointFromEcPoint(point?.value as Buffer, ALGORITHMS[algorithm].rawPublicKeyLength);
+      if (!raw)
+        throw new SigningError(
+          'SIGNING_FAILED',
+          `the ${this.#token.description} returned an unreadable public key`,
+        );
+      const spki = spkiFromRaw(algorithm, raw);
+      return { algorithm, spki, tokenId, fingerprint: fingerprintOf(algorithm, spki) };
+    });
+    const existing = await this.#read(found.fingerprint).catch((err) => {
+      if (err instanceof SigningError && err.code === 'NOT_FOUND') return undefined;
+      throw err;
+    });
+    if (existing) return existing;
+    const view: KeyView = {
+      fingerprint: found.fingerprint,
+      algorithm: found.algorithm,
+      keySpec: ALGORITHMS[found.algorithm].keySpec,
+      publicKey: Buffer.from(found.spki).toString('base64'),
+      label: label ?? null,
+      status: 'active',
+      createdAt: new Date().toISOString(),
+      backend: 'pkcs11',
+    };
+    if (found.tokenId !== found.fingerprint) this.#tokenIds.set(found.fingerprint, found.tokenId);
+    // It must sign as Quill expects before it is recorded: a probe signature, verified with its public key.
+    const probe = randomBytes(32);
+    const { signature } = await this.#signAs(view, probe);
+    const canonical = canonicalSignature(found.algorithm, signature);
+    const rawKey = rawPublicKeyFromSpki(found.algorithm, found.spki);
+    if (!canonical || !rawKey || !verifySignature(found.algorithm, rawKey, probe, canonical)) {
+      this.#tokenIds.delete(found.fingerprint);
+      throw new SigningError(
+        'SIGNING_FAILED',
+        `${ref}: the token's signature does not verify with its public key`,
+      );
+    }
+    await this.#write(view, found.tokenId !== found.fingerprint ? found.tokenId : undefined);
+    return view;
+  }
+
   async get(fingerprint: string): Promise<KeyView> {
     return this.#read(normalizeFingerprint(fingerprint));
   }
@@ -184,7 +300,7 @@ export class Pkcs11Backend implements KeyBackend {
         view = await this.#read(fp);
       } catch (err) {
         results.push({
-          file,
+          location: file,
           fingerprint: fp,
           ok: false,
           problem: 'tampered',
@@ -195,7 +311,7 @@ export class Pkcs11Backend implements KeyBackend {
       try {
         const matches = await this.#token.withSession(async (m, session, generation) => {
           await this.#handle(m, session, generation, fp);
-          const pub = this.#find(m, session, CK.CKO_PUBLIC_KEY, fp);
+          const pub = this.#find(m, session, CK.CKO_PUBLIC_KEY, this.#tokenIds.get(fp) ?? fp);
           if (!pub) return true; // some tokens keep only the private half; signing proves the rest
           const [point] = m.C_GetAttributeValue(session, pub, [{ type: CK.CKA_EC_POINT }]);
           const raw = pointFromEcPoint(point?.value as Buffer, ALGORITHMS[view.algorithm].rawPublicKeyLength);
@@ -217,9 +333,9 @@ export class Pkcs11Backend implements KeyBackend {
         }
         results.push(
           matches
-            ? { file, fingerprint: fp, ok: true }
+            ? { location: file, fingerprint: fp, ok: true }
             : {
-                file,
+                location: file,
                 fingerprint: fp,
                 ok: false,
                 problem: 'tampered',
@@ -230,7 +346,7 @@ export class Pkcs11Backend implements KeyBackend {
         const missing = err instanceof SigningError && err.code === 'NOT_FOUND';
         const broken = err instanceof SigningError && err.code === 'SIGNING_FAILED';
         results.push({
-          file,
+          location: file,
           fingerprint: fp,
           ok: false,
           problem: missing ? 'missing' : broken ? 'tampered' : 'unavailable',
@@ -250,6 +366,12 @@ export class Pkcs11Backend implements KeyBackend {
     const fp = normalizeFingerprint(fingerprint);
     const view = await this.#read(fp);
     if (view.status !== 'active') throw new SigningError('DISABLED', `key ${fp} is disabled`);
+    return this.#signAs(view, message);
+  }
+
+  /** Signs with the token's key of `view` (its status already checked). */
+  async #signAs(view: KeyView, message: Uint8Array): Promise<{ view: KeyView; signature: Uint8Array }> {
+    const fp = view.fingerprint;
     const { algorithm } = view;
     await this.#requireMechanisms(algorithm);
     const digest = ALGORITHMS[algorithm].digest;
@@ -305,24 +427,32 @@ export class Pkcs11Backend implements KeyBackend {
   ): Promise<Buffer> {
     const cached = this.#handles.get(fp);
     if (cached && cached.generation === generation) return cached.handle;
-    const handle = this.#find(m, session, CK.CKO_PRIVATE_KEY, fp);
+    const handle = this.#find(m, session, CK.CKO_PRIVATE_KEY, this.#tokenIds.get(fp) ?? fp);
     if (!handle) throw new SigningError('NOT_FOUND', `the ${this.#token.description} holds no key ${fp}`);
     this.#handles.set(fp, { generation, handle });
     return handle;
   }
 
+  /** The object of class `cls` whose CKA_ID is `id` (hex: a fingerprint, or an adopted key's own id). */
   #find(
     m: Parameters<Parameters<Pkcs11Token['withSession']>[0]>[0],
     session: Buffer,
     cls: number,
-    fp: string,
+    id: string,
   ): Buffer | undefined {
-    m.C_FindObjectsInit(session, [
-      { type: CK.CKA_CLASS, value: cls },
-      { type: CK.CKA_ID, value: Buffer.from(fp, 'hex') },
-    ]);
+    return this.#findAll(m, session, [{ type: CK.CKA_ID, value: Buffer.from(id, 'hex') }], cls, 1)[0];
+  }
+
+  #findAll(
+    m: Parameters<Parameters<Pkcs11Token['withSession']>[0]>[0],
+    session: Buffer,
+    match: Attribute[],
+    cls: number,
+    max: number,
+  ): Buffer[] {
+    m.C_FindObjectsInit(session, [{ type: CK.CKA_CLASS, value: cls }, ...match]);
     try {
-      return m.C_FindObjects(session, 1)[0];
+      return m.C_FindObjects(session, max);
     } finally {
       m.C_FindObjectsFinal(session);
     }
@@ -371,13 +501,14 @@ export class Pkcs11Backend implements KeyBackend {
     ) {
       throw new SigningError('TAMPERED', `${file}: the public key does not match the fingerprint`, file);
     }
-    const { format: _format, ...rest } = meta;
+    const { format: _format, tokenId, ...rest } = meta;
+    if (tokenId) this.#tokenIds.set(fp, tokenId);
     const view: KeyView = { ...rest, keySpec: ALGORITHMS[meta.algorithm].keySpec, backend: 'pkcs11' };
     this.#views.set(fp, { stamp, view });
     return view;
   }
 
-  async #write(view: KeyView): Promise<void> {
+  async #write(view: KeyView, tokenId?: string): Promise<void> {
     await ensurePrivateDir(this.#dir);
     const meta: Metadata = {
       format: FORMAT,
@@ -388,6 +519,9 @@ export class Pkcs11Backend implements KeyBackend {
       label: view.label,
       status: view.status,
       createdAt: view.createdAt,
+      ...((tokenId ?? this.#tokenIds.get(view.fingerprint))
+        ? { tokenId: tokenId ?? this.#tokenIds.get(view.fingerprint) }
+        : {}),
     };
     await writeFileAtomic(join(this.#dir, `${view.fingerprint}.json`), `${JSON.stringify(meta, null, 2)}\n`);
   }
