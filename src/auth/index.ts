@@ -1,8 +1,8 @@
 // Public surface of src/auth: principals and roles, and the bearer tokens that carry them.
+
+export { AuthError, type AuthErrorCode } from './errors.ts';
 export { allows, idempotencyScope, type Principal, ROLES, type Role } from './principal.ts';
 export {
-  AuthError,
-  type AuthErrorCode,
   type AuthSettings,
   createVerifier,
   issueToken,

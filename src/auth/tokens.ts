@@ -1,7 +1,7 @@
 // Bearer JWTs verified with jose: HS256 shared secret or a JWKS URL (pinned algorithms), roles and party scope.
 import { randomBytes, webcrypto } from 'node:crypto';
-import { QuillError } from '@quill/canton/errors';
 import { createRemoteJWKSet, type JWTPayload, type JWTVerifyGetKey, jwtVerify, SignJWT } from 'jose';
+import { AuthError, type AuthErrorCode } from './errors.ts';
 import { type Principal, ROLE_LEVEL, type Role } from './principal.ts';
 
 export interface AuthSettings {
@@ -19,23 +19,6 @@ export interface AuthSettings {
 const DEFAULT_MAX_TTL = 86_400;
 /** Clock skew tolerated on exp and iat. */
 const SKEW_SECONDS = 30;
-
-export type AuthErrorCode =
-  /** No usable token: missing, invalid, expired, or without a quill role (401). */
-  | 'UNAUTHENTICATED'
-  /** A valid token that may not do this (403). */
-  | 'FORBIDDEN'
-  /** Neither a secret nor a JWKS URL: a start-up problem, never a request's. */
-  | 'CONFIG'
-  /** A bad ttl for a token to issue. */
-  | 'BAD_INPUT';
-
-export class AuthError extends QuillError<AuthErrorCode> {
-  override readonly name = 'AuthError';
-  constructor(code: AuthErrorCode, message: string, options?: { cause?: unknown }) {
-    super(code, message, options);
-  }
-}
 
 export type Verifier = (token: string) => Promise<Principal>;
 

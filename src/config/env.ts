@@ -1,18 +1,8 @@
 // What every section module shares: the error a bad environment raises and the zod helpers its variables are
 // built from. Each helper carries its own messages, so the same kind of value is refused with the same words.
 import { readFileSync } from 'node:fs';
-import { QuillError } from '@quill/canton/errors';
 import { z } from 'zod';
-
-/** A bad environment: `problems` has one line per bad value (never the secret itself). */
-export class ConfigError extends QuillError<'CONFIG'> {
-  override readonly name = 'ConfigError';
-  readonly problems: readonly string[];
-  constructor(problems: string[]) {
-    super('CONFIG', `bad configuration: ${problems.join('; ')}`);
-    this.problems = problems;
-  }
-}
+import { ConfigError } from './errors.ts';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 

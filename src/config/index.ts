@@ -3,7 +3,8 @@
 // `Config`; a command loads only the sections it uses, so an unrelated variable never stops it. The
 // configuration reference (docs/configuration.md) is generated from the same schemas: `npm run docs:config`.
 import type { z } from 'zod';
-import { ConfigError, type Env, envHas } from './env.ts';
+import { type Env, envHas } from './env.ts';
+import { ConfigError } from './errors.ts';
 import { SECTIONS, type SectionName, WALLET_SECTIONS } from './sections.ts';
 
 export type { SectionName };

@@ -1,12 +1,13 @@
 // Public surface of src/events: what Quill tells others — the event log, the relay from the outbox, the live
 // stream's reads and webhooks (the first event sink).
+
+export { EventLogError, WebhookError } from './errors.ts';
 export {
   compareIds,
   decodeEntry,
   EVENT_TYPES,
   type EventFilter,
   EventLog,
-  EventLogError,
   type EventType,
   isEventId,
   isEventType,
@@ -25,6 +26,6 @@ export {
 } from './webhooks/deliveries.ts';
 export { dispatchStep } from './webhooks/dispatch.ts';
 export { startDelivery } from './webhooks/drain.ts';
-export { WEBHOOK_ID, type Webhook, WebhookError, WebhookRegistry } from './webhooks/registry.ts';
+export { WEBHOOK_ID, type Webhook, WebhookRegistry } from './webhooks/registry.ts';
 export { signature, signatureHeader, verifySignature } from './webhooks/sign.ts';
 export { checkTarget, isPrivateAddress, type TargetProblem } from './webhooks/targets.ts';

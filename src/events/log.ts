@@ -2,10 +2,10 @@
 // id being the event id. Readers page after an id with type/party filters or block for new entries on a
 // connection of their own; retention trims by age and/or count, and an id older than what was trimmed is
 // recognised (`expired`), so a reader knows it missed events instead of silently skipping them.
-import { QuillError } from '@quill/canton/errors';
 import type { Redis } from 'ioredis';
 import { type RedisKeys, redisKeys } from '../redis/keys.ts';
 import { loadScript, runScript } from '../redis/scripts.ts';
+import { EventLogError } from './errors.ts';
 
 const TRIM = loadScript('trim');
 
@@ -46,10 +46,6 @@ export interface EventFilter {
   types?: readonly EventType[];
   /** Only this party's events (undefined: every party, and events for none). */
   party?: string;
-}
-
-export class EventLogError extends QuillError<'UNAVAILABLE' | 'INVALID_ID'> {
-  override readonly name = 'EventLogError';
 }
 
 const STREAM_ID = /^(\d{1,20})-(\d{1,20})$/;

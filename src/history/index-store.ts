@@ -3,17 +3,11 @@
 // batch's index entries, its events (XADD to the event log, src/events) and the checkpoint
 // move, so a crash between them neither loses nor doubles anything; the checkpoint never goes backwards.
 
-import { QuillError } from '@quill/canton/errors';
 import type { JsTransaction } from '@quill/canton/ledger';
 import type { Redis } from 'ioredis';
 import { type RedisKeys, redisKeys } from '../redis/keys.ts';
 import { loadScript, runScript } from '../redis/scripts.ts';
-
-export type HistoryErrorCode = 'UNAVAILABLE' | 'INVALID_CURSOR';
-
-export class HistoryError extends QuillError<HistoryErrorCode> {
-  override readonly name = 'HistoryError';
-}
+import { HistoryError, type HistoryErrorCode } from './errors.ts';
 
 /** One indexed transaction as stored and served. */
 export interface IndexedTransaction {

@@ -1,9 +1,8 @@
 // Public surface of src/history: what Quill learns from the ledger — the watcher and the party history index it
 // writes (transactions by party, update id and hash; active contracts).
+export { HistoryError, type HistoryErrorCode } from './errors.ts';
 export {
   type GapEvent,
-  HistoryError,
-  type HistoryErrorCode,
   HistoryIndex,
   type IndexedTransaction,
   type IngestBatch,

@@ -1,6 +1,7 @@
 // Public surface of src/policy: the policy document, what a transaction does, the first-match evaluation, the
 // recognizer table, velocity and the versions in Redis.
 export { compareDecimal, formatDecimal, isDecimal, parseDecimal, sumDecimals } from './decimal.ts';
+export { PolicyInvalid, type PolicyProblem } from './errors.ts';
 export {
   evaluatePolicy,
   movedAmount,
@@ -22,9 +23,7 @@ export {
 } from './recognizers.ts';
 export {
   PolicyDocument,
-  PolicyInvalid,
   PolicyMatch,
-  type PolicyProblem,
   type PolicyRule,
   parsePolicy,
   validatePolicy,

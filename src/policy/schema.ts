@@ -5,6 +5,7 @@ import { echo, QuillError } from '@quill/canton/errors';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { isDecimal } from './decimal.ts';
+import { PolicyInvalid, type PolicyProblem } from './errors.ts';
 
 const Decimal = z
   .string()
@@ -128,26 +129,6 @@ export const PolicyDocument = z
     });
   });
 export type PolicyDocument = z.infer<typeof PolicyDocument>;
-
-export interface PolicyProblem {
-  path: string;
-  message: string;
-}
-
-export class PolicyInvalid extends QuillError<'POLICY_INVALID'> {
-  override readonly name = 'PolicyInvalid';
-  readonly problems: PolicyProblem[];
-  constructor(problems: PolicyProblem[]) {
-    super(
-      'POLICY_INVALID',
-      `invalid policy: ${problems
-        .slice(0, 5)
-        .map((p) => `${p.path || '(document)'}: ${p.message}`)
-        .join('; ')}${problems.length > 5 ? ` (and ${problems.length - 5} more)` : ''}`,
-    );
-    this.problems = problems;
-  }
-}
 
 function pathText(path: readonly PropertyKey[]): string {
   return path

@@ -1,4 +1,5 @@
-// The one error type of the accept path: a clear refusal with an HTTP status and a stable code.
+// The pipeline's errors: a refusal at accept (an HTTP status and a stable code), and a step stopped because its
+// job lock was lost.
 import { QuillError } from '@quill/canton/errors';
 
 export type RefusalStatus = 400 | 403 | 404 | 409 | 413 | 422 | 503;
@@ -13,4 +14,8 @@ export class SubmissionRefused extends QuillError {
   ) {
     super(code, message);
   }
+}
+
+export class Aborted extends Error {
+  override readonly name = 'Aborted';
 }

@@ -6,6 +6,7 @@ import type { JsTransaction } from '@quill/canton/ledger';
 import { StoreError } from '../redis/index.ts';
 import { backoffDelay, type Classification, classifyError, deduplicationSeconds } from './classify.ts';
 import { decide } from './decide.ts';
+import { Aborted } from './errors.ts';
 import type { PipelineMetrics } from './metrics.ts';
 import { type ExecuteRequest, type LedgerPort, reconcile } from './reconcile.ts';
 import { type Attempt, type ErrorInfo, isTerminal, type SubmissionRecord } from './record.ts';
@@ -65,10 +66,6 @@ export type StepResult =
   | { kind: 'retry'; delayMs: number; reason: string }
   /** Nothing more to try: wait until the transaction can no longer commit, then settle. */
   | { kind: 'wait-until'; at: number };
-
-export class Aborted extends Error {
-  override readonly name = 'Aborted';
-}
 
 export async function executeStep(deps: ExecutorDeps, id: string, signal?: AbortSignal): Promise<StepResult> {
   const now = deps.now ?? Date.now;

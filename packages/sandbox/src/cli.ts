@@ -7,17 +7,14 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import type { AuthConfig } from './auth.ts';
+import { SandboxUsageError } from './errors.ts';
 import type { FaultConfig } from './faults.ts';
 import { startSandbox } from './index.ts';
 import { FaultConfigSchema } from './routes/admin.ts';
 
-type Env = Readonly<Record<string, string | undefined>>;
+export { SandboxUsageError };
 
-/** Bad options: one line on stderr, exit code 2 (what every quill command does). */
-export class SandboxUsageError extends Error {
-  override readonly name = 'SandboxUsageError';
-  readonly exitCode = 2;
-}
+type Env = Readonly<Record<string, string | undefined>>;
 
 /** `--faults FILE`: a JSON FaultConfig (same as `POST /admin/faults`). */
 function faultsFrom(file: string | undefined): FaultConfig | undefined {

@@ -326,3 +326,9 @@ export function violationError(v: Violation): SandboxError {
       return err.invalidUserUpdateRequest(v.userId, v.reason);
   }
 }
+
+/** Bad options: one line on stderr, exit code 2 (what every quill command does). */
+export class SandboxUsageError extends Error {
+  override readonly name = 'SandboxUsageError';
+  readonly exitCode = 2;
+}

@@ -2,9 +2,9 @@
 // secret leaves only in the answer to create and rotate; a rotation keeps the previous secret valid (and signed
 // with) until its grace period ends.
 import { randomBytes } from 'node:crypto';
-import { QuillError } from '@quill/canton/errors';
 import type { Redis } from 'ioredis';
 import { redisKeys } from '../../redis/keys.ts';
+import { WebhookError } from '../errors.ts';
 import type { EventType } from '../log.ts';
 
 export interface Webhook {
@@ -24,10 +24,6 @@ export interface Webhook {
 interface Stored extends Webhook {
   secret: string;
   previousSecret: string | null;
-}
-
-export class WebhookError extends QuillError<'NOT_FOUND' | 'UNAVAILABLE'> {
-  override readonly name = 'WebhookError';
 }
 
 const unavailable = (err: unknown): never => {
