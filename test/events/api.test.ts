@@ -31,14 +31,17 @@ interface Frame {
   comment?: string;
 }
 
-/** Opens the stream and collects frames until `stop` says so (or the time runs out). */
-async function sse(
+/**
+ * Opens the stream: resolves once the answer's headers arrived (the server has fixed where the stream starts), with
+ * `read` collecting frames until `stop` says so (or the time runs out).
+ */
+async function openSse(
   query: string,
   token: string,
   stop: (frames: Frame[]) => boolean,
   headers: Record<string, string> = {},
   timeoutMs = 8000,
-): Promise<{ status: number; frames: Frame[]; json?: { error: { code: string } } }> {
+): Promise<{ status: number; json?: { error: { code: string } }; read: () => Promise<Frame[]> }> {
   const ac = new AbortController();
   const timer = setTimeout(() => ac.abort(), timeoutMs);
   const res = await fetch(`${h.wallet.url}/wallet/v1/events${query}`, {
@@ -47,42 +50,65 @@ async function sse(
   });
   if (res.status !== 200) {
     clearTimeout(timer);
-    return { status: res.status, frames: [], json: (await res.json()) as { error: { code: string } } };
+    return {
+      status: res.status,
+      json: (await res.json()) as { error: { code: string } },
+      read: async () => [],
+    };
   }
-  const frames: Frame[] = [];
-  let buf = '';
-  const reader = res.body?.getReader();
-  const dec = new TextDecoder();
-  try {
-    while (reader && !stop(frames)) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      buf += dec.decode(value, { stream: true });
-      let i = buf.indexOf('\n\n');
-      while (i >= 0) {
-        const block = buf.slice(0, i);
-        buf = buf.slice(i + 2);
-        const f: Frame = {};
-        for (const line of block.split('\n')) {
-          if (line.startsWith(':')) f.comment = line.slice(1).trim();
-          else {
-            const j = line.indexOf(':');
-            const k = line.slice(0, j);
-            const v = line.slice(j + 1).replace(/^ /, '');
-            if (k === 'id' || k === 'event' || k === 'data') f[k] = v;
+  const read = async () => {
+    const frames: Frame[] = [];
+    let buf = '';
+    const reader = res.body?.getReader();
+    const dec = new TextDecoder();
+    try {
+      while (reader && !stop(frames)) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buf += dec.decode(value, { stream: true });
+        let i = buf.indexOf('\n\n');
+        while (i >= 0) {
+          const block = buf.slice(0, i);
+          buf = buf.slice(i + 2);
+          const f: Frame = {};
+          for (const line of block.split('\n')) {
+            if (line.startsWith(':')) f.comment = line.slice(1).trim();
+            else {
+              const j = line.indexOf(':');
+              const k = line.slice(0, j);
+              const v = line.slice(j + 1).replace(/^ /, '');
+              if (k === 'id' || k === 'event' || k === 'data') f[k] = v;
+            }
           }
+          frames.push(f);
+          i = buf.indexOf('\n\n');
         }
-        frames.push(f);
-        i = buf.indexOf('\n\n');
       }
+    } catch {
+      // aborted by the timeout
+    } finally {
+      clearTimeout(timer);
+      ac.abort();
     }
-  } catch {
-    // aborted by the timeout
-  } finally {
-    clearTimeout(timer);
-    ac.abort();
-  }
-  return { status: 200, frames };
+    return frames;
+  };
+  return { status: 200, read };
+}
+
+/** Opens the stream and collects its frames (see openSse). */
+async function sse(
+  query: string,
+  token: string,
+  stop: (frames: Frame[]) => boolean,
+  headers: Record<string, string> = {},
+  timeoutMs = 8000,
+): Promise<{ status: number; frames: Frame[]; json?: { error: { code: string } } }> {
+  const opened = await openSse(query, token, stop, headers, timeoutMs);
+  return {
+    status: opened.status,
+    frames: await opened.read(),
+    ...(opened.json ? { json: opened.json } : {}),
+  };
 }
 const events = (fs: Frame[]) => fs.filter((f) => f.id);
 
@@ -90,11 +116,11 @@ describe('GET /wallet/v1/events', () => {
   it('streams new events, resumes after Last-Event-ID with nothing lost, and filters by type', async () => {
     const admin = await h.token('admin');
     const first = await log.append('submission.accepted', ALICE, { n: 1 });
-    const live = sse('', admin, (fs) => events(fs).length >= 2);
-    await new Promise((r) => setTimeout(r, 300));
+    // Without an id the stream starts at the log's end as the server answers: events after that are streamed.
+    const live = await openSse('', admin, (fs) => events(fs).length >= 2);
     const second = await log.append('submission.committed', BOB, { n: 2 });
     const third = await log.append('ledger.gap', '', { n: 3 });
-    const got = events((await live).frames);
+    const got = events(await live.read());
     expect(got.map((f) => f.id)).toEqual([second, third]);
     expect(got[0]?.event).toBe('submission.committed');
     expect(JSON.parse(got[0]?.data ?? '')).toMatchObject({
