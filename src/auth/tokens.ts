@@ -25,8 +25,8 @@ export type Verifier = (token: string) => Promise<Principal>;
 const SCOPE_ROLE = /(?:^|\s)quill:(read|submit|approve|admin)(?=\s|$)/g;
 
 /**
- * The one role claim: `scope` (OAuth 2 space-separated scopes) holding `quill:read`, `quill:submit` or
- * `quill:admin` (the highest counts). A namespaced scope cannot be confused with an identity provider's generic
+ * The one role claim: `scope` (OAuth 2 space-separated scopes) holding `quill:read`, `quill:submit`,
+ * `quill:approve` or `quill:admin` (the highest counts). A namespaced scope cannot be confused with an identity provider's generic
  * `role`/`roles` claims, which are ignored.
  */
 function roleOf(payload: JWTPayload): Role {
@@ -35,7 +35,7 @@ function roleOf(payload: JWTPayload): Role {
   if (claimed.length === 0)
     throw new AuthError(
       'UNAUTHENTICATED',
-      'the token carries no quill role (scope quill:read, quill:submit or quill:admin)',
+      'the token carries no quill role (scope quill:read, quill:submit, quill:approve or quill:admin)',
     );
   return claimed.reduce((a, b) => (ROLE_LEVEL[b] > ROLE_LEVEL[a] ? b : a));
 }

@@ -4,9 +4,7 @@ import { intIn } from './env.ts';
 import { section } from './section.ts';
 
 export const events = section({
-  summary:
-    'The event stream and webhooks: retention, heartbeat, delivery (see "Events, live stream and webhooks" ' +
-    'in the README).',
+  summary: 'The event stream and webhooks: retention, heartbeat, delivery (see docs/events.md).',
   vars: {
     EVENTS_RETENTION_HOURS: intIn(0, 24 * 3650, 168).describe(
       'events older than this many hours are trimmed; `0` = no age limit',

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { section } from './section.ts';
 
 export const log = section({
-  summary: 'Logging (see "Logs" in the README).',
+  summary: 'Logging (see docs/operations.md).',
   vars: {
     LOG_LEVEL: z
       .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])

@@ -22,7 +22,7 @@ function readPolicyFile(path: string, problem: Problem): PolicyDocument | undefi
 }
 
 export const policy = section({
-  summary: 'The approval policy (see "Approval policies" in the README).',
+  summary: 'The approval policy (see docs/policies.md).',
   vars: {
     POLICY_FILE: optionalText.describe(
       "approval policy (YAML or JSON); a bad file stops `quill serve` with exit 2 naming each problem's " +

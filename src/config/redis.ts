@@ -31,8 +31,8 @@ export const redis = section({
     REDIS_URL: url(['redis:', 'rediss:'])
       .default('redis://127.0.0.1:6379')
       .describe(
-        'Redis for the submission store and queue (run it with `appendonly yes`, `appendfsync always` so ' +
-          'nothing accepted is lost on a restart)',
+        'Redis for the submission store and queue (run it with `appendonly yes`; docs/operations.md says what ' +
+          '`appendfsync always` and `everysec` each can lose on a crash)',
       ),
     REDIS_PREFIX: z
       .string()
@@ -41,7 +41,7 @@ export const redis = section({
       .describe('prefix of every Redis key Quill writes'),
     REDIS_SENTINELS: hostPorts.describe(
       'a Sentinel group instead of one server: `host:port,…` of the sentinels (password and TLS from ' +
-        '`REDIS_URL`); see "Deployment" in the README',
+        '`REDIS_URL`); see docs/operations.md',
     ),
     REDIS_SENTINEL_NAME: z
       .string()

@@ -4,7 +4,7 @@ import { intIn } from './env.ts';
 import { section } from './section.ts';
 
 export const watcher = section({
-  summary: 'The ledger watcher (worker role; see "Ledger watcher and history" in the README).',
+  summary: 'The ledger watcher (worker role; see docs/events.md).',
   vars: {
     WATCHER_ENABLED: z
       .enum(['true', 'false'])

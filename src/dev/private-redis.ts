@@ -75,7 +75,7 @@ export async function demoRedis(url: string, dataDir: string, path?: string): Pr
   const binary = onPath('redis-server', path);
   if (!binary)
     throw new CommandFailure(
-      `no Redis answers at ${safeUrl(url)} and redis-server is not installed: install it (apt-get install redis-server, or brew install redis), run docker compose up, or set REDIS_URL`,
+      `no Redis answers at ${safeUrl(url)} and redis-server is not installed: install it (apt-get install redis-server, or brew install redis), run one in Docker (docker run -d -p 6379:6379 redis:7), or set REDIS_URL`,
     );
   const wanted = Number(new URL(url).port || 6379);
   const port = (await portFree(wanted)) ? wanted : await anyPort();

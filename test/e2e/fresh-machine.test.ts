@@ -62,7 +62,7 @@ describe('a fresh machine', () => {
     );
     expect(lines[0]).toContain('apt-get install redis-server');
     expect(lines[0]).toContain('brew install redis');
-    expect(lines[0]).toContain('docker compose up');
+    expect(lines[0]).toContain('docker run -d -p 6379:6379 redis:7');
   });
 
   it('npm start with redis-server on PATH starts a private one, and the printed curl commits', async () => {

@@ -11,7 +11,7 @@ export function signatureHeader(secrets: readonly string[], timestamp: number, b
 }
 
 /**
- * What a receiver does (and the README shows): parse the header, check the timestamp is recent, and accept
+ * What a receiver does (and docs/events.md shows): parse the header, check the timestamp is recent, and accept
  * when any v1 entry equals the HMAC made with its secret.
  */
 export function verifySignature(
