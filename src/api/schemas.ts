@@ -6,9 +6,14 @@ import {
   describeViolation,
   FINGERPRINT_PATTERN,
   isStandardBase64,
+  JsTransaction,
+  ListVettedPackagesResponse,
   MinLedgerTime,
   TransactionFormat,
+  Update,
+  User,
 } from '@quill/canton/ledger';
+import { ListActivityResponseItem } from '@quill/canton/scan';
 import { KEY_ALGORITHMS, KEY_BACKENDS } from '../signing/index.ts';
 import { HashingSchemeVersion, SubmissionRecord, SubmissionStatus } from '../submissions/index.ts';
 
@@ -172,3 +177,47 @@ export const FingerprintParam = z.object({
     .max(200)
     .openapi({ param: { name: 'fingerprint', in: 'path' } }),
 });
+
+// Ledger data as the ledger contract declares it (packages/canton, the one source of truth), named for the
+// document; `.meta` clones, so the contract's own schemas are left as they are.
+export const LedgerJsTransaction = JsTransaction.meta({
+  id: 'JsTransaction',
+  description: 'A transaction as the JSON Ledger API v2 returns it',
+});
+export const LedgerUpdateValue = Update.meta({
+  id: 'Update',
+  description:
+    'One update: { Transaction | Reassignment | TopologyTransaction | OffsetCheckpoint: { value } }',
+});
+export const LedgerUserValue = User.meta({
+  id: 'User',
+  description: 'A ledger user as the ledger returns it',
+});
+export const Activity = ListActivityResponseItem.meta({
+  id: 'ListActivityResponseItem',
+  description: "One entry of the network's activity feed (snake_case, `coin` names)",
+});
+
+export const LedgerTransaction = z
+  .object({ transaction: LedgerJsTransaction })
+  .openapi('LedgerTransaction', { description: 'The JsTransaction as the party sees it (ledger effects)' });
+
+export const LedgerUpdates = z.object({ updates: z.array(LedgerUpdateValue) }).openapi('LedgerUpdates', {
+  description: 'Update objects (JsTransaction, JsReassignment, JsTopologyTransaction)',
+});
+
+/** The ledger's answer as it is: `update` is absent only if the ledger left it out. */
+export const LedgerUpdate = z.object({ update: LedgerUpdateValue.nullish() }).openapi('LedgerUpdate');
+
+export const LedgerUser = z.object({ user: LedgerUserValue }).openapi('LedgerUser', {
+  description: 'The User as the ledger returns it (id, primaryParty, isDeactivated, metadata)',
+});
+
+export const VettedPackagesPage = ListVettedPackagesResponse.meta({
+  id: 'VettedPackagesPage',
+  description: "The ledger's answer: `vettedPackages` and `nextPageToken` (empty on the last page)",
+});
+
+export const PartyActivities = z
+  .object({ activities: z.array(Activity), next_begin_after_id: z.string().nullable() })
+  .openapi('PartyActivities');

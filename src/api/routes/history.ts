@@ -4,6 +4,7 @@ import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { HistoryError } from '../../history/index.ts';
 import { type AppDeps, type AppEnv, need } from '../context.ts';
 import { ApiError, errorResponses } from '../errors.ts';
+import { LedgerJsTransaction } from '../schemas.ts';
 
 const security = [{ bearer: [] }];
 const Offset = z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
@@ -27,9 +28,7 @@ export const HistoryItem = z
     commandId: z.string().optional(),
     externalTransactionHash: z.string().optional(),
     parties: z.array(z.string()),
-    transaction: z
-      .record(z.string(), z.unknown())
-      .openapi({ description: 'The JsTransaction (ledger effects)' }),
+    transaction: LedgerJsTransaction,
   })
   .openapi('HistoryTransaction');
 
@@ -126,7 +125,7 @@ export function historyRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
       });
       return c.json(
         {
-          items: page.items as z.infer<typeof HistoryItem>[],
+          items: page.items,
           ...(page.next !== undefined ? { next: String(page.next) } : {}),
         },
         200,

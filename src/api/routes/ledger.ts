@@ -8,6 +8,14 @@ import type { ListActivityResponse, ListActivityResponseItem } from '@quill/cant
 import type { Principal } from '../../auth/index.ts';
 import { type AppDeps, type AppEnv, need } from '../context.ts';
 import { ApiError, errorResponses } from '../errors.ts';
+import {
+  LedgerTransaction,
+  LedgerUpdate,
+  LedgerUpdates,
+  LedgerUser,
+  PartyActivities,
+  VettedPackagesPage,
+} from '../schemas.ts';
 
 const security = [{ bearer: [] }];
 
@@ -16,10 +24,6 @@ const PartyQuery = z.object({
     description: "The requesting party (an unscoped token must name one; a party token's own by default)",
   }),
 });
-
-const LedgerTransaction = z
-  .object({ transaction: z.record(z.string(), z.unknown()) })
-  .openapi('LedgerTransaction', { description: 'The JsTransaction as the party sees it (ledger effects)' });
 
 const byId = createRoute({
   method: 'get',
@@ -77,9 +81,7 @@ const vetted = createRoute({
   responses: {
     200: {
       description: "The ledger's answer: `vettedPackages` and `nextPageToken` (empty on the last page)",
-      content: {
-        'application/json': { schema: z.record(z.string(), z.unknown()).openapi('VettedPackagesPage') },
-      },
+      content: { 'application/json': { schema: VettedPackagesPage } },
     },
     ...errorResponses(400, 401, 403, 503),
   },
@@ -105,26 +107,11 @@ const activities = createRoute({
   responses: {
     200: {
       description: "The party's activities on this page of the feed",
-      content: {
-        'application/json': {
-          schema: z
-            .object({
-              activities: z.array(z.record(z.string(), z.unknown())),
-              next_begin_after_id: z.string().nullable(),
-            })
-            .openapi('PartyActivities'),
-        },
-      },
+      content: { 'application/json': { schema: PartyActivities } },
     },
     ...errorResponses(400, 401, 403, 404, 503),
   },
 });
-
-const LedgerUpdates = z
-  .object({ updates: z.array(z.record(z.string(), z.unknown())) })
-  .openapi('LedgerUpdates', {
-    description: 'Update objects (JsTransaction, JsReassignment, JsTopologyTransaction)',
-  });
 
 const offset = z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 
@@ -156,20 +143,9 @@ const updateAt = createRoute({
   security,
   request: { params: z.object({ offset }), query: PartyQuery },
   responses: {
-    200: {
-      description: 'The update',
-      content: {
-        'application/json': {
-          schema: z.object({ update: z.record(z.string(), z.unknown()) }).openapi('LedgerUpdate'),
-        },
-      },
-    },
+    200: { description: 'The update', content: { 'application/json': { schema: LedgerUpdate } } },
     ...errorResponses(400, 401, 403, 404, 503),
   },
-});
-
-const LedgerUser = z.object({ user: z.record(z.string(), z.unknown()) }).openapi('LedgerUser', {
-  description: 'The User as the ledger returns it (id, primaryParty, isDeactivated, metadata)',
 });
 
 const getUser = createRoute({
@@ -374,7 +350,7 @@ export function ledgerRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
         ...(q.pageToken ? { pageToken: q.pageToken } : {}),
         ...(q.pageSize ? { pageSize: q.pageSize } : {}),
       });
-      return c.json(page as Record<string, unknown>, 200);
+      return c.json(page, 200);
     } catch (err) {
       return ledgerRead(err, 'vetted packages');
     }
@@ -399,7 +375,7 @@ export function ledgerRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
     const last = page.activities.at(-1)?.event_id ?? null;
     return c.json(
       {
-        activities: page.activities.filter((a) => concerns(a, party)) as Record<string, unknown>[],
+        activities: page.activities.filter((a) => concerns(a, party)),
         // As the feed itself: a short page is not the end, only an empty one is.
         next_begin_after_id: last,
       },
