@@ -11,11 +11,12 @@ import { docsRoutes } from './docs.ts';
 import { describeCause, errorJson, invalidRequest, toHttpError } from './errors.ts';
 import { jsonTooDeep, MAX_JSON_DEPTH } from './json-depth.ts';
 import { probeRoutes } from './probes.ts';
-import { adminRoutes } from './routes/admin.ts';
 import { approvalRoutes } from './routes/approvals.ts';
+import { auditRoutes } from './routes/audit.ts';
 import { eventRoutes } from './routes/events.ts';
-import { historyRoutes } from './routes/history.ts';
+import { keyRoutes } from './routes/keys.ts';
 import { ledgerRoutes } from './routes/ledger.ts';
+import { partyRoutes } from './routes/parties/index.ts';
 import { submissionRoutes } from './routes/submissions.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { BatchItem } from './schemas.ts';
@@ -119,12 +120,13 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     return next();
   });
   submissionRoutes(app, deps);
-  adminRoutes(app, deps);
+  keyRoutes(app, deps);
+  partyRoutes(app, deps);
+  auditRoutes(app, deps);
   // events, stream and webhooks (issue 14 part B)
   eventRoutes(app, deps);
   webhookRoutes(app, deps);
   approvalRoutes(app, deps);
-  historyRoutes(app, deps);
   ledgerRoutes(app, deps);
 
   app.openAPIRegistry.register('BatchSubmissionItem', BatchItem);

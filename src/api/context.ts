@@ -136,6 +136,13 @@ export function need(c: Context<AppEnv>, role: Role): Principal {
   return p;
 }
 
+/** The ledger reads, or 503 where this process has none. */
+export function ledgerReadsOf(deps: AppDeps): LedgerReads {
+  if (!deps.ledgerReads)
+    throw new ApiError(503, 'UNAVAILABLE', 'ledger reads are not available in this process');
+  return deps.ledgerReads;
+}
+
 /** A party-scoped token sees only its party's records; others look like they do not exist. */
 export function visible(p: Principal, rec: SubmissionRecord | undefined): SubmissionRecord | undefined {
   return rec && (p.party === undefined || p.party === rec.party) ? rec : undefined;

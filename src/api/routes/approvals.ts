@@ -11,8 +11,7 @@ import {
 import { type AppDeps, type AppEnv, need } from '../context.ts';
 import { ApiError, errorResponses } from '../errors.ts';
 import { SubmissionBody } from '../schemas.ts';
-
-const security = [{ bearer: [] }];
+import { security } from './shared.ts';
 
 const ApprovalBody = z
   .object({

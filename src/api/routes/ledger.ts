@@ -1,23 +1,20 @@
-// Ledger reads through the wallet's own ledger client, as the caller's party (read role):
-// GET /wallet/v1/ledger/transactions/{updateId} and GET /wallet/v1/ledger/offsets/{offset} (INTERFACE.md
-// 4.3–4.5). A party token reads as its party; an unscoped token names the party with `?party=`.
+// The ledger's query side through the wallet's own ledger client, GET|PATCH /wallet/v1/ledger/…: vetted packages
+// (INTERFACE.md 4.1), updates between offsets (4.2), a transaction or update by id or offset (4.3–4.5) as the
+// caller's party (read role), and the wallet's ledger user (4.6, unscoped admin). A party token reads as its
+// party; an unscoped token names the party with `?party=`.
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import { echo } from '@quill/canton/errors';
-import { isLedgerError } from '@quill/canton/ledger';
-import type { ListActivityResponse, ListActivityResponseItem } from '@quill/canton/scan';
 import type { Principal } from '../../auth/index.ts';
-import { type AppDeps, type AppEnv, need } from '../context.ts';
-import { ApiError, errorResponses } from '../errors.ts';
+import { type AppDeps, type AppEnv, ledgerReadsOf, need } from '../context.ts';
+import { ApiError, errorResponses, ledgerReadError } from '../errors.ts';
 import {
   LedgerTransaction,
   LedgerUpdate,
   LedgerUpdates,
   LedgerUser,
-  PartyActivities,
   VettedPackagesPage,
 } from '../schemas.ts';
-
-const security = [{ bearer: [] }];
+import { security } from './shared.ts';
 
 const PartyQuery = z.object({
   party: z.string().min(1).max(255).optional().openapi({
@@ -84,32 +81,6 @@ const vetted = createRoute({
       content: { 'application/json': { schema: VettedPackagesPage } },
     },
     ...errorResponses(400, 401, 403, 503),
-  },
-});
-
-const activities = createRoute({
-  method: 'get',
-  path: '/wallet/v1/parties/{party}/activities',
-  tags: ['ledger'],
-  summary: "The network activity feed (INTERFACE.md 4.8), only the party's activities",
-  description:
-    "One page of the feed (`page_size` activities after `begin_after_id`, in the feed's order: newest first on a deployed scan, oldest first on the sandbox) filtered to those that " +
-    'concern the party (sender, receiver, transfer-instruction receiver, mint or tap owner): a page may hold fewer ' +
-    'than `page_size`, even none; continue with `next_begin_after_id` until it is null (the feed is exhausted).',
-  security,
-  request: {
-    params: z.object({ party: z.string().min(1).max(255) }),
-    query: z.object({
-      begin_after_id: z.string().min(1).max(1024).optional(),
-      page_size: z.coerce.number().int().min(1).max(1000).default(100),
-    }),
-  },
-  responses: {
-    200: {
-      description: "The party's activities on this page of the feed",
-      content: { 'application/json': { schema: PartyActivities } },
-    },
-    ...errorResponses(400, 401, 403, 404, 503),
   },
 });
 
@@ -200,19 +171,6 @@ const patchUser = createRoute({
   },
 });
 
-/** Whether a feed activity concerns the party. */
-function concerns(item: ListActivityResponseItem, party: string): boolean {
-  const t = item.transfer;
-  if (
-    t &&
-    (t.sender.party === party ||
-      t.receivers.some((r) => r.party === party) ||
-      t.transferInstructionReceiver === party)
-  )
-    return true;
-  return item.mint?.coin_owner === party || item.tap?.coin_owner === party;
-}
-
 /** The wallet's ledger user acts for every party: only an admin without party scope reads or changes it. */
 function unscopedAdmin(p: Principal): void {
   if (p.role !== 'admin' || p.party !== undefined)
@@ -230,35 +188,8 @@ function requester(p: Principal, asked: string | undefined): string {
   return asked;
 }
 
-/** Ledger refusals of a read: not found (or not visible) is a 404, a pruned offset a 404 saying so. */
-function ledgerRead(err: unknown, what: string): never {
-  if (isLedgerError(err)) {
-    if (err.code === 'CONCURRENT_USER_UPDATE_DETECTED')
-      throw new ApiError(
-        409,
-        'CONFLICT',
-        `${what} was changed since it was read (stale resourceVersion): read it again`,
-      );
-    if (err.code === 'UPDATE_NOT_FOUND' || err.status === 404)
-      throw new ApiError(404, 'NOT_FOUND', `${what} not found or not visible to the party`);
-    if (err.code === 'PARTICIPANT_PRUNED_DATA_ACCESSED')
-      throw new ApiError(404, 'PRUNED', `${what} lies in the pruned part of the ledger`);
-    if (
-      err.code === 'INVALID_ARGUMENT' ||
-      (err.status !== undefined && err.status >= 400 && err.status < 500)
-    )
-      throw new ApiError(400, 'INVALID_REQUEST', err.message.split('\n')[0] ?? 'invalid request');
-    throw new ApiError(503, 'UNAVAILABLE', 'the ledger is unavailable, try again');
-  }
-  throw err;
-}
-
 export function ledgerRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
-  const reads = () => {
-    if (!deps.ledgerReads)
-      throw new ApiError(503, 'UNAVAILABLE', 'ledger reads are not available in this process');
-    return deps.ledgerReads;
-  };
+  const reads = () => ledgerReadsOf(deps);
   app.openapi(byId, async (c) => {
     const p = need(c, 'read');
     const { updateId } = c.req.valid('param');
@@ -266,7 +197,7 @@ export function ledgerRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
     try {
       return c.json({ transaction: await reads().transactionById(updateId, party) }, 200);
     } catch (err) {
-      return ledgerRead(err, `transaction ${echo(updateId)}`);
+      return ledgerReadError(err, `transaction ${echo(updateId)}`);
     }
   });
   app.openapi(byOffset, async (c) => {
@@ -276,7 +207,7 @@ export function ledgerRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
     try {
       return c.json({ transaction: await reads().transactionByOffset(offset, party) }, 200);
     } catch (err) {
-      return ledgerRead(err, `offset ${offset}`);
+      return ledgerReadError(err, `offset ${offset}`);
     }
   });
   app.openapi(updates, async (c) => {
@@ -293,7 +224,7 @@ export function ledgerRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
       );
       return c.json({ updates: items }, 200);
     } catch (err) {
-      return ledgerRead(err, `updates ${q.beginExclusive}..${q.endInclusive}`);
+      return ledgerReadError(err, `updates ${q.beginExclusive}..${q.endInclusive}`);
     }
   });
   app.openapi(updateAt, async (c) => {
@@ -303,7 +234,7 @@ export function ledgerRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
     try {
       return c.json({ update: await reads().updateByOffset(at, party) }, 200);
     } catch (err) {
-      return ledgerRead(err, `update at offset ${at}`);
+      return ledgerReadError(err, `update at offset ${at}`);
     }
   });
   app.openapi(getUser, async (c) => {
@@ -311,7 +242,7 @@ export function ledgerRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
     try {
       return c.json({ user: await reads().user() }, 200);
     } catch (err) {
-      return ledgerRead(err, 'the ledger user');
+      return ledgerReadError(err, 'the ledger user');
     }
   });
   app.openapi(patchUser, async (c) => {
@@ -323,7 +254,7 @@ export function ledgerRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
         200,
       );
     } catch (err) {
-      return ledgerRead(err, 'the ledger user');
+      return ledgerReadError(err, 'the ledger user');
     }
   });
   app.openapi(vetted, async (c) => {
@@ -352,34 +283,7 @@ export function ledgerRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
       });
       return c.json(page, 200);
     } catch (err) {
-      return ledgerRead(err, 'vetted packages');
+      return ledgerReadError(err, 'vetted packages');
     }
-  });
-  app.openapi(activities, async (c) => {
-    const p = need(c, 'read');
-    const { party } = c.req.valid('param');
-    if (p.party !== undefined && p.party !== party)
-      throw new ApiError(404, 'NOT_FOUND', `no party ${echo(party)}`);
-    const feed = reads().activities;
-    if (!feed) throw new ApiError(503, 'UNAVAILABLE', 'no activity feed is configured (SCAN_URL)');
-    const q = c.req.valid('query');
-    let page: ListActivityResponse;
-    try {
-      page = await feed({
-        page_size: q.page_size,
-        ...(q.begin_after_id ? { begin_after_id: q.begin_after_id } : {}),
-      });
-    } catch (err) {
-      return ledgerRead(err, 'the activity feed');
-    }
-    const last = page.activities.at(-1)?.event_id ?? null;
-    return c.json(
-      {
-        activities: page.activities.filter((a) => concerns(a, party)),
-        // As the feed itself: a short page is not the end, only an empty one is.
-        next_begin_after_id: last,
-      },
-      200,
-    );
   });
 }

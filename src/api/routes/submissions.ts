@@ -20,8 +20,8 @@ import {
   SubmissionList,
   WaitQuery,
 } from '../schemas.ts';
+import { security } from './shared.ts';
 
-const security = [{ bearer: [] }];
 /** Pages of the index one time-filtered listing reads before answering with a cursor. */
 const SCAN_PAGES = 20;
 const record = (description: string) => ({

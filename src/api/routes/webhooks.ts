@@ -8,12 +8,7 @@ import { checkTarget, EVENT_TYPES, isEventId, WEBHOOK_ID, type Webhook } from '.
 import { type AppDeps, type AppEnv, need } from '../context.ts';
 import { ApiError, errorResponses } from '../errors.ts';
 import { eventsDeps } from './events.ts';
-
-const security = [{ bearer: [] }];
-const json = <T extends z.ZodType>(schema: T, description: string) => ({
-  description,
-  content: { 'application/json': { schema } },
-});
+import { json, security } from './shared.ts';
 
 const WebhookView = z
   .object({

@@ -1,12 +1,12 @@
 // Party history from the watcher's index: GET /wallet/v1/parties/{party}/transactions (read role; a party
 // token sees only its own party, any other looks like it does not exist).
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import { HistoryError } from '../../history/index.ts';
-import { type AppDeps, type AppEnv, need } from '../context.ts';
-import { ApiError, errorResponses } from '../errors.ts';
-import { LedgerJsTransaction } from '../schemas.ts';
+import { HistoryError } from '../../../history/index.ts';
+import { type AppDeps, type AppEnv, need } from '../../context.ts';
+import { ApiError, errorResponses } from '../../errors.ts';
+import { LedgerJsTransaction } from '../../schemas.ts';
+import { security } from '../shared.ts';
 
-const security = [{ bearer: [] }];
 const Offset = z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
 export const HistoryQuery = z.object({
