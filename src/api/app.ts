@@ -49,7 +49,11 @@ function accessLog(log: Log): MiddlewareHandler<AppEnv> {
   };
 }
 
-export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
+/**
+ * The wallet's app. Each route module is a sub-app built by chaining `.openapi(…)`, mounted with `route`, so the
+ * returned app's type carries every route (`WalletApp`: what the console's typed in-process client calls).
+ */
+export function createApp(deps: AppDeps) {
   const app = new OpenAPIHono<AppEnv>({
     defaultHook: (result, c) => {
       if (!result.success) {
@@ -78,8 +82,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.notFound((c) => errorJson(c, 404, 'NOT_FOUND', `no route ${echo(c.req.method)} ${echo(c.req.path)}`));
 
   app.use('*', accessLog(deps.log ?? noLog));
-  probeRoutes(app, deps);
-  docsRoutes(app);
+  const withProbes = app.route('/', probeRoutes(deps)).route('/', docsRoutes());
 
   const MAX_BODY = 32 * 1024 * 1024;
   const tooLarge = (c: Context) => errorJson(c, 413, 'TOO_LARGE', 'body too large');
@@ -119,15 +122,16 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     }
     return next();
   });
-  submissionRoutes(app, deps);
-  keyRoutes(app, deps);
-  partyRoutes(app, deps);
-  auditRoutes(app, deps);
-  // events, stream and webhooks (issue 14 part B)
-  eventRoutes(app, deps);
-  webhookRoutes(app, deps);
-  approvalRoutes(app, deps);
-  ledgerRoutes(app, deps);
+  const wallet = withProbes
+    .route('/', submissionRoutes(deps))
+    .route('/', keyRoutes(deps))
+    .route('/', partyRoutes(deps))
+    .route('/', auditRoutes(deps))
+    // events, stream and webhooks (issue 14 part B)
+    .route('/', eventRoutes(deps))
+    .route('/', webhookRoutes(deps))
+    .route('/', approvalRoutes(deps))
+    .route('/', ledgerRoutes(deps));
 
   app.openAPIRegistry.register('BatchSubmissionItem', BatchItem);
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
@@ -145,5 +149,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
         'Checks, signs and submits prepared transactions exactly once. Every error body is {"error":{"code","message"}}.',
     },
   });
-  return app;
+  return wallet;
 }
+
+/** The wallet API with every route's types: what `hc<WalletApp>` calls. */
+export type WalletApp = ReturnType<typeof createApp>;

@@ -193,20 +193,25 @@ export function errorJson(c: Context, status: ContentfulStatusCode, code: string
 
 const json = { 'application/json': { schema: ErrorBody } };
 
-/** OpenAPI response entries for the errors a route may answer with. */
-export function errorResponses(...statuses: number[]) {
-  const text: Record<number, string> = {
-    400: 'Malformed request: the body, a parameter or the prepared transaction is invalid',
-    401: 'Missing or invalid bearer token',
-    403: 'The token lacks the role or party scope for this',
-    404: 'Not found',
-    409: 'Conflicts with an existing resource',
-    410: 'Gone: the events after this id were removed by retention',
-    413: 'Too many items',
-    422: 'Well-formed but refused by policy (hash mismatch, unknown party, disabled key, expired, …)',
-    503: 'A dependency (Redis, the ledger) is unavailable',
+const ERROR_TEXT = {
+  400: 'Malformed request: the body, a parameter or the prepared transaction is invalid',
+  401: 'Missing or invalid bearer token',
+  403: 'The token lacks the role or party scope for this',
+  404: 'Not found',
+  409: 'Conflicts with an existing resource',
+  410: 'Gone: the events after this id were removed by retention',
+  413: 'Too many items',
+  422: 'Well-formed but refused by policy (hash mismatch, unknown party, disabled key, expired, …)',
+  503: 'A dependency (Redis, the ledger) is unavailable',
+} as const;
+type ErrorStatus = keyof typeof ERROR_TEXT;
+
+/**
+ * OpenAPI response entries for the errors a route may answer with, keyed by each status: the route's type (and
+ * so the console's client) knows exactly which statuses carry an ErrorBody.
+ */
+export function errorResponses<const S extends readonly ErrorStatus[]>(...statuses: S) {
+  return Object.fromEntries(statuses.map((s) => [s, { description: ERROR_TEXT[s], content: json }])) as {
+    [K in S[number]]: { description: string; content: typeof json };
   };
-  return Object.fromEntries(
-    statuses.map((s) => [s, { description: text[s] ?? 'Error', content: json }]),
-  ) as Record<number, { description: string; content: typeof json }>;
 }

@@ -1,5 +1,5 @@
 // The audit chain (admin role): GET /wallet/v1/audit. A party-scoped admin sees its party's entries only.
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { type AppDeps, type AppEnv, need } from '../context.ts';
 import { errorResponses } from '../errors.ts';
 import { json, security } from './shared.ts';
@@ -36,8 +36,8 @@ const auditRoute = createRoute({
   },
 });
 
-export function auditRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
-  app.openapi(auditRoute, async (c) => {
+export function auditRoutes(deps: AppDeps) {
+  return new OpenAPIHono<AppEnv>().openapi(auditRoute, async (c) => {
     const who = need(c, 'admin');
     const { after, limit } = c.req.valid('query');
     const entries = await deps.audit.entries(after ?? '0-0', limit);

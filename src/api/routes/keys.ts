@@ -1,6 +1,6 @@
 // Key administration (admin role): /wallet/v1/keys. A party-scoped admin sees and disables only its party's key;
 // only an unscoped admin generates one (a new key is outside any one party's scope).
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { echo } from '@quill/canton/errors';
 import type { Principal } from '../../auth/index.ts';
 import { isFingerprint } from '../../signing/index.ts';
@@ -47,7 +47,7 @@ const disableKey = createRoute({
   request: { params: FingerprintParam },
   responses: { 200: json(KeyView, 'The disabled key'), ...errorResponses(400, 401, 403, 404, 503) },
 });
-export function keyRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
+export function keyRoutes(deps: AppDeps) {
   const keys = () => keyAdmin(deps);
   const fingerprint = (fp: string) => {
     if (!isFingerprint(fp))
@@ -75,34 +75,35 @@ export function keyRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
       algorithm: key.algorithm,
       backend: key.backend,
     });
-  app.openapi(createKey, async (c) => {
-    const who = creatingAdmin(c);
-    const { algorithm, label, backend } = c.req.valid('json');
-    const key = await keys().generate(algorithm, label, backend);
-    await auditKey('key.generate', who, key);
-    return c.json(key, 201);
-  });
-  app.openapi(listKeys, async (c) => {
-    const mine = await scopedKey(need(c, 'admin'));
-    const { keys: all, problems } = await keys().survey();
-    if (mine === undefined) return c.json({ items: all, problems }, 200);
-    // A scoped admin hears only of its own key, healthy or broken.
-    const items = all.filter((k) => k.fingerprint === mine);
-    return c.json({ items, problems: problems.filter((p) => p.file === `${mine}.json`) }, 200);
-  });
-  app.openapi(getKey, async (c) => {
-    const who = need(c, 'admin');
-    const fp = fingerprint(c.req.valid('param').fingerprint);
-    return c.json(await visibleKey(who, fp), 200);
-  });
-  app.openapi(disableKey, async (c) => {
-    const who = need(c, 'admin');
-    const fp = fingerprint(c.req.valid('param').fingerprint);
-    const before = await visibleKey(who, fp);
-    const key = await keys().disable(fp);
-    if (before.status !== 'disabled') await auditKey('key.disable', who, key);
-    return c.json(key, 200);
-  });
+  return new OpenAPIHono<AppEnv>()
+    .openapi(createKey, async (c) => {
+      const who = creatingAdmin(c);
+      const { algorithm, label, backend } = c.req.valid('json');
+      const key = await keys().generate(algorithm, label, backend);
+      await auditKey('key.generate', who, key);
+      return c.json(key, 201);
+    })
+    .openapi(listKeys, async (c) => {
+      const mine = await scopedKey(need(c, 'admin'));
+      const { keys: all, problems } = await keys().survey();
+      if (mine === undefined) return c.json({ items: all, problems }, 200);
+      // A scoped admin hears only of its own key, healthy or broken.
+      const items = all.filter((k) => k.fingerprint === mine);
+      return c.json({ items, problems: problems.filter((p) => p.file === `${mine}.json`) }, 200);
+    })
+    .openapi(getKey, async (c) => {
+      const who = need(c, 'admin');
+      const fp = fingerprint(c.req.valid('param').fingerprint);
+      return c.json(await visibleKey(who, fp), 200);
+    })
+    .openapi(disableKey, async (c) => {
+      const who = need(c, 'admin');
+      const fp = fingerprint(c.req.valid('param').fingerprint);
+      const before = await visibleKey(who, fp);
+      const key = await keys().disable(fp);
+      if (before.status !== 'disabled') await auditKey('key.disable', who, key);
+      return c.json(key, 200);
+    });
 }
 
 /** The key store, or 503 where this process has none. */

@@ -2,7 +2,7 @@
 // (INTERFACE.md 4.1), updates between offsets (4.2), a transaction or update by id or offset (4.3–4.5) as the
 // caller's party (read role), and the wallet's ledger user (4.6, unscoped admin). A party token reads as its
 // party; an unscoped token names the party with `?party=`.
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { echo } from '@quill/canton/errors';
 import type { Principal } from '../../auth/index.ts';
 import { type AppDeps, type AppEnv, ledgerReadsOf, need } from '../context.ts';
@@ -188,102 +188,103 @@ function requester(p: Principal, asked: string | undefined): string {
   return asked;
 }
 
-export function ledgerRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
+export function ledgerRoutes(deps: AppDeps) {
   const reads = () => ledgerReadsOf(deps);
-  app.openapi(byId, async (c) => {
-    const p = need(c, 'read');
-    const { updateId } = c.req.valid('param');
-    const party = requester(p, c.req.valid('query').party);
-    try {
-      return c.json({ transaction: await reads().transactionById(updateId, party) }, 200);
-    } catch (err) {
-      return ledgerReadError(err, `transaction ${echo(updateId)}`);
-    }
-  });
-  app.openapi(byOffset, async (c) => {
-    const p = need(c, 'read');
-    const { offset } = c.req.valid('param');
-    const party = requester(p, c.req.valid('query').party);
-    try {
-      return c.json({ transaction: await reads().transactionByOffset(offset, party) }, 200);
-    } catch (err) {
-      return ledgerReadError(err, `offset ${offset}`);
-    }
-  });
-  app.openapi(updates, async (c) => {
-    const p = need(c, 'read');
-    const q = c.req.valid('query');
-    const party = requester(p, q.party);
-    const descendingOrder = q.descendingOrder === 'true';
-    if (q.beginExclusive >= q.endInclusive)
-      throw new ApiError(400, 'INVALID_REQUEST', 'beginExclusive must be less than endInclusive');
-    try {
-      const items = await reads().updates(
-        { beginExclusive: q.beginExclusive, endInclusive: q.endInclusive, descendingOrder, limit: q.limit },
-        party,
-      );
-      return c.json({ updates: items }, 200);
-    } catch (err) {
-      return ledgerReadError(err, `updates ${q.beginExclusive}..${q.endInclusive}`);
-    }
-  });
-  app.openapi(updateAt, async (c) => {
-    const p = need(c, 'read');
-    const { offset: at } = c.req.valid('param');
-    const party = requester(p, c.req.valid('query').party);
-    try {
-      return c.json({ update: await reads().updateByOffset(at, party) }, 200);
-    } catch (err) {
-      return ledgerReadError(err, `update at offset ${at}`);
-    }
-  });
-  app.openapi(getUser, async (c) => {
-    unscopedAdmin(c.get('principal'));
-    try {
-      return c.json({ user: await reads().user() }, 200);
-    } catch (err) {
-      return ledgerReadError(err, 'the ledger user');
-    }
-  });
-  app.openapi(patchUser, async (c) => {
-    unscopedAdmin(c.get('principal'));
-    const body = c.req.valid('json');
-    try {
-      return c.json(
-        { user: await reads().updateUser({ user: body.user, paths: body.updateMask.paths }) },
-        200,
-      );
-    } catch (err) {
-      return ledgerReadError(err, 'the ledger user');
-    }
-  });
-  app.openapi(vetted, async (c) => {
-    need(c, 'read'); // vetting is the same for every party: any reader may see it
-    const q = c.req.valid('query');
-    try {
-      const page = await reads().vettedPackages({
-        ...(q.packageIds || q.packageNamePrefixes
-          ? {
-              packageMetadataFilter: {
-                ...(q.packageIds ? { packageIds: q.packageIds } : {}),
-                ...(q.packageNamePrefixes ? { packageNamePrefixes: q.packageNamePrefixes } : {}),
-              },
-            }
-          : {}),
-        ...(q.participantIds || q.synchronizerIds
-          ? {
-              topologyStateFilter: {
-                ...(q.participantIds ? { participantIds: q.participantIds } : {}),
-                ...(q.synchronizerIds ? { synchronizerIds: q.synchronizerIds } : {}),
-              },
-            }
-          : {}),
-        ...(q.pageToken ? { pageToken: q.pageToken } : {}),
-        ...(q.pageSize ? { pageSize: q.pageSize } : {}),
-      });
-      return c.json(page, 200);
-    } catch (err) {
-      return ledgerReadError(err, 'vetted packages');
-    }
-  });
+  return new OpenAPIHono<AppEnv>()
+    .openapi(byId, async (c) => {
+      const p = need(c, 'read');
+      const { updateId } = c.req.valid('param');
+      const party = requester(p, c.req.valid('query').party);
+      try {
+        return c.json({ transaction: await reads().transactionById(updateId, party) }, 200);
+      } catch (err) {
+        return ledgerReadError(err, `transaction ${echo(updateId)}`);
+      }
+    })
+    .openapi(byOffset, async (c) => {
+      const p = need(c, 'read');
+      const { offset } = c.req.valid('param');
+      const party = requester(p, c.req.valid('query').party);
+      try {
+        return c.json({ transaction: await reads().transactionByOffset(offset, party) }, 200);
+      } catch (err) {
+        return ledgerReadError(err, `offset ${offset}`);
+      }
+    })
+    .openapi(updates, async (c) => {
+      const p = need(c, 'read');
+      const q = c.req.valid('query');
+      const party = requester(p, q.party);
+      const descendingOrder = q.descendingOrder === 'true';
+      if (q.beginExclusive >= q.endInclusive)
+        throw new ApiError(400, 'INVALID_REQUEST', 'beginExclusive must be less than endInclusive');
+      try {
+        const items = await reads().updates(
+          { beginExclusive: q.beginExclusive, endInclusive: q.endInclusive, descendingOrder, limit: q.limit },
+          party,
+        );
+        return c.json({ updates: items }, 200);
+      } catch (err) {
+        return ledgerReadError(err, `updates ${q.beginExclusive}..${q.endInclusive}`);
+      }
+    })
+    .openapi(updateAt, async (c) => {
+      const p = need(c, 'read');
+      const { offset: at } = c.req.valid('param');
+      const party = requester(p, c.req.valid('query').party);
+      try {
+        return c.json({ update: await reads().updateByOffset(at, party) }, 200);
+      } catch (err) {
+        return ledgerReadError(err, `update at offset ${at}`);
+      }
+    })
+    .openapi(getUser, async (c) => {
+      unscopedAdmin(c.get('principal'));
+      try {
+        return c.json({ user: await reads().user() }, 200);
+      } catch (err) {
+        return ledgerReadError(err, 'the ledger user');
+      }
+    })
+    .openapi(patchUser, async (c) => {
+      unscopedAdmin(c.get('principal'));
+      const body = c.req.valid('json');
+      try {
+        return c.json(
+          { user: await reads().updateUser({ user: body.user, paths: body.updateMask.paths }) },
+          200,
+        );
+      } catch (err) {
+        return ledgerReadError(err, 'the ledger user');
+      }
+    })
+    .openapi(vetted, async (c) => {
+      need(c, 'read'); // vetting is the same for every party: any reader may see it
+      const q = c.req.valid('query');
+      try {
+        const page = await reads().vettedPackages({
+          ...(q.packageIds || q.packageNamePrefixes
+            ? {
+                packageMetadataFilter: {
+                  ...(q.packageIds ? { packageIds: q.packageIds } : {}),
+                  ...(q.packageNamePrefixes ? { packageNamePrefixes: q.packageNamePrefixes } : {}),
+                },
+              }
+            : {}),
+          ...(q.participantIds || q.synchronizerIds
+            ? {
+                topologyStateFilter: {
+                  ...(q.participantIds ? { participantIds: q.participantIds } : {}),
+                  ...(q.synchronizerIds ? { synchronizerIds: q.synchronizerIds } : {}),
+                },
+              }
+            : {}),
+          ...(q.pageToken ? { pageToken: q.pageToken } : {}),
+          ...(q.pageSize ? { pageSize: q.pageSize } : {}),
+        });
+        return c.json(page, 200);
+      } catch (err) {
+        return ledgerReadError(err, 'vetted packages');
+      }
+    });
 }

@@ -1,6 +1,6 @@
 // The network activity feed as one party sees it (INTERFACE.md 4.8): GET /wallet/v1/parties/{party}/activities
 // (read role; a party token sees only its own party, any other looks like it does not exist).
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { echo } from '@quill/canton/errors';
 import type { ListActivityResponse, ListActivityResponseItem } from '@quill/canton/scan';
 import { type AppDeps, type AppEnv, ledgerReadsOf, need } from '../../context.ts';
@@ -47,8 +47,8 @@ function concerns(item: ListActivityResponseItem, party: string): boolean {
   return item.mint?.coin_owner === party || item.tap?.coin_owner === party;
 }
 
-export function activityRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
-  app.openapi(activities, async (c) => {
+export function activityRoutes(deps: AppDeps) {
+  return new OpenAPIHono<AppEnv>().openapi(activities, async (c) => {
     const p = need(c, 'read');
     const { party } = c.req.valid('param');
     if (p.party !== undefined && p.party !== party)

@@ -1,6 +1,6 @@
 // Party history from the watcher's index: GET /wallet/v1/parties/{party}/transactions (read role; a party
 // token sees only its own party, any other looks like it does not exist).
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { HistoryError } from '../../../history/index.ts';
 import { type AppDeps, type AppEnv, need } from '../../context.ts';
 import { ApiError, errorResponses } from '../../errors.ts';
@@ -82,58 +82,59 @@ const history = createRoute({
   },
 });
 
-export function historyRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
-  app.openapi(holdings, async (c) => {
-    const p = need(c, 'read');
-    const { party } = c.req.valid('param');
-    if (p.party !== undefined && p.party !== party) throw new ApiError(404, 'NOT_FOUND', 'no such party');
-    if (!deps.history) throw new ApiError(503, 'UNAVAILABLE', 'the history index is not available');
-    try {
-      const items: z.infer<typeof HoldingView>[] = [];
-      for (const h of deps.holdings ?? []) {
-        for (const c of await deps.history.active(party, h)) {
-          const arg = (c.createArgument ?? {}) as Record<string, unknown>;
-          if (arg[h.owner] !== party) continue;
-          items.push({
-            contractId: c.contractId,
-            templateId: c.templateId,
-            owner: party,
-            amount: String(arg[h.amount] ?? ''),
-            offset: c.offset,
-          });
+export function historyRoutes(deps: AppDeps) {
+  return new OpenAPIHono<AppEnv>()
+    .openapi(holdings, async (c) => {
+      const p = need(c, 'read');
+      const { party } = c.req.valid('param');
+      if (p.party !== undefined && p.party !== party) throw new ApiError(404, 'NOT_FOUND', 'no such party');
+      if (!deps.history) throw new ApiError(503, 'UNAVAILABLE', 'the history index is not available');
+      try {
+        const items: z.infer<typeof HoldingView>[] = [];
+        for (const h of deps.holdings ?? []) {
+          for (const c of await deps.history.active(party, h)) {
+            const arg = (c.createArgument ?? {}) as Record<string, unknown>;
+            if (arg[h.owner] !== party) continue;
+            items.push({
+              contractId: c.contractId,
+              templateId: c.templateId,
+              owner: party,
+              amount: String(arg[h.amount] ?? ''),
+              offset: c.offset,
+            });
+          }
         }
+        return c.json({ items }, 200);
+      } catch (err) {
+        if (err instanceof HistoryError)
+          throw new ApiError(503, 'UNAVAILABLE', 'a dependency is unavailable, try again');
+        throw err;
       }
-      return c.json({ items }, 200);
-    } catch (err) {
-      if (err instanceof HistoryError)
-        throw new ApiError(503, 'UNAVAILABLE', 'a dependency is unavailable, try again');
-      throw err;
-    }
-  });
-  app.openapi(history, async (c) => {
-    const p = need(c, 'read');
-    const { party } = c.req.valid('param');
-    if (p.party !== undefined && p.party !== party) throw new ApiError(404, 'NOT_FOUND', 'no such party');
-    if (!deps.history) throw new ApiError(503, 'UNAVAILABLE', 'the history index is not available');
-    const q = c.req.valid('query');
-    try {
-      const page = await deps.history.page(party, {
-        limit: q.limit,
-        order: q.order,
-        ...(q.after !== undefined ? { after: q.after } : {}),
-        ...(q.before !== undefined ? { before: q.before } : {}),
-      });
-      return c.json(
-        {
-          items: page.items,
-          ...(page.next !== undefined ? { next: String(page.next) } : {}),
-        },
-        200,
-      );
-    } catch (err) {
-      if (err instanceof HistoryError)
-        throw new ApiError(503, 'UNAVAILABLE', 'a dependency is unavailable, try again');
-      throw err;
-    }
-  });
+    })
+    .openapi(history, async (c) => {
+      const p = need(c, 'read');
+      const { party } = c.req.valid('param');
+      if (p.party !== undefined && p.party !== party) throw new ApiError(404, 'NOT_FOUND', 'no such party');
+      if (!deps.history) throw new ApiError(503, 'UNAVAILABLE', 'the history index is not available');
+      const q = c.req.valid('query');
+      try {
+        const page = await deps.history.page(party, {
+          limit: q.limit,
+          order: q.order,
+          ...(q.after !== undefined ? { after: q.after } : {}),
+          ...(q.before !== undefined ? { before: q.before } : {}),
+        });
+        return c.json(
+          {
+            items: page.items,
+            ...(page.next !== undefined ? { next: String(page.next) } : {}),
+          },
+          200,
+        );
+      } catch (err) {
+        if (err instanceof HistoryError)
+          throw new ApiError(503, 'UNAVAILABLE', 'a dependency is unavailable, try again');
+        throw err;
+      }
+    });
 }

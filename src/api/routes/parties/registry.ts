@@ -1,6 +1,6 @@
 // The party registry (admin role): POST and GET /wallet/v1/parties. A party-scoped admin sees only its party;
 // only an unscoped admin onboards one.
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { echo } from '@quill/canton/errors';
 import { type AppDeps, type AppEnv, need } from '../../context.ts';
 import { ApiError, errorResponses } from '../../errors.ts';
@@ -32,24 +32,28 @@ const listParties = createRoute({
   },
 });
 
-export function partyRegistryRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
+export function partyRegistryRoutes(deps: AppDeps) {
   const parties = () => {
     if (!deps.parties)
       throw new ApiError(503, 'PARTIES_UNAVAILABLE', 'party onboarding is not available here');
     return deps.parties;
   };
-  app.openapi(onboard, async (c) => {
-    creatingAdmin(c);
-    const body = c.req.valid('json');
-    const key = await keyAdmin(deps).get(body.keyFingerprint);
-    if (!key) throw new ApiError(404, 'NOT_FOUND', `no key ${echo(body.keyFingerprint)}`);
-    if (key.status !== 'active')
-      throw new ApiError(422, 'KEY_DISABLED', `key ${echo(body.keyFingerprint)} is disabled`);
-    return c.json(await parties().onboard(body), 201);
-  });
-  app.openapi(listParties, async (c) => {
-    const who = need(c, 'admin');
-    const all = await parties().list();
-    return c.json({ items: who.party === undefined ? all : all.filter((p) => p.partyId === who.party) }, 200);
-  });
+  return new OpenAPIHono<AppEnv>()
+    .openapi(onboard, async (c) => {
+      creatingAdmin(c);
+      const body = c.req.valid('json');
+      const key = await keyAdmin(deps).get(body.keyFingerprint);
+      if (!key) throw new ApiError(404, 'NOT_FOUND', `no key ${echo(body.keyFingerprint)}`);
+      if (key.status !== 'active')
+        throw new ApiError(422, 'KEY_DISABLED', `key ${echo(body.keyFingerprint)} is disabled`);
+      return c.json(await parties().onboard(body), 201);
+    })
+    .openapi(listParties, async (c) => {
+      const who = need(c, 'admin');
+      const all = await parties().list();
+      return c.json(
+        { items: who.party === undefined ? all : all.filter((p) => p.partyId === who.party) },
+        200,
+      );
+    });
 }
