@@ -108,7 +108,7 @@ export interface LedgerReads {
     party: string,
   ): Promise<Update[]>;
   /** INTERFACE.md 4.5: the update at an offset as the party sees it (as the ledger answers: it may omit it). */
-  updateByOffset(offset: number, party: string): Promise<Update | null | undefined>;
+  updateByOffset(offset: number, party: string): Promise<Update | undefined>;
   /** INTERFACE.md 4.6: the wallet's own ledger user, and a change to it through an update mask. */
   user(): Promise<User>;
   updateUser(change: { user: LedgerUserChange; paths: string[] }): Promise<User>;

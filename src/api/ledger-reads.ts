@@ -51,7 +51,7 @@ export function ledgerReads(client: LedgerClient, scan?: ScanClient, userId?: st
       return page.flatMap((item) => (item.update ? [item.update] : []));
     },
     async updateByOffset(offset, party) {
-      return (await client.updateByOffset({ offset, updateFormat: updateFormat(party) })).update;
+      return (await client.updateByOffset({ offset, updateFormat: updateFormat(party) })).update ?? undefined;
     },
     async user() {
       return (await client.getUser(await walletUser())).user;

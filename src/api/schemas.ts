@@ -207,7 +207,7 @@ export const LedgerUpdates = z.object({ updates: z.array(LedgerUpdateValue) }).o
 });
 
 /** The ledger's answer as it is: `update` is absent only if the ledger left it out. */
-export const LedgerUpdate = z.object({ update: LedgerUpdateValue.nullish() }).openapi('LedgerUpdate');
+export const LedgerUpdate = z.object({ update: LedgerUpdateValue.optional() }).openapi('LedgerUpdate');
 
 export const LedgerUser = z.object({ user: LedgerUserValue }).openapi('LedgerUser', {
   description: 'The User as the ledger returns it (id, primaryParty, isDeactivated, metadata)',
@@ -221,3 +221,79 @@ export const VettedPackagesPage = ListVettedPackagesResponse.meta({
 export const PartyActivities = z
   .object({ activities: z.array(Activity), next_begin_after_id: z.string().nullable() })
   .openapi('PartyActivities');
+
+// The decoded prepared transaction (@quill/canton/transaction previewPreparedTransaction), documented field by
+// field: the preview route returns the codec's value as is, so the compiler holds the two together.
+const Parties = z.array(z.string());
+const RenderedValue = z.unknown().openapi({ description: 'a Daml value rendered as JSON' });
+
+const PreviewKey = z.object({
+  templateId: z.string().nullable(),
+  packageName: z.string(),
+  key: RenderedValue,
+  maintainers: Parties,
+});
+
+const PreviewNode = z
+  .object({
+    nodeId: z.string(),
+    parentId: z.string().nullable().openapi({ description: 'null for a root' }),
+    depth: z.number().int().openapi({ description: '0 for roots' }),
+    kind: z.enum(['create', 'exercise', 'fetch', 'rollback', 'queryByKey']),
+    lfVersion: z.string().optional(),
+    templateId: z.string().nullable().optional(),
+    packageName: z.string().optional(),
+    contractId: z.string().optional(),
+    interfaceId: z.string().nullable().optional(),
+    signatories: Parties.optional(),
+    stakeholders: Parties.optional(),
+    actingParties: Parties.optional(),
+    argument: RenderedValue.optional(),
+    choice: z.string().optional(),
+    consuming: z.boolean().optional(),
+    choiceArgument: RenderedValue.optional(),
+    choiceObservers: Parties.optional(),
+    exerciseResult: RenderedValue.optional(),
+    key: PreviewKey.nullable().optional(),
+    byKey: z.boolean().optional(),
+    exhaustive: z.boolean().optional(),
+    result: z.array(z.string()).optional(),
+    children: z.array(z.string()).optional().openapi({ description: 'node ids' }),
+  })
+  .openapi('PreviewNode');
+
+const PreviewInputContract = z.object({
+  contractId: z.string(),
+  templateId: z.string().nullable(),
+  packageName: z.string(),
+  createdAt: z.string(),
+  signatories: Parties,
+  stakeholders: Parties,
+  argument: RenderedValue,
+});
+
+export const TransactionPreview = z
+  .object({
+    hashingSchemeVersion: HashingSchemeVersion,
+    hash: z.string().openapi({ description: 'hex' }),
+    hashBase64: z.string(),
+    actAs: Parties,
+    commandId: z.string(),
+    synchronizerId: z.string(),
+    transactionUuid: z.string(),
+    mediatorGroup: z.number().int(),
+    preparationTime: z.string(),
+    minLedgerEffectiveTime: z.string().nullable(),
+    maxLedgerEffectiveTime: z.string().nullable(),
+    maxRecordTime: z.string().nullable(),
+    maxRecordTimeSigned: z.boolean().openapi({ description: 'max record time is signed only under V3' }),
+    transactionVersion: z.string(),
+    roots: z.array(z.string()).openapi({ description: 'root node ids, in order' }),
+    nodes: z.array(PreviewNode).openapi({ description: 'every node in execution (pre-)order' }),
+    nodeCount: z.number().int(),
+    inputContracts: z.array(PreviewInputContract),
+    parties: Parties.openapi({ description: 'every party named anywhere in the transaction, sorted' }),
+  })
+  .openapi('TransactionPreview', {
+    description: 'the decoded transaction: templates, choices, arguments, input contracts, time bounds',
+  });

@@ -18,6 +18,7 @@ import {
   ListQuery,
   SubmissionBody,
   SubmissionList,
+  TransactionPreview,
   WaitQuery,
 } from '../schemas.ts';
 import { security } from './shared.ts';
@@ -79,9 +80,7 @@ const SubmissionPreview = z
       .nullable()
       .openapi({ description: 'the hash recomputed now from the stored transaction (null once dropped)' }),
     hashMatches: z.boolean().nullable(),
-    preview: z.record(z.string(), z.unknown()).nullable().openapi({
-      description: 'the decoded transaction: templates, choices, arguments, input contracts, time bounds',
-    }),
+    preview: z.union([TransactionPreview, z.null()]).openapi({ description: 'null once dropped' }),
     payloadDroppedAt: z
       .string()
       .nullable()
@@ -232,7 +231,7 @@ export function submissionRoutes(deps: AppDeps) {
           ...base,
           recomputedHash: view.hash,
           hashMatches: view.hash === rec.preparedTransactionHash,
-          preview: view as unknown as Record<string, unknown>,
+          preview: view,
           payloadDroppedAt: null,
         },
         200,
