@@ -4,6 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import type { WalletApp } from '../api/index.ts';
 import type { ConsoleDeps } from './deps.ts';
 import { type ConsoleEnv, errorPage, PageError, securityHeaders, sessionGate } from './http.tsx';
 import { OidcSignIn } from './oidc.ts';
@@ -37,8 +38,7 @@ function asset(name: string): string {
   return readFileSync(new URL(`./assets/${name}`, import.meta.url), 'utf8');
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: mounted on the API's typed app
-export function mountConsole(app: Hono<any>, deps: ConsoleDeps): void {
+export function mountConsole(app: WalletApp, deps: ConsoleDeps): void {
   const ui = new Hono<ConsoleEnv>();
   const oidc = deps.oidc
     ? new OidcSignIn(

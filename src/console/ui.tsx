@@ -121,7 +121,9 @@ export const Facts = (p: { rows: [string, Child][] }) => (
 );
 
 /** Activity feed entries (INTERFACE.md 4.8): event id, type and date. */
-export const ActivityTable = (p: { activities: Record<string, unknown>[] }) => (
+export const ActivityTable = (p: {
+  activities: readonly { event_id: string; activity_type: string; date: string }[];
+}) => (
   <table data-testid="activities">
     <thead>
       <tr>
@@ -133,9 +135,9 @@ export const ActivityTable = (p: { activities: Record<string, unknown>[] }) => (
     <tbody>
       {p.activities.map((a) => (
         <tr>
-          <td class="mono">{String(a.event_id ?? '')}</td>
-          <td>{String(a.activity_type ?? '')}</td>
-          <td>{String(a.date ?? '')}</td>
+          <td class="mono">{a.event_id}</td>
+          <td>{a.activity_type}</td>
+          <td>{a.date}</td>
         </tr>
       ))}
     </tbody>

@@ -2,8 +2,10 @@
 // page tokens (INTERFACE.md 4.1), updates between two offsets in either order (4.2), a transaction or update by
 // offset or update id (4.3–4.5), the wallet's ledger user changed through an update mask (4.6), the activity feed
 // paged by begin_after_id (4.8).
+import type { InferResponseType } from 'hono/client';
 import type { Child } from 'hono/jsx';
 import { allows } from '../../auth/index.ts';
+import { type Api, answer, type Ok } from '../client.ts';
 import { apiMessage, type Ctx, formFields, must, PageError } from '../http.tsx';
 import { ActivityTable, Csrf, Empty, Facts, FormError, Json, NavLinks, Page } from '../ui.tsx';
 
@@ -49,9 +51,15 @@ const qs = (o: Record<string, string | undefined>) => {
   return p.toString();
 };
 
+/** The fields that have a value: an empty form field is not sent (to the API or in a link). */
+function compact<T extends Record<string, string | undefined>>(o: T): { [K in keyof T]?: string & T[K] } {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v)) as { [K in keyof T]?: string & T[K] };
+}
+
+type Outcome<A> = { ok: Ok<A> } | { error: string };
+
 /** 4xx from the API (bad offsets, unknown ids) are shown beside the form; 5xx become the error page. */
-function outcome<T>(res: { status: number; body: T }, what: string): { ok: T } | { error: string } {
-  if (res.status === 200) return { ok: res.body };
+function outcome<A extends { status: number; body: unknown }>(res: A, what: string): Outcome<A> {
   if (res.status >= 400 && res.status < 500 && res.status !== 401 && res.status !== 403)
     return { error: apiMessage(res) };
   return { ok: must(res, what) };
@@ -60,25 +68,24 @@ function outcome<T>(res: { status: number; body: T }, what: string): { ok: T } |
 export async function packagesPage(c: Ctx) {
   const q = c.req.query();
   const asked = Object.keys(q).length > 0;
-  let result: { ok: { vettedPackages?: unknown[]; nextPageToken?: string } } | { error: string } | undefined;
+  let result: { ok: VettedPage } | { error: string } | undefined;
   if (asked) {
     if (q.pageSize && !/^\d{1,4}$/.test(q.pageSize))
       result = { error: 'Page size: a number from 1 to 1000.' };
-    else
+    else {
+      const query = compact({
+        packageIds: q.packageIds,
+        packageNamePrefixes: q.packageNamePrefixes,
+        participantIds: q.participantIds,
+        synchronizerIds: q.synchronizerIds,
+        pageSize: q.pageSize,
+        pageToken: q.pageToken,
+      });
       result = outcome(
-        await c.get('api')<{ vettedPackages?: unknown[]; nextPageToken?: string }>(
-          'GET',
-          `/wallet/v1/ledger/vetted-packages?${qs({
-            packageIds: q.packageIds,
-            packageNamePrefixes: q.packageNamePrefixes,
-            participantIds: q.participantIds,
-            synchronizerIds: q.synchronizerIds,
-            pageSize: q.pageSize,
-            pageToken: q.pageToken,
-          })}`,
-        ),
+        await answer(c.get('api').wallet.v1.ledger['vetted-packages'].$get({ query })),
         'vetted packages',
       );
+    }
   }
   const next = result && 'ok' in result ? result.ok.nextPageToken : undefined;
   return c.html(
@@ -130,24 +137,21 @@ export async function packagesPage(c: Ctx) {
 export async function updatesPage(c: Ctx) {
   const q = c.req.query();
   const asked = q.beginExclusive !== undefined || q.endInclusive !== undefined;
-  let result: { ok: { updates: Record<string, unknown>[] } } | { error: string } | undefined;
+  let result: { ok: { updates: LedgerUpdate[] } } | { error: string } | undefined;
   if (asked) {
     if (!/^\d{1,15}$/.test(q.beginExclusive ?? '') || !/^\d{1,15}$/.test(q.endInclusive ?? ''))
       result = { error: 'Offsets: whole numbers (begin 0 or more, end 1 or more).' };
-    else
-      result = outcome(
-        await c.get('api')<{ updates: Record<string, unknown>[] }>(
-          'GET',
-          `/wallet/v1/ledger/updates?${qs({
-            party: q.party,
-            beginExclusive: q.beginExclusive,
-            endInclusive: q.endInclusive,
-            descendingOrder: q.order === 'desc' ? 'true' : 'false',
-            limit: '100',
-          })}`,
-        ),
-        'updates',
-      );
+    else {
+      // Both offsets are checked above: whole numbers.
+      const query = {
+        ...compact({ party: q.party }),
+        beginExclusive: q.beginExclusive,
+        endInclusive: q.endInclusive,
+        descendingOrder: q.order === 'desc' ? ('true' as const) : ('false' as const),
+        limit: '100',
+      };
+      result = outcome(await answer(c.get('api').wallet.v1.ledger.updates.$get({ query })), 'updates');
+    }
   }
   return c.html(
     <Ledger c={c} title="Updates between offsets" active="/console/ledger/updates">
@@ -179,22 +183,24 @@ export async function updatesPage(c: Ctx) {
   );
 }
 
-/** The kind, offset and id of an Update object ({ Transaction: {value} } and friends). */
-function describe(u: Record<string, unknown>): {
-  kind: string;
-  offset: number | undefined;
-  id: string | undefined;
-} {
-  const [kind, inner] = Object.entries(u)[0] ?? ['?', {}];
-  const v = ((inner as { value?: Record<string, unknown> }).value ?? inner) as Record<string, unknown>;
-  return {
-    kind,
-    offset: typeof v.offset === 'number' ? v.offset : undefined,
-    id: typeof v.updateId === 'string' ? v.updateId : undefined,
-  };
+type VettedPage = InferResponseType<Api['wallet']['v1']['ledger']['vetted-packages']['$get'], 200>;
+/** One update as the ledger's contract types it ({ Transaction: { value } } and the other variants). */
+type LedgerUpdate = InferResponseType<
+  Api['wallet']['v1']['ledger']['updates']['$get'],
+  200
+>['updates'][number];
+
+/** The kind, offset and update id of an update (a checkpoint has no update id). */
+function describe(u: LedgerUpdate): { kind: string; offset: number; id: string | undefined } {
+  if ('Transaction' in u) return { kind: 'Transaction', ...ids(u.Transaction.value) };
+  if ('Reassignment' in u) return { kind: 'Reassignment', ...ids(u.Reassignment.value) };
+  if ('TopologyTransaction' in u) return { kind: 'TopologyTransaction', ...ids(u.TopologyTransaction.value) };
+  return { kind: 'OffsetCheckpoint', offset: u.OffsetCheckpoint.value.offset, id: undefined };
 }
 
-function UpdateList(p: { updates: Record<string, unknown>[]; party: string }) {
+const ids = (v: { offset: number; updateId: string }) => ({ offset: v.offset, id: v.updateId });
+
+function UpdateList(p: { updates: LedgerUpdate[]; party: string }) {
   if (p.updates.length === 0) return <Empty>No updates in this range for the party.</Empty>;
   return (
     <table data-testid="updates">
@@ -210,7 +216,7 @@ function UpdateList(p: { updates: Record<string, unknown>[]; party: string }) {
           const d = describe(u);
           return (
             <tr data-offset={d.offset}>
-              <td>{d.offset ?? ''}</td>
+              <td>{d.offset}</td>
               <td>{d.kind}</td>
               <td class="mono">
                 {d.id ? (
@@ -231,9 +237,11 @@ export async function updatePage(c: Ctx) {
   const q = c.req.query();
   const kind = q.kind === 'update' ? 'update' : 'transaction';
   let result: { ok: unknown } | { error: string } | undefined;
-  const api = c.get('api');
-  const party = qs({ party: q.party });
-  if (q.updateId?.trim()) {
+  const ledger = c.get('api').wallet.v1.ledger;
+  const query = compact({ party: q.party });
+  const updateId = q.updateId?.trim();
+  const offset = q.offset?.trim();
+  if (updateId) {
     if (kind === 'update')
       result = {
         error:
@@ -241,22 +249,18 @@ export async function updatePage(c: Ctx) {
       };
     else
       result = outcome(
-        await api('GET', `/wallet/v1/ledger/transactions/${encodeURIComponent(q.updateId.trim())}?${party}`),
+        await answer(ledger.transactions[':updateId'].$get({ param: { updateId }, query })),
         'transaction',
       );
-  } else if (q.offset?.trim()) {
-    if (!/^\d{1,15}$/.test(q.offset.trim()) || Number(q.offset) < 1)
+  } else if (offset) {
+    if (!/^\d{1,15}$/.test(offset) || Number(offset) < 1)
       result = { error: 'Offset: a positive whole number.' };
-    else
+    else if (kind === 'update')
       result = outcome(
-        await api(
-          'GET',
-          kind === 'update'
-            ? `/wallet/v1/ledger/updates/offsets/${q.offset.trim()}?${party}`
-            : `/wallet/v1/ledger/offsets/${q.offset.trim()}?${party}`,
-        ),
+        await answer(ledger.updates.offsets[':offset'].$get({ param: { offset }, query })),
         kind,
       );
+    else result = outcome(await answer(ledger.offsets[':offset'].$get({ param: { offset }, query })), kind);
   } else if (q.party !== undefined) result = { error: 'Give an update id or an offset.' };
   return c.html(
     <Ledger c={c} title="Transaction or update" active="/console/ledger/update">
@@ -292,20 +296,12 @@ export async function updatePage(c: Ctx) {
   );
 }
 
-interface LedgerUser {
-  id: string;
-  primaryParty?: string;
-  isDeactivated?: boolean;
-  metadata?: { resourceVersion?: string; annotations?: Record<string, string> };
-}
-
 export async function userPage(
   c: Ctx,
   form?: { error: string; status: number; values?: Record<string, string> },
 ) {
   const viewer = c.get('viewer');
-  const res = await c.get('api')<{ user: LedgerUser }>('GET', '/wallet/v1/ledger/user');
-  const user = must(res, 'ledger user').user;
+  const user = must(await answer(c.get('api').wallet.v1.ledger.user.$get()), 'ledger user').user;
   const canEdit = allows(viewer.principal.role, 'admin') && viewer.principal.party === undefined;
   const annotations = Object.entries(user.metadata?.annotations ?? {})
     .map(([k, v]) => `${k}=${v}`)
@@ -376,13 +372,17 @@ export async function updateUser(c: Ctx) {
   }
   if (!/^\d{0,20}$/.test(f.resourceVersion ?? ''))
     return userPage(c, { error: 'The form is damaged: reload the page.', status: 400 });
-  const res = await c.get('api')('PATCH', '/wallet/v1/ledger/user', {
-    user: {
-      primaryParty: (f.primaryParty ?? '').trim(),
-      metadata: { resourceVersion: f.resourceVersion ?? '', annotations },
-    },
-    updateMask: { paths: ['primary_party', 'metadata.annotations'] },
-  });
+  const res = await answer(
+    c.get('api').wallet.v1.ledger.user.$patch({
+      json: {
+        user: {
+          primaryParty: (f.primaryParty ?? '').trim(),
+          metadata: { resourceVersion: f.resourceVersion ?? '', annotations },
+        },
+        updateMask: { paths: ['primary_party', 'metadata.annotations'] },
+      },
+    }),
+  );
   if (res.status === 200) return c.redirect('/console/ledger/user', 303);
   if (res.status === 409)
     return userPage(c, {
@@ -395,28 +395,21 @@ export async function updateUser(c: Ctx) {
   throw new PageError(503, 'unexpected answer');
 }
 
+type ActivityPage = InferResponseType<Api['wallet']['v1']['parties'][':party']['activities']['$get'], 200>;
+
 export async function activitiesPage(c: Ctx) {
   const q = c.req.query();
   const party = q.party?.trim() || c.get('principal').party;
-  let result:
-    | { ok: { activities: Record<string, unknown>[]; next_begin_after_id: string | null } }
-    | { error: string }
-    | undefined;
+  let result: { ok: ActivityPage } | { error: string } | undefined;
   if (q.party !== undefined || q.begin_after_id !== undefined) {
     if (!party) result = { error: 'Party: required.' };
     else if (q.page_size && !/^\d{1,4}$/.test(q.page_size))
       result = { error: 'Page size: a number from 1 to 1000.' };
-    else
-      result = outcome(
-        await c.get('api')<{ activities: Record<string, unknown>[]; next_begin_after_id: string | null }>(
-          'GET',
-          `/wallet/v1/parties/${encodeURIComponent(party)}/activities?${qs({
-            begin_after_id: q.begin_after_id,
-            page_size: q.page_size || '20',
-          })}`,
-        ),
-        'activity feed',
-      );
+    else {
+      const query = { ...compact({ begin_after_id: q.begin_after_id }), page_size: q.page_size || '20' };
+      const feed = c.get('api').wallet.v1.parties[':party'].activities;
+      result = outcome(await answer(feed.$get({ param: { party }, query })), 'activity feed');
+    }
   }
   const next = result && 'ok' in result ? result.ok.next_begin_after_id : null;
   return c.html(
