@@ -11,15 +11,12 @@ import { OidcSignIn } from './oidc.ts';
 import { approvalsPage, decide } from './pages/approvals.tsx';
 import { auditPage } from './pages/audit.tsx';
 import { disableKey, generateKey, keyPage, keysPage } from './pages/keys.tsx';
-import {
-  activitiesPage,
-  ledgerIndex,
-  packagesPage,
-  updatePage,
-  updatesPage,
-  updateUser,
-  userPage,
-} from './pages/ledger.tsx';
+import { activitiesPage } from './pages/ledger/activities.tsx';
+import { ledgerIndex } from './pages/ledger/home.tsx';
+import { packagesPage } from './pages/ledger/packages.tsx';
+import { updatePage } from './pages/ledger/update.tsx';
+import { updatesPage } from './pages/ledger/updates.tsx';
+import { updateUser, userPage } from './pages/ledger/user.tsx';
 import { overviewPage } from './pages/overview.tsx';
 import { onboardParty, partiesPage, partyPage } from './pages/parties.tsx';
 import { oidcCallback, oidcStart, redeem, signinPage, signout } from './pages/signin.tsx';
