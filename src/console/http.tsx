@@ -8,7 +8,7 @@ import type { Principal } from '../auth/index.ts';
 import { type Api, apiClient, type Ok } from './client.ts';
 import type { ConsoleDeps } from './deps.ts';
 import { csrfMatches, type Session } from './sessions.ts';
-import { Page, type Viewer } from './ui.tsx';
+import { type NavLink, Page, type Viewer } from './ui.tsx';
 
 export type ConsoleEnv = {
   Variables: {
@@ -87,8 +87,15 @@ export function clearSessionCookie(c: Context, deps: ConsoleDeps): void {
 
 const PUBLIC = /^\/console\/(signin|oidc\/|assets\/)/;
 
-/** The session (or the sign-in page), the CSRF check on every state change, and the API client. */
-export function sessionGate(deps: ConsoleDeps, app: WalletApp): MiddlewareHandler<ConsoleEnv> {
+/**
+ * The session (or the sign-in page), the CSRF check on every state change, the API client, and the viewer (with
+ * `nav`: the links to the pages this operator can open).
+ */
+export function sessionGate(
+  deps: ConsoleDeps,
+  app: WalletApp,
+  nav: (who: Principal) => NavLink[],
+): MiddlewareHandler<ConsoleEnv> {
   return async (c, next) => {
     if (c.req.method === 'POST' && !sameOrigin(c))
       throw new PageError(403, 'This request came from another site.');
@@ -113,7 +120,7 @@ export function sessionGate(deps: ConsoleDeps, app: WalletApp): MiddlewareHandle
     c.set('session', session);
     c.set('sid', sid);
     c.set('principal', session.principal);
-    c.set('viewer', { principal: session.principal, csrf: session.csrf });
+    c.set('viewer', { principal: session.principal, csrf: session.csrf, nav: nav(session.principal) });
     c.set('api', apiClient(app, session.principal, c.get('requestId')));
     return next();
   };

@@ -1,20 +1,19 @@
-// The ledger section's frame: its own navigation of queries, and the party field every query form has.
+// The ledger section's frame: its own bar of queries (the operator's, from pages/index.ts), and the party field
+// every query form has.
 import type { Child } from 'hono/jsx';
 import type { Ctx } from '../../http.tsx';
-import { NavLinks, Page } from '../../ui.tsx';
-
-const SECTIONS = [
-  ['/console/ledger/packages', 'Vetted packages (4.1)'],
-  ['/console/ledger/updates', 'Updates between offsets (4.2)'],
-  ['/console/ledger/update', 'Transaction or update by id or offset (4.3–4.5)'],
-  ['/console/ledger/user', 'Ledger user (4.6)'],
-  ['/console/ledger/activities', 'Activity feed (4.8)'],
-] as const;
+import { NavLinks, Page, sectionLinks } from '../../ui.tsx';
 
 export function Ledger(p: { c: Ctx; title: string; active: string; children?: Child; status?: number }) {
+  const viewer = p.c.get('viewer');
   return (
-    <Page title={p.title} viewer={p.c.get('viewer')} active="/console/ledger">
-      <NavLinks label="Ledger queries" class="subnav" links={SECTIONS} active={p.active} />
+    <Page title={p.title} viewer={viewer} active="/console/ledger">
+      <NavLinks
+        label="Ledger queries"
+        class="subnav"
+        links={sectionLinks(viewer, '/console/ledger')}
+        active={p.active}
+      />
       {p.children}
     </Page>
   );
