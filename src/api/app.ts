@@ -122,6 +122,7 @@ export function createApp(deps: AppDeps) {
     }
     return next();
   });
+  // After the /wallet/* middleware: Hono runs what matches in the order it was added.
   const wallet = withProbes
     .route('/', submissionRoutes(deps))
     .route('/', keyRoutes(deps))

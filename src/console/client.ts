@@ -1,5 +1,5 @@
-// The console's client of the wallet API: Hono's `hc` over `app.request` (the `testClient` pattern), in process, as
-// the signed-in operator. Routes, parameters and answers are typed by the API's own route declarations.
+// The console's client of the wallet API: Hono's `hc` over `app.request` (the `testClient` pattern), in
+// process, as the signed-in operator. Routes, parameters and answers are typed by the API's route declarations.
 import { type ClientResponse, hc } from 'hono/client';
 import type { SuccessStatusCode } from 'hono/utils/http-status';
 import { AS_PRINCIPAL, type WalletApp } from '../api/index.ts';
@@ -8,8 +8,8 @@ import type { Principal } from '../auth/index.ts';
 export type Api = ReturnType<typeof hc<WalletApp>>;
 
 /**
- * A client that calls `app` as `principal` (under AS_PRINCIPAL, which no HTTP request can carry: the same role and
- * party checks as a token), forwarding the console request's id so one id follows both access lines.
+ * A client that calls `app` as `principal` (under AS_PRINCIPAL, which no HTTP request can carry: the same role
+ * and party checks as a token), forwarding the console request's id so one id follows both access lines.
  */
 export function apiClient(app: WalletApp, principal: Principal, requestId: string | undefined): Api {
   const client = hc<WalletApp>('http://localhost', {

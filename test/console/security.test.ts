@@ -2,8 +2,8 @@
 // only its party, CSRF tokens and cross-site POSTs, the CSP and other headers on every page, cookie flags (Secure
 // and __Host- behind https), sign-out, idle and absolute session timeouts, sign-in links that are not API tokens
 // (nor API tokens links), and garbage in every form and filter answered without a 500. The pages come from the
-// console's page table (src/console/pages/index.ts): each page's role, party scope, title and navigation link are
-// checked against what it answers, so a page added to the table is covered here without editing this file.
+// console's page table (src/console/pages/index.ts): each page's role, party scope, title and navigation link
+// are checked against what it answers, so a page added to the table is covered here without editing this file.
 import { randomBytes } from 'node:crypto';
 import type { Sandbox } from '@quill/sandbox';
 import fc from 'fast-check';
@@ -135,7 +135,7 @@ describe('console security', () => {
     expect(rows).not.toContain(bobSub);
   });
 
-  it("opens each page to the roles its table entry names, and refuses the others (the API's answer)", async () => {
+  it('opens each page to the roles its table entry names, and the API refuses the others', async () => {
     for (const role of ROLES) {
       const s = await httpSession(w.url, await link(w.url, role));
       const who = { subject: 'x', role, party: undefined };

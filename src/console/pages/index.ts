@@ -1,6 +1,6 @@
-// The console's pages, in one table. The router (../index.tsx) routes only what is here, the navigation lists the
-// pages the operator can open, and the security tests (CSP and headers, roles, titles) and the accessibility
-// scan run over every entry: a page added here is covered without editing them.
+// The console's pages, in one table. The router (../index.tsx) routes only what is here, the navigation lists
+// the pages the operator can open, and the security tests (CSP and headers, roles, titles) and the
+// accessibility scan run over every entry: a page added here is covered without editing them.
 import { allows, type Principal, type Role } from '../../auth/index.ts';
 import type { ConsoleDeps } from '../deps.ts';
 import type { Ctx } from '../http.tsx';
@@ -25,7 +25,7 @@ export interface ConsolePage {
   path: string;
   /** What the page's <title> starts with. */
   title: string;
-  /** Its link: in the top bar, or in the bar of the section at `section` (a path of this table); none: linked from pages. */
+  /** Its link in the top bar, or in the bar of the section at `section` (a path here); none: linked from pages. */
   nav?: { label: string; section?: string };
   /**
    * The least role that opens it. The page reads through the API as the operator, so the API enforces it; the

@@ -1,5 +1,5 @@
-// Query strings and API answers for the ledger forms: links and calls leave empty fields out; a 4xx the API gives
-// (a bad offset, an unknown id) is shown beside the form.
+// Query strings and API answers for the ledger forms: links and calls leave empty fields out; a 4xx the API
+// gives (a bad offset, an unknown id) is shown beside the form.
 import type { Ok } from '../../client.ts';
 import { apiMessage, must } from '../../http.tsx';
 
