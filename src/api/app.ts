@@ -11,11 +11,12 @@ import { docsRoutes } from './docs.ts';
 import { describeCause, errorJson, invalidRequest, toHttpError } from './errors.ts';
 import { jsonTooDeep, MAX_JSON_DEPTH } from './json-depth.ts';
 import { probeRoutes } from './probes.ts';
-import { adminRoutes } from './routes/admin.ts';
 import { approvalRoutes } from './routes/approvals.ts';
+import { auditRoutes } from './routes/audit.ts';
 import { eventRoutes } from './routes/events.ts';
-import { historyRoutes } from './routes/history.ts';
+import { keyRoutes } from './routes/keys.ts';
 import { ledgerRoutes } from './routes/ledger.ts';
+import { partyRoutes } from './routes/parties/index.ts';
 import { submissionRoutes } from './routes/submissions.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { BatchItem } from './schemas.ts';
@@ -48,7 +49,11 @@ function accessLog(log: Log): MiddlewareHandler<AppEnv> {
   };
 }
 
-export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
+/**
+ * The wallet's app. Each route module is a sub-app built by chaining `.openapi(…)`, mounted with `route`, so the
+ * returned app's type carries every route (`WalletApp`: what the console's typed in-process client calls).
+ */
+export function createApp(deps: AppDeps) {
   const app = new OpenAPIHono<AppEnv>({
     defaultHook: (result, c) => {
       if (!result.success) {
@@ -77,8 +82,7 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
   app.notFound((c) => errorJson(c, 404, 'NOT_FOUND', `no route ${echo(c.req.method)} ${echo(c.req.path)}`));
 
   app.use('*', accessLog(deps.log ?? noLog));
-  probeRoutes(app, deps);
-  docsRoutes(app);
+  const withProbes = app.route('/', probeRoutes(deps)).route('/', docsRoutes());
 
   const MAX_BODY = 32 * 1024 * 1024;
   const tooLarge = (c: Context) => errorJson(c, 413, 'TOO_LARGE', 'body too large');
@@ -118,14 +122,17 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
     }
     return next();
   });
-  submissionRoutes(app, deps);
-  adminRoutes(app, deps);
-  // events, stream and webhooks (issue 14 part B)
-  eventRoutes(app, deps);
-  webhookRoutes(app, deps);
-  approvalRoutes(app, deps);
-  historyRoutes(app, deps);
-  ledgerRoutes(app, deps);
+  // After the /wallet/* middleware: Hono runs what matches in the order it was added.
+  const wallet = withProbes
+    .route('/', submissionRoutes(deps))
+    .route('/', keyRoutes(deps))
+    .route('/', partyRoutes(deps))
+    .route('/', auditRoutes(deps))
+    // events, stream and webhooks (issue 14 part B)
+    .route('/', eventRoutes(deps))
+    .route('/', webhookRoutes(deps))
+    .route('/', approvalRoutes(deps))
+    .route('/', ledgerRoutes(deps));
 
   app.openAPIRegistry.register('BatchSubmissionItem', BatchItem);
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
@@ -143,5 +150,8 @@ export function createApp(deps: AppDeps): OpenAPIHono<AppEnv> {
         'Checks, signs and submits prepared transactions exactly once. Every error body is {"error":{"code","message"}}.',
     },
   });
-  return app;
+  return wallet;
 }
+
+/** The wallet API with every route's types: what `hc<WalletApp>` calls. */
+export type WalletApp = ReturnType<typeof createApp>;

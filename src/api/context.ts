@@ -1,6 +1,12 @@
 // What the API's routes share: dependencies, the Hono environment, and role/party checks.
 
-import type { ListVettedPackagesRequest, ListVettedPackagesResponse } from '@quill/canton/ledger';
+import type {
+  JsTransaction,
+  ListVettedPackagesRequest,
+  ListVettedPackagesResponse,
+  Update,
+  User,
+} from '@quill/canton/ledger';
 import type { ListActivityResponse } from '@quill/canton/scan';
 import type { Context } from 'hono';
 import type { Redis } from 'ioredis';
@@ -87,22 +93,25 @@ export interface AppDeps {
   ledgerReads?: LedgerReads;
 }
 
-/** Point reads of the ledger as a party, through the wallet's own ledger client. */
+/** What PATCH /wallet/v1/ledger/user may change: anything of the User but its id (the wallet's own). */
+export type LedgerUserChange = Omit<User, 'id'>;
+
+/** Point reads of the ledger as a party, through the wallet's own ledger client; the ledger contract's types. */
 export interface LedgerReads {
-  transactionById(updateId: string, party: string): Promise<Record<string, unknown>>;
-  transactionByOffset(offset: number, party: string): Promise<Record<string, unknown>>;
+  transactionById(updateId: string, party: string): Promise<JsTransaction>;
+  transactionByOffset(offset: number, party: string): Promise<JsTransaction>;
   /** INTERFACE.md 4.1: the vetted packages, filtered and paged as the ledger does. */
   vettedPackages(request: ListVettedPackagesRequest): Promise<ListVettedPackagesResponse>;
   /** INTERFACE.md 4.2: updates between two offsets (either order) as the party sees them, at most `limit`. */
   updates(
     range: { beginExclusive: number; endInclusive: number; descendingOrder: boolean; limit: number },
     party: string,
-  ): Promise<Record<string, unknown>[]>;
-  /** INTERFACE.md 4.5: the update at an offset as the party sees it. */
-  updateByOffset(offset: number, party: string): Promise<Record<string, unknown>>;
+  ): Promise<Update[]>;
+  /** INTERFACE.md 4.5: the update at an offset as the party sees it (as the ledger answers: it may omit it). */
+  updateByOffset(offset: number, party: string): Promise<Update | undefined>;
   /** INTERFACE.md 4.6: the wallet's own ledger user, and a change to it through an update mask. */
-  user(): Promise<Record<string, unknown>>;
-  updateUser(change: { user: Record<string, unknown>; paths: string[] }): Promise<Record<string, unknown>>;
+  user(): Promise<User>;
+  updateUser(change: { user: LedgerUserChange; paths: string[] }): Promise<User>;
   /** INTERFACE.md 4.8: one page of the network's activity feed (in its order); absent without SCAN_URL. */
   activities?(request: { page_size: number; begin_after_id?: string }): Promise<ListActivityResponse>;
 }
@@ -125,6 +134,13 @@ export function need(c: Context<AppEnv>, role: Role): Principal {
   const p = c.get('principal');
   if (!allows(p.role, role)) throw new ApiError(403, 'FORBIDDEN', `this needs the ${role} role`);
   return p;
+}
+
+/** The ledger reads, or 503 where this process has none. */
+export function ledgerReadsOf(deps: AppDeps): LedgerReads {
+  if (!deps.ledgerReads)
+    throw new ApiError(503, 'UNAVAILABLE', 'ledger reads are not available in this process');
+  return deps.ledgerReads;
 }
 
 /** A party-scoped token sees only its party's records; others look like they do not exist. */

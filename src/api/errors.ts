@@ -2,7 +2,7 @@
 // thrown value to that body and its HTTP status (`toHttpError`), used by onError and by the batch route.
 import { z } from '@hono/zod-openapi';
 import { echo, QuillError, walkCauses } from '@quill/canton/errors';
-import { LedgerError } from '@quill/canton/ledger';
+import { isLedgerError, LedgerError } from '@quill/canton/ledger';
 import { TransactionError } from '@quill/canton/transaction';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
@@ -130,6 +130,32 @@ export function toHttpError(err: unknown): HttpError {
   return answer(500, 'INTERNAL', 'internal error');
 }
 
+/**
+ * The ledger's refusal of a read the API made for its caller (GET|PATCH /wallet/v1/ledger/…, the activity feed):
+ * not found (or not visible) is a 404, a pruned offset a 404 saying so, a stale user version a 409.
+ */
+export function ledgerReadError(err: unknown, what: string): never {
+  if (isLedgerError(err)) {
+    if (err.code === 'CONCURRENT_USER_UPDATE_DETECTED')
+      throw new ApiError(
+        409,
+        'CONFLICT',
+        `${what} was changed since it was read (stale resourceVersion): read it again`,
+      );
+    if (err.code === 'UPDATE_NOT_FOUND' || err.status === 404)
+      throw new ApiError(404, 'NOT_FOUND', `${what} not found or not visible to the party`);
+    if (err.code === 'PARTICIPANT_PRUNED_DATA_ACCESSED')
+      throw new ApiError(404, 'PRUNED', `${what} lies in the pruned part of the ledger`);
+    if (
+      err.code === 'INVALID_ARGUMENT' ||
+      (err.status !== undefined && err.status >= 400 && err.status < 500)
+    )
+      throw new ApiError(400, 'INVALID_REQUEST', err.message.split('\n')[0] ?? 'invalid request');
+    throw new ApiError(503, 'UNAVAILABLE', 'the ledger is unavailable, try again');
+  }
+  throw err;
+}
+
 /** A request that failed its schema: 413 when a value is over its size limit, else 400 naming the first bad field. */
 export function invalidRequest(error: {
   issues: readonly { code: string; origin?: string; path: PropertyKey[]; message: string }[];
@@ -167,20 +193,25 @@ export function errorJson(c: Context, status: ContentfulStatusCode, code: string
 
 const json = { 'application/json': { schema: ErrorBody } };
 
-/** OpenAPI response entries for the errors a route may answer with. */
-export function errorResponses(...statuses: number[]) {
-  const text: Record<number, string> = {
-    400: 'Malformed request: the body, a parameter or the prepared transaction is invalid',
-    401: 'Missing or invalid bearer token',
-    403: 'The token lacks the role or party scope for this',
-    404: 'Not found',
-    409: 'Conflicts with an existing resource',
-    410: 'Gone: the events after this id were removed by retention',
-    413: 'Too many items',
-    422: 'Well-formed but refused by policy (hash mismatch, unknown party, disabled key, expired, …)',
-    503: 'A dependency (Redis, the ledger) is unavailable',
+const ERROR_TEXT = {
+  400: 'Malformed request: the body, a parameter or the prepared transaction is invalid',
+  401: 'Missing or invalid bearer token',
+  403: 'The token lacks the role or party scope for this',
+  404: 'Not found',
+  409: 'Conflicts with an existing resource',
+  410: 'Gone: the events after this id were removed by retention',
+  413: 'Too many items',
+  422: 'Well-formed but refused by policy (hash mismatch, unknown party, disabled key, expired, …)',
+  503: 'A dependency (Redis, the ledger) is unavailable',
+} as const;
+type ErrorStatus = keyof typeof ERROR_TEXT;
+
+/**
+ * OpenAPI response entries for the errors a route may answer with, keyed by each status: the route's type (and
+ * so the console's client) knows exactly which statuses carry an ErrorBody.
+ */
+export function errorResponses<const S extends readonly ErrorStatus[]>(...statuses: S) {
+  return Object.fromEntries(statuses.map((s) => [s, { description: ERROR_TEXT[s], content: json }])) as {
+    [K in S[number]]: { description: string; content: typeof json };
   };
-  return Object.fromEntries(
-    statuses.map((s) => [s, { description: text[s] ?? 'Error', content: json }]),
-  ) as Record<number, { description: string; content: typeof json }>;
 }

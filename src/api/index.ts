@@ -1,5 +1,5 @@
 // Public surface of the wallet HTTP API.
-export { createApp } from './app.ts';
+export { createApp, type WalletApp } from './app.ts';
 export {
   type AppDeps,
   AS_PRINCIPAL,

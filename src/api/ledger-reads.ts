@@ -47,24 +47,20 @@ export function ledgerReads(client: LedgerClient, scan?: ScanClient, userId?: st
         },
         { limit: range.limit },
       );
-      return page.map((item) => item.update as Record<string, unknown>);
+      // Each element of the stream carries one update; an empty element (none seen) carries nothing to show.
+      return page.flatMap((item) => (item.update ? [item.update] : []));
     },
     async updateByOffset(offset, party) {
-      return (await client.updateByOffset({ offset, updateFormat: updateFormat(party) })).update as Record<
-        string,
-        unknown
-      >;
+      return (await client.updateByOffset({ offset, updateFormat: updateFormat(party) })).update ?? undefined;
     },
     async user() {
-      return (await client.getUser(await walletUser())).user as Record<string, unknown>;
+      return (await client.getUser(await walletUser())).user;
     },
     async updateUser(change) {
       const id = await walletUser();
-      const user = { ...change.user, id } as never;
-      return (await client.updateUser(id, { user, updateMask: { paths: change.paths } })).user as Record<
-        string,
-        unknown
-      >;
+      return (
+        await client.updateUser(id, { user: { ...change.user, id }, updateMask: { paths: change.paths } })
+      ).user;
     },
   };
 }

@@ -1,5 +1,5 @@
 // Health, readiness and Prometheus metrics: served by the API, and alone by a worker-only process.
-import type { Hono } from 'hono';
+import { Hono } from 'hono';
 import type { Redis } from 'ioredis';
 import type { Registry } from '../metrics.ts';
 
@@ -24,37 +24,38 @@ function within<T>(ms: number, p: Promise<T>): Promise<T> {
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: any Hono app (typed or not) may carry the probes
-export function probeRoutes(app: Hono<any>, deps: ProbeDeps): void {
-  app.get('/healthz', (c) => c.json({ status: 'ok' }));
-  app.get('/readyz', async (c) => {
-    const [redis, ledger, keys] = await Promise.allSettled([
-      // A Redis that is down would hold the ping through every reconnect attempt: the probe answers in time.
-      within(PROBE_TIMEOUT_MS, deps.redis.ping()),
-      within(PROBE_TIMEOUT_MS, deps.ledgerReady()),
-      deps.keys?.survey(),
-    ]);
-    const ok = redis.status === 'fulfilled' && ledger.status === 'fulfilled';
-    // Key files are detail, not readiness: one damaged key must not take every other key out of service. The
-    // probe needs no token, so it gives a count; the files are named to admins by GET /wallet/v1/keys.
-    const keyDetail =
-      deps.keys === undefined
-        ? {}
-        : keys.status === 'fulfilled' && keys.value
-          ? { keys: { ok: keys.value.problems.length === 0, broken: keys.value.problems.length } }
-          : { keys: { ok: false, broken: null } };
-    return c.json(
-      {
-        status: ok ? 'ok' : 'unavailable',
-        redis: redis.status === 'fulfilled',
-        ledger: ledger.status === 'fulfilled',
-        ...keyDetail,
-      },
-      ok ? 200 : 503,
-    );
-  });
-  app.get('/metrics', async (c) => {
-    c.header('content-type', deps.registry.contentType);
-    return c.body(await deps.registry.metrics());
-  });
+/** Mounted by the API's app, or served alone by a worker-only process. */
+export function probeRoutes(deps: ProbeDeps) {
+  return new Hono()
+    .get('/healthz', (c) => c.json({ status: 'ok' }))
+    .get('/readyz', async (c) => {
+      const [redis, ledger, keys] = await Promise.allSettled([
+        // A Redis that is down would hold the ping through every reconnect attempt: the probe answers in time.
+        within(PROBE_TIMEOUT_MS, deps.redis.ping()),
+        within(PROBE_TIMEOUT_MS, deps.ledgerReady()),
+        deps.keys?.survey(),
+      ]);
+      const ok = redis.status === 'fulfilled' && ledger.status === 'fulfilled';
+      // Key files are detail, not readiness: one damaged key must not take every other key out of service. The
+      // probe needs no token, so it gives a count; the files are named to admins by GET /wallet/v1/keys.
+      const keyDetail =
+        deps.keys === undefined
+          ? {}
+          : keys.status === 'fulfilled' && keys.value
+            ? { keys: { ok: keys.value.problems.length === 0, broken: keys.value.problems.length } }
+            : { keys: { ok: false, broken: null } };
+      return c.json(
+        {
+          status: ok ? 'ok' : 'unavailable',
+          redis: redis.status === 'fulfilled',
+          ledger: ledger.status === 'fulfilled',
+          ...keyDetail,
+        },
+        ok ? 200 : 503,
+      );
+    })
+    .get('/metrics', async (c) => {
+      c.header('content-type', deps.registry.contentType);
+      return c.body(await deps.registry.metrics());
+    });
 }

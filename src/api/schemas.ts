@@ -6,15 +6,19 @@ import {
   describeViolation,
   FINGERPRINT_PATTERN,
   isStandardBase64,
+  JsTransaction,
+  ListVettedPackagesResponse,
   MinLedgerTime,
   TransactionFormat,
+  Update,
+  User,
 } from '@quill/canton/ledger';
+import { ListActivityResponseItem } from '@quill/canton/scan';
 import { KEY_ALGORITHMS, KEY_BACKEND_TYPES } from '../signing/index.ts';
+import { HashingSchemeVersion, SubmissionRecord, SubmissionStatus } from '../submissions/index.ts';
 
 /** The backends Quill knows (src/signing/backends.ts), as an enum. */
 const BACKEND_NAMES = KEY_BACKEND_TYPES.map((t) => t.name) as [string, ...string[]];
-
-import { HashingSchemeVersion, SubmissionRecord, SubmissionStatus } from '../submissions/index.ts';
 
 // Fields passed through to the ledger's execute request are the ledger contract's own schemas: anything the
 // ledger would refuse is refused here, at accept, with the path of the bad field (never retried for a day).
@@ -175,3 +179,123 @@ export const FingerprintParam = z.object({
     .max(200)
     .openapi({ param: { name: 'fingerprint', in: 'path' } }),
 });
+
+// Ledger data as the ledger contract declares it (packages/canton, the one source of truth), named for the
+// document; `.meta` clones, so the contract's own schemas are left as they are.
+export const LedgerJsTransaction = JsTransaction.meta({
+  id: 'JsTransaction',
+  description: 'A transaction as the JSON Ledger API v2 returns it',
+});
+export const LedgerUpdateValue = Update.meta({
+  id: 'Update',
+  description:
+    'One update: { Transaction | Reassignment | TopologyTransaction | OffsetCheckpoint: { value } }',
+});
+export const LedgerUserValue = User.meta({
+  id: 'User',
+  description: 'A ledger user as the ledger returns it',
+});
+export const Activity = ListActivityResponseItem.meta({
+  id: 'ListActivityResponseItem',
+  description: "One entry of the network's activity feed (snake_case, `coin` names)",
+});
+
+export const LedgerTransaction = z
+  .object({ transaction: LedgerJsTransaction })
+  .openapi('LedgerTransaction', { description: 'The JsTransaction as the party sees it (ledger effects)' });
+
+export const LedgerUpdates = z.object({ updates: z.array(LedgerUpdateValue) }).openapi('LedgerUpdates', {
+  description: 'Update objects (JsTransaction, JsReassignment, JsTopologyTransaction)',
+});
+
+/** The ledger's answer as it is: `update` is absent only if the ledger left it out. */
+export const LedgerUpdate = z.object({ update: LedgerUpdateValue.optional() }).openapi('LedgerUpdate');
+
+export const LedgerUser = z.object({ user: LedgerUserValue }).openapi('LedgerUser', {
+  description: 'The User as the ledger returns it (id, primaryParty, isDeactivated, metadata)',
+});
+
+export const VettedPackagesPage = ListVettedPackagesResponse.meta({
+  id: 'VettedPackagesPage',
+  description: "The ledger's answer: `vettedPackages` and `nextPageToken` (empty on the last page)",
+});
+
+export const PartyActivities = z
+  .object({ activities: z.array(Activity), next_begin_after_id: z.string().nullable() })
+  .openapi('PartyActivities');
+
+// The decoded prepared transaction (@quill/canton/transaction previewPreparedTransaction), documented field by
+// field: the preview route returns the codec's value as is, so the compiler holds the two together.
+const Parties = z.array(z.string());
+const RenderedValue = z.unknown().openapi({ description: 'a Daml value rendered as JSON' });
+
+const PreviewKey = z.object({
+  templateId: z.string().nullable(),
+  packageName: z.string(),
+  key: RenderedValue,
+  maintainers: Parties,
+});
+
+const PreviewNode = z
+  .object({
+    nodeId: z.string(),
+    parentId: z.string().nullable().openapi({ description: 'null for a root' }),
+    depth: z.number().int().openapi({ description: '0 for roots' }),
+    kind: z.enum(['create', 'exercise', 'fetch', 'rollback', 'queryByKey']),
+    lfVersion: z.string().optional(),
+    templateId: z.string().nullable().optional(),
+    packageName: z.string().optional(),
+    contractId: z.string().optional(),
+    interfaceId: z.string().nullable().optional(),
+    signatories: Parties.optional(),
+    stakeholders: Parties.optional(),
+    actingParties: Parties.optional(),
+    argument: RenderedValue.optional(),
+    choice: z.string().optional(),
+    consuming: z.boolean().optional(),
+    choiceArgument: RenderedValue.optional(),
+    choiceObservers: Parties.optional(),
+    exerciseResult: RenderedValue.optional(),
+    key: PreviewKey.nullable().optional(),
+    byKey: z.boolean().optional(),
+    exhaustive: z.boolean().optional(),
+    result: z.array(z.string()).optional(),
+    children: z.array(z.string()).optional().openapi({ description: 'node ids' }),
+  })
+  .openapi('PreviewNode');
+
+const PreviewInputContract = z.object({
+  contractId: z.string(),
+  templateId: z.string().nullable(),
+  packageName: z.string(),
+  createdAt: z.string(),
+  signatories: Parties,
+  stakeholders: Parties,
+  argument: RenderedValue,
+});
+
+export const TransactionPreview = z
+  .object({
+    hashingSchemeVersion: HashingSchemeVersion,
+    hash: z.string().openapi({ description: 'hex' }),
+    hashBase64: z.string(),
+    actAs: Parties,
+    commandId: z.string(),
+    synchronizerId: z.string(),
+    transactionUuid: z.string(),
+    mediatorGroup: z.number().int(),
+    preparationTime: z.string(),
+    minLedgerEffectiveTime: z.string().nullable(),
+    maxLedgerEffectiveTime: z.string().nullable(),
+    maxRecordTime: z.string().nullable(),
+    maxRecordTimeSigned: z.boolean().openapi({ description: 'max record time is signed only under V3' }),
+    transactionVersion: z.string(),
+    roots: z.array(z.string()).openapi({ description: 'root node ids, in order' }),
+    nodes: z.array(PreviewNode).openapi({ description: 'every node in execution (pre-)order' }),
+    nodeCount: z.number().int(),
+    inputContracts: z.array(PreviewInputContract),
+    parties: Parties.openapi({ description: 'every party named anywhere in the transaction, sorted' }),
+  })
+  .openapi('TransactionPreview', {
+    description: 'the decoded transaction: templates, choices, arguments, input contracts, time bounds',
+  });

@@ -1,19 +1,14 @@
-// What every console request shares: security headers, the session and its CSRF check, the in-process bridge to
-// the wallet API (as the signed-in operator), and error pages that never show a stack.
-import type { Context, Hono, MiddlewareHandler } from 'hono';
+// What every console request shares: security headers, the session and its CSRF check, the typed in-process
+// client of the wallet API (as the signed-in operator), the one mapping from its answers to pages, and error
+// pages that never show a stack.
+import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
-import { AS_PRINCIPAL } from '../api/index.ts';
+import type { WalletApp } from '../api/index.ts';
 import type { Principal } from '../auth/index.ts';
+import { type Api, apiClient, type Ok } from './client.ts';
 import type { ConsoleDeps } from './deps.ts';
 import { csrfMatches, type Session } from './sessions.ts';
-import { Page, type Viewer } from './ui.tsx';
-
-/** One API call: the route's status and parsed JSON body. */
-export type Api = <T = Record<string, unknown>>(
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
-  path: string,
-  body?: unknown,
-) => Promise<{ status: number; body: T }>;
+import { type NavLink, Page, type Viewer } from './ui.tsx';
 
 export type ConsoleEnv = {
   Variables: {
@@ -92,9 +87,15 @@ export function clearSessionCookie(c: Context, deps: ConsoleDeps): void {
 
 const PUBLIC = /^\/console\/(signin|oidc\/|assets\/)/;
 
-/** The session (or the sign-in page), the CSRF check on every state change, and the API bridge. */
-// biome-ignore lint/suspicious/noExplicitAny: the API's typed app
-export function sessionGate(deps: ConsoleDeps, app: Hono<any>): MiddlewareHandler<ConsoleEnv> {
+/**
+ * The session (or the sign-in page), the CSRF check on every state change, the API client, and the viewer (with
+ * `nav`: the links to the pages this operator can open).
+ */
+export function sessionGate(
+  deps: ConsoleDeps,
+  app: WalletApp,
+  nav: (who: Principal) => NavLink[],
+): MiddlewareHandler<ConsoleEnv> {
   return async (c, next) => {
     if (c.req.method === 'POST' && !sameOrigin(c))
       throw new PageError(403, 'This request came from another site.');
@@ -119,8 +120,8 @@ export function sessionGate(deps: ConsoleDeps, app: Hono<any>): MiddlewareHandle
     c.set('session', session);
     c.set('sid', sid);
     c.set('principal', session.principal);
-    c.set('viewer', { principal: session.principal, csrf: session.csrf });
-    c.set('api', bridge(app, session.principal, c.get('requestId')));
+    c.set('viewer', { principal: session.principal, csrf: session.csrf, nav: nav(session.principal) });
+    c.set('api', apiClient(app, session.principal, c.get('requestId')));
     return next();
   };
 }
@@ -142,41 +143,17 @@ function sameOrigin(c: Context): boolean {
   }
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: the API's typed app
-function bridge(app: Hono<any>, principal: Principal, requestId: string | undefined): Api {
-  return async (method, path, body) => {
-    const res = await app.request(
-      path,
-      {
-        method,
-        headers: {
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-          ...(requestId ? { 'x-request-id': requestId } : {}),
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      },
-      { [AS_PRINCIPAL]: principal },
-    );
-    const text = await res.text();
-    let parsed: unknown;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = { error: { code: 'INVALID_RESPONSE', message: text.slice(0, 200) } };
-    }
-    return { status: res.status, body: parsed as never };
-  };
-}
-
-/** The API's error message for a refused call. */
+/** The API's error message for a refused call (its ErrorBody). */
 export function apiMessage(res: { status: number; body: unknown }): string {
-  const e = (res.body as { error?: { message?: string } } | undefined)?.error;
-  return e?.message ?? `the wallet answered ${res.status}`;
+  const b = res.body;
+  const e = typeof b === 'object' && b !== null && 'error' in b ? b.error : undefined;
+  const message = typeof e === 'object' && e !== null && 'message' in e ? e.message : undefined;
+  return typeof message === 'string' ? message : `the wallet answered ${res.status}`;
 }
 
-/** A successful API answer, or the page error it means (404 not found, 403 not allowed, …). */
-export function must<T>(res: { status: number; body: T }, what: string): T {
-  if (res.status >= 200 && res.status < 300) return res.body;
+/** A successful API answer's body, or the page error the answer means (404 not found, 403 not allowed, …). */
+export function must<A extends { status: number; body: unknown }>(res: A, what: string): Ok<A> {
+  if (res.status >= 200 && res.status < 300) return res.body as Ok<A>;
   if (res.status === 404) throw new PageError(404, `No ${what}: it does not exist or is not visible to you.`);
   if (res.status === 401 || res.status === 403) throw new PageError(403, apiMessage(res));
   if (res.status === 409) throw new PageError(409, apiMessage(res));

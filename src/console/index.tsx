@@ -4,25 +4,12 @@
 import { readFileSync } from 'node:fs';
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import type { WalletApp } from '../api/index.ts';
 import type { ConsoleDeps } from './deps.ts';
 import { type ConsoleEnv, errorPage, PageError, securityHeaders, sessionGate } from './http.tsx';
 import { OidcSignIn } from './oidc.ts';
-import { approvalsPage, decide } from './pages/approvals.tsx';
-import { auditPage } from './pages/audit.tsx';
-import { disableKey, generateKey, keyPage, keysPage } from './pages/keys.tsx';
-import {
-  activitiesPage,
-  ledgerIndex,
-  packagesPage,
-  updatePage,
-  updatesPage,
-  updateUser,
-  userPage,
-} from './pages/ledger.tsx';
-import { overviewPage } from './pages/overview.tsx';
-import { onboardParty, partiesPage, partyPage } from './pages/parties.tsx';
+import { navFor, PAGES } from './pages/index.ts';
 import { oidcCallback, oidcStart, redeem, signinPage, signout } from './pages/signin.tsx';
-import { submissionPage, submissionRows, submissionStatus, submissionsPage } from './pages/submissions.tsx';
 
 export type { ConsoleDeps, OidcSettings } from './deps.ts';
 export { consoleBaseUrl, type LinkRequest, mintLink, signInLink } from './links.ts';
@@ -37,8 +24,7 @@ function asset(name: string): string {
   return readFileSync(new URL(`./assets/${name}`, import.meta.url), 'utf8');
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: mounted on the API's typed app
-export function mountConsole(app: Hono<any>, deps: ConsoleDeps): void {
+export function mountConsole(app: WalletApp, deps: ConsoleDeps): void {
   const ui = new Hono<ConsoleEnv>();
   const oidc = deps.oidc
     ? new OidcSignIn(
@@ -53,7 +39,7 @@ export function mountConsole(app: Hono<any>, deps: ConsoleDeps): void {
     '*',
     bodyLimit({ maxSize: 256 * 1024, onError: (c) => errorPage(c, 400, 'This form is too large.') }),
   );
-  ui.use('*', sessionGate(deps, app));
+  ui.use('*', sessionGate(deps, app, navFor));
 
   ui.get('/assets/:file', (c) => {
     const a = ASSETS[c.req.param('file')];
@@ -68,28 +54,13 @@ export function mountConsole(app: Hono<any>, deps: ConsoleDeps): void {
   ui.get('/oidc/callback', (c) => oidcCallback(c, deps, oidc));
   ui.post('/signout', (c) => signout(c, deps));
 
-  ui.get('/', (c) => overviewPage(c, deps));
-  ui.get('/keys', (c) => keysPage(c));
-  ui.post('/keys', (c) => generateKey(c));
-  ui.get('/keys/:fp', (c) => keyPage(c, c.req.param('fp')));
-  ui.post('/keys/:fp/disable', (c) => disableKey(c, c.req.param('fp')));
-  ui.get('/parties', (c) => partiesPage(c));
-  ui.post('/parties', (c) => onboardParty(c));
-  ui.get('/parties/:party', (c) => partyPage(c, c.req.param('party')));
-  ui.get('/submissions', (c) => submissionsPage(c));
-  ui.get('/submissions/rows', (c) => submissionRows(c));
-  ui.get('/submissions/:id', (c) => submissionPage(c, c.req.param('id')));
-  ui.get('/submissions/:id/status', (c) => submissionStatus(c, c.req.param('id')));
-  ui.get('/approvals', (c) => approvalsPage(c));
-  ui.post('/approvals/:id', (c) => decide(c, c.req.param('id')));
-  ui.get('/ledger', (c) => ledgerIndex(c));
-  ui.get('/ledger/packages', (c) => packagesPage(c));
-  ui.get('/ledger/updates', (c) => updatesPage(c));
-  ui.get('/ledger/update', (c) => updatePage(c));
-  ui.get('/ledger/user', (c) => userPage(c));
-  ui.post('/ledger/user', (c) => updateUser(c));
-  ui.get('/ledger/activities', (c) => activitiesPage(c));
-  ui.get('/audit', (c) => auditPage(c));
+  // Only the pages of the table are routed (pages/index.ts).
+  for (const page of PAGES) {
+    const path = page.path || '/';
+    const { get, post } = page;
+    if (get) ui.get(path, (c) => get(c, deps));
+    if (post) ui.post(path, (c) => post(c, deps));
+  }
   ui.all('*', (c) => errorPage(c, 404, 'There is no such page.', c.get('viewer')));
 
   ui.onError((err, c) => {

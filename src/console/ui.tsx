@@ -3,20 +3,19 @@ import { raw } from 'hono/html';
 import type { Child } from 'hono/jsx';
 import type { Principal } from '../auth/index.ts';
 
+/** A navigation link; `section`: the section whose own bar lists it (none: the top bar). */
+export interface NavLink {
+  href: string;
+  label: string;
+  section?: string;
+}
+
 export interface Viewer {
   principal: Principal;
   csrf: string;
+  /** The links to the pages this operator can open (pages/index.ts). */
+  nav: readonly NavLink[];
 }
-
-const NAV = [
-  ['/console', 'Overview'],
-  ['/console/submissions', 'Submissions'],
-  ['/console/approvals', 'Approvals'],
-  ['/console/keys', 'Keys'],
-  ['/console/parties', 'Parties'],
-  ['/console/ledger', 'Ledger'],
-  ['/console/audit', 'Audit'],
-] as const;
 
 export function Page(p: { title: string; viewer?: Viewer; active?: string; children?: Child }) {
   return (
@@ -35,7 +34,7 @@ export function Page(p: { title: string; viewer?: Viewer; active?: string; child
             <a class="brand" href="/console">
               Quill console
             </a>
-            {p.viewer && <NavLinks label="Sections" links={NAV} active={p.active} />}
+            {p.viewer && <NavLinks label="Sections" links={sectionLinks(p.viewer)} active={p.active} />}
             {p.viewer && (
               <div class="who">
                 <span data-testid="who">
@@ -59,6 +58,11 @@ export function Page(p: { title: string; viewer?: Viewer; active?: string; child
       </html>
     </>
   );
+}
+
+/** The viewer's links in the bar of `section` (none: the top bar). */
+export function sectionLinks(viewer: Viewer, section?: string): NavLink[] {
+  return viewer.nav.filter((l) => l.section === section);
 }
 
 export const Csrf = (p: { viewer: Viewer }) => <input type="hidden" name="_csrf" value={p.viewer.csrf} />;
@@ -121,7 +125,9 @@ export const Facts = (p: { rows: [string, Child][] }) => (
 );
 
 /** Activity feed entries (INTERFACE.md 4.8): event id, type and date. */
-export const ActivityTable = (p: { activities: Record<string, unknown>[] }) => (
+export const ActivityTable = (p: {
+  activities: readonly { event_id: string; activity_type: string; date: string }[];
+}) => (
   <table data-testid="activities">
     <thead>
       <tr>
@@ -133,9 +139,9 @@ export const ActivityTable = (p: { activities: Record<string, unknown>[] }) => (
     <tbody>
       {p.activities.map((a) => (
         <tr>
-          <td class="mono">{String(a.event_id ?? '')}</td>
-          <td>{String(a.activity_type ?? '')}</td>
-          <td>{String(a.date ?? '')}</td>
+          <td class="mono">{a.event_id}</td>
+          <td>{a.activity_type}</td>
+          <td>{a.date}</td>
         </tr>
       ))}
     </tbody>
@@ -145,16 +151,16 @@ export const ActivityTable = (p: { activities: Record<string, unknown>[] }) => (
 /** A navigation list; the current page's link is marked `aria-current`. */
 export const NavLinks = (p: {
   label: string;
-  links: readonly (readonly [string, string])[];
+  links: readonly NavLink[];
   active?: string | undefined;
   class?: string;
 }) => (
   <nav aria-label={p.label} class={p.class}>
     <ul>
-      {p.links.map(([href, text]) => (
+      {p.links.map((l) => (
         <li>
-          <a href={href} aria-current={p.active === href ? 'page' : undefined}>
-            {text}
+          <a href={l.href} aria-current={p.active === l.href ? 'page' : undefined}>
+            {l.label}
           </a>
         </li>
       ))}

@@ -1,7 +1,6 @@
 // A running wallet: the shared parts, then the API role and/or the worker role (a worker-only process still
 // answers /healthz, /readyz and /metrics), stopped in the reverse order.
 import type { Queue, Worker } from 'bullmq';
-import { Hono } from 'hono';
 import { type LedgerReads, type PartyAdmin, probeRoutes } from '../api/index.ts';
 import type { AuditLog } from '../audit/index.ts';
 import type { Verifier } from '../auth/index.ts';
@@ -91,8 +90,7 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
       closers.push(() => api.close());
       http = api;
     } else {
-      const probes = new Hono();
-      probeRoutes(probes, {
+      const probes = probeRoutes({
         redis: shared.redis,
         registry: shared.registry,
         ledgerReady: async () => {

@@ -191,7 +191,13 @@ describe('approval policy over the API', () => {
         }),
       ),
     );
-    for (const r of results) expect([200, 409]).toContain(r.status);
+    // The rule's quorum (2) decides it; every later decision finds it no longer awaiting approval.
+    expect(results.filter((r) => r.status === 200)).toHaveLength(2);
+    for (const r of results.filter((r) => r.status !== 200))
+      expect({ status: r.status, code: r.json.error?.code }).toEqual({
+        status: 409,
+        code: 'NOT_AWAITING_APPROVAL',
+      });
     expect(await signatures(id)).toBe(1);
     const rec = await h.call('GET', `/wallet/v1/submissions/${id}`, { token: await tok('read', 'r') });
     expect(rec.json.status).toBe('queued');
@@ -292,13 +298,17 @@ describe('approval policy over the API', () => {
       body: { preparedTransaction: 'AAAA', hashingSchemeVersion: 'HASHING_SCHEME_VERSION_V2' },
     });
     expect(bad.status).toBe(400);
-    for (const body of [{}, { decision: 'maybe', hash: 'x' }, 'nope', { decision: 'approve', hash: 'zz' }]) {
+    for (const [body, status, code] of [
+      [{}, 400, 'INVALID_REQUEST'],
+      [{ decision: 'maybe', hash: 'x' }, 400, 'INVALID_REQUEST'],
+      ['nope', 400, 'INVALID_JSON'],
+      [{ decision: 'approve', hash: 'zz' }, 404, 'NOT_FOUND'], // well-formed: there is no sub_x
+    ] as const) {
       const r = await h.call('POST', '/wallet/v1/submissions/sub_x/approvals', {
         token: await tok('approve', 'a'),
         body,
       });
-      expect(r.status).toBeGreaterThanOrEqual(400);
-      expect(r.status).toBeLessThan(500);
+      expect({ status: r.status, code: r.json.error?.code }, JSON.stringify(body)).toEqual({ status, code });
     }
   });
 });

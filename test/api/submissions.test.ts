@@ -78,8 +78,11 @@ describe('refusals (4xx with a clear error, never a signature)', () => {
             },
             token: submitToken,
           });
-          expect([400, 422]).toContain(res.status);
-          expect(['INVALID_PREPARED_TRANSACTION', 'HASH_MISMATCH']).toContain(res.json.error?.code);
+          // Which one depends on the bit: the bytes no longer decode, or they decode to another hash.
+          expect([
+            { status: 400, code: 'INVALID_PREPARED_TRANSACTION' },
+            { status: 422, code: 'HASH_MISMATCH' },
+          ]).toContainEqual({ status: res.status, code: res.json.error?.code });
         },
       ),
       { numRuns: 60 },
@@ -89,7 +92,10 @@ describe('refusals (4xx with a clear error, never a signature)', () => {
       body: { ...body, hashingSchemeVersion: 'HASHING_SCHEME_VERSION_V3', preparedTransactionHash: hashHex },
       token: submitToken,
     });
-    expect([400, 422]).toContain(wrongScheme.status);
+    expect({ status: wrongScheme.status, code: wrongScheme.json.error?.code }).toEqual({
+      status: 422,
+      code: 'HASH_MISMATCH',
+    });
     await noSignatures();
   });
 

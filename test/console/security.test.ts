@@ -1,14 +1,17 @@
 // The console's security rules over real HTTP (issue 17): a read operator cannot act, a party-scoped operator sees
 // only its party, CSRF tokens and cross-site POSTs, the CSP and other headers on every page, cookie flags (Secure
 // and __Host- behind https), sign-out, idle and absolute session timeouts, sign-in links that are not API tokens
-// (nor API tokens links), and garbage in every form and filter answered without a 500.
+// (nor API tokens links), and garbage in every form and filter answered without a 500. The pages come from the
+// console's page table (src/console/pages/index.ts): each page's role, party scope, title and navigation link
+// are checked against what it answers, so a page added to the table is covered here without editing this file.
 import { randomBytes } from 'node:crypto';
 import type { Sandbox } from '@quill/sandbox';
 import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { issueToken } from '../../src/auth/index.ts';
+import { allows, issueToken, ROLES } from '../../src/auth/index.ts';
 import { mintLink, SessionStore } from '../../src/console/index.tsx';
+import { type ConsolePage, opens, PAGES } from '../../src/console/pages/index.ts';
 import { noteCommand, prepareOn, SECRET, startLedger, walletConfig } from '../e2e/support.ts';
 import { httpSession, link, startConsoleWallet } from './support.ts';
 
@@ -19,6 +22,7 @@ let bob = '';
 let aliceSub = '';
 let bobSub = '';
 let fp = '';
+let aliceKey = '';
 
 beforeAll(async () => {
   sandbox = await startLedger();
@@ -30,6 +34,7 @@ beforeAll(async () => {
       .partyId as string;
   };
   alice = await onboard('alice');
+  aliceKey = fp;
   bob = await onboard('bob');
   const submit = async (party: string) =>
     (await w.call('POST', '/wallet/v1/submissions', await prepareOn(w.client, party, noteCommand(party))))
@@ -60,36 +65,55 @@ const post = (
 const postForms = (html: string) =>
   [...html.matchAll(/<form method="post" action="([^"]+)"/g)].map((m) => m[1]);
 
+/** A page's URL, its parameters filled with alice's objects (a new kind of parameter needs an example here). */
+function url(page: ConsolePage): string {
+  const examples: Record<string, string> = { id: aliceSub, fp: aliceKey, party: alice };
+  return `/console${page.path}`.replace(/:(\w+)/g, (_, name: string) => {
+    const value = examples[name];
+    if (value === undefined) throw new Error(`no example for :${name} (${page.path}): add one to url()`);
+    return encodeURIComponent(value);
+  });
+}
+const shown = PAGES.filter((p) => p.get);
+
+/** The page an action shows again: the nearest page at or above its path (/keys/:fp/disable → /keys/:fp). */
+function pageOf(action: ConsolePage): ConsolePage {
+  for (let path = action.path; ; path = path.slice(0, path.lastIndexOf('/'))) {
+    const page = shown.find((p) => p.path === path);
+    if (page) return page;
+    if (path === '') throw new Error(`no page above ${action.path}`);
+  }
+}
+
 describe('console security', () => {
   it('a read operator sees pages without forms, and its POSTs are refused', async () => {
     const s = await httpSession(w.url, await link(w.url, 'read'));
-    for (const page of [
-      '/console',
-      '/console/submissions',
-      '/console/approvals',
-      `/console/submissions/${aliceSub}`,
-    ]) {
-      const res = await get(page, s.cookie);
-      expect(res.status, page).toBe(200);
-      expect(postForms(await res.text()), page).toEqual(['/console/signout']);
+    const reader = { subject: 'x', role: 'read' as const, party: undefined };
+    for (const page of shown.filter((p) => opens(reader, p))) {
+      const res = await get(url(page), s.cookie);
+      expect(res.status, page.path).toBe(200);
+      expect(
+        postForms(await res.text()).filter((f) => f !== '/console/signout'),
+        page.path,
+      ).toEqual([]);
     }
-    // Key and party administration and the ledger user are the admin's: the page says so.
-    for (const page of ['/console/keys', '/console/parties', '/console/ledger/user']) {
-      const res = await get(page, s.cookie);
-      expect(res.status, page).toBe(403);
+    // Every form action above the read role is refused, whatever the form holds. An action shows its page again:
+    // with the refusal beside the form (400) where the operator may open that page, else the page refuses (403).
+    for (const page of PAGES.filter((p) => p.post && !allows('read', p.minRole))) {
+      const res = await post(url(page), s.cookie, { _csrf: s.csrf });
+      expect(res.status, page.path).toBe(opens(reader, pageOf(page)) ? 400 : 403);
     }
     const before = ((await w.call('GET', '/wallet/v1/keys')).json.items as unknown[]).length;
-    const tries: [string, Record<string, string>][] = [
-      ['/console/keys', { algorithm: 'ed25519' }],
-      ['/console/parties', { keyFingerprint: fp, partyHint: 'mallory' }],
-      [`/console/keys/${fp}/disable`, { confirm: fp.slice(-8) }],
-      [`/console/approvals/${aliceSub}`, { decision: 'approve', hash: 'x' }],
-      ['/console/ledger/user', { primaryParty: alice, resourceVersion: '0', annotations: '' }],
+    const tries: [string, Record<string, string>, number][] = [
+      ['/console/keys', { algorithm: 'ed25519' }, 403],
+      ['/console/parties', { keyFingerprint: fp, partyHint: 'mallory' }, 403],
+      [`/console/keys/${fp}/disable`, { confirm: fp.slice(-8) }, 403],
+      [`/console/approvals/${aliceSub}`, { decision: 'approve', hash: 'x' }, 400], // beside the approvals form
+      ['/console/ledger/user', { primaryParty: alice, resourceVersion: '0', annotations: '' }, 403],
     ];
-    for (const [path, form] of tries) {
+    for (const [path, form, status] of tries) {
       const res = await post(path, s.cookie, { ...form, _csrf: s.csrf });
-      expect(res.status, path).toBeGreaterThanOrEqual(400);
-      expect(res.status, path).toBeLessThan(500);
+      expect(res.status, path).toBe(status);
     }
     expect(((await w.call('GET', '/wallet/v1/keys')).json.items as unknown[]).length).toBe(before);
     expect((await w.call('GET', `/wallet/v1/keys/${fp}`)).json.status).toBe('active');
@@ -104,11 +128,59 @@ describe('console security', () => {
     expect((await get(`/console/submissions/${bobSub}/status`, s.cookie)).status).toBe(404);
     expect((await get(`/console/parties/${encodeURIComponent(bob)}`, s.cookie)).status).toBe(404);
     const list = await get(`/console/submissions?party=${encodeURIComponent(bob)}`, s.cookie);
-    expect(list.status).toBeGreaterThanOrEqual(400);
+    expect(list.status).toBe(403); // the API: PARTY_NOT_ALLOWED
     expect(await list.text()).not.toContain(bobSub);
     const rows = await (await get('/console/submissions/rows', s.cookie)).text();
     expect(rows).toContain(aliceSub);
     expect(rows).not.toContain(bobSub);
+  });
+
+  it('opens each page to the roles its table entry names, and the API refuses the others', async () => {
+    for (const role of ROLES) {
+      const s = await httpSession(w.url, await link(w.url, role));
+      const who = { subject: 'x', role, party: undefined };
+      for (const page of shown) {
+        const res = await get(url(page), s.cookie);
+        expect(res.status, `${role} ${page.path}`).toBe(opens(who, page) ? 200 : 403);
+      }
+    }
+    // A party-scoped admin: every page of its own party, none of those that need an unscoped operator.
+    const s = await httpSession(w.url, await link(w.url, 'admin', alice));
+    for (const page of shown) {
+      const res = await get(url(page), s.cookie);
+      expect(res.status, `scoped admin ${page.path}`).toBe(page.unscoped ? 403 : 200);
+    }
+  });
+
+  it('shows each operator the links to the pages it can open, and each page its title', async () => {
+    const TOP = /<nav aria-label="Sections">(.*?)<\/nav>/s;
+    const SECTION = /<nav aria-label="[^"]+" class="subnav">(.*?)<\/nav>/s;
+    const links = (html: string, nav: RegExp) =>
+      [...(nav.exec(html)?.[1] ?? '').matchAll(/<a href="([^"]+)"/g)].map((m) => m[1]);
+    const sections = [...new Set(PAGES.flatMap((p) => (p.nav?.section ? [p.nav.section] : [])))];
+    const operators = [
+      ...ROLES.map((role) => ({ subject: 'x', role, party: undefined as string | undefined })),
+      { subject: 'x', role: 'admin' as const, party: alice },
+    ];
+    for (const who of operators) {
+      const s = await httpSession(w.url, await link(w.url, who.role, who.party));
+      const what = `${who.role}${who.party ? ' scoped' : ''}`;
+      const expected = (section?: string) =>
+        PAGES.filter((p) => p.nav && p.nav.section === section && opens(who, p)).map(
+          (p) => `/console${p.path}`,
+        );
+      expect(links(await (await get('/console', s.cookie)).text(), TOP), what).toEqual(expected());
+      for (const section of sections) {
+        const html = await (await get(`/console${section}`, s.cookie)).text();
+        expect(links(html, SECTION), `${what} ${section}`).toEqual(expected(section));
+      }
+    }
+    const s = await httpSession(w.url, await link(w.url, 'admin'));
+    for (const page of shown.filter((p) => !p.fragment)) {
+      const html = await (await get(url(page), s.cookie)).text();
+      expect(/<title>([^<]*)<\/title>/.exec(html)?.[1], page.path).toMatch(/ · Quill console$/);
+      expect(/<title>([^<]*)<\/title>/.exec(html)?.[1]?.startsWith(`${page.title} `), page.path).toBe(true);
+    }
   });
 
   it('refuses a state change without the CSRF token, with a wrong one, or from another site', async () => {
@@ -141,28 +213,14 @@ describe('console security', () => {
 
   it('sends the strict CSP and the other headers on every page, signed in or not', async () => {
     const s = await httpSession(w.url, await link(w.url, 'admin'));
-    const pages = [
+    const pages: (readonly [string, string])[] = [
       ['/console/signin', ''],
       ['/console', ''],
-      ['/console', s.cookie],
-      ['/console/keys', s.cookie],
-      [`/console/keys/${fp}`, s.cookie],
-      ['/console/parties', s.cookie],
-      [`/console/parties/${encodeURIComponent(alice)}`, s.cookie],
-      ['/console/submissions', s.cookie],
-      [`/console/submissions/${aliceSub}`, s.cookie],
-      ['/console/approvals', s.cookie],
-      ['/console/ledger', s.cookie],
-      ['/console/ledger/packages', s.cookie],
-      ['/console/ledger/updates', s.cookie],
-      ['/console/ledger/update', s.cookie],
-      ['/console/ledger/user', s.cookie],
-      ['/console/ledger/activities', s.cookie],
-      ['/console/audit', s.cookie],
+      ...shown.map((p) => [url(p), s.cookie] as const),
       ['/console/audit?format=csv', s.cookie],
       ['/console/no-such-page', s.cookie],
       ['/console/assets/console.js', ''],
-    ] as const;
+    ];
     for (const [page, cookie] of pages) {
       const res = await get(page, cookie);
       const csp = res.headers.get('content-security-policy') ?? '';

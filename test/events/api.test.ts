@@ -176,17 +176,16 @@ describe('GET /wallet/v1/events', () => {
     const gone = await sse('', await h.token('read'), () => true, { 'last-event-id': old });
     expect(gone.status).toBe(410);
     expect(gone.json?.error.code).toBe('EVENTS_EXPIRED');
-    for (const [q, hdr, status] of [
-      ['?types=nope', {}, 400],
-      ['?types=submission.accepted,,x', {}, 400],
-      ['', { 'last-event-id': 'garbage' }, 400],
-      ['?after=1-2-3', {}, 400],
-      ['?after=99999999999999999999999-0', {}, 400],
-      ['?party=', {}, 400],
+    for (const [q, hdr, status, code] of [
+      ['?types=nope', {}, 400, 'INVALID_REQUEST'],
+      ['?types=submission.accepted,,x', {}, 400, 'INVALID_REQUEST'],
+      ['', { 'last-event-id': 'garbage' }, 400, 'INVALID_EVENT_ID'],
+      ['?after=1-2-3', {}, 400, 'INVALID_EVENT_ID'],
+      ['?after=99999999999999999999999-0', {}, 400, 'INVALID_EVENT_ID'],
+      ['?party=', {}, 400, 'INVALID_REQUEST'],
     ] as const) {
       const r = await sse(q, await h.token('read'), () => true, hdr);
-      expect(r.status, q).toBe(status);
-      expect(r.json?.error.code).toBeTruthy();
+      expect({ status: r.status, code: r.json?.error.code }, q).toEqual({ status, code });
     }
     const anon = await fetch(`${h.wallet.url}/wallet/v1/events`);
     expect(anon.status).toBe(401);
@@ -325,26 +324,26 @@ describe('webhook routes', () => {
     const admin = await h.token('admin');
     const id = (await h.call('POST', '/wallet/v1/webhooks', { token: admin, body: { url } })).json
       .id as string;
-    const cases: [string, string, unknown, number][] = [
-      ['POST', '/wallet/v1/webhooks', { url: 'not a url' }, 400],
-      ['POST', '/wallet/v1/webhooks', { url: 'ftp://x.example/' }, 400],
-      ['POST', '/wallet/v1/webhooks', { url: 'http://u:p@x.example/' }, 400],
-      ['POST', '/wallet/v1/webhooks', { url, types: ['nope'] }, 400],
-      ['POST', '/wallet/v1/webhooks', { url, extra: 1 }, 400],
-      ['POST', '/wallet/v1/webhooks', { url: 'x'.repeat(5000) }, 413],
-      ['POST', '/wallet/v1/webhooks', '{"url":', 400],
-      ['POST', '/wallet/v1/webhooks', [], 400],
-      ['GET', '/wallet/v1/webhooks/not-an-id', undefined, 400],
-      ['GET', '/wallet/v1/webhooks/wh_AAAAAAAAAAAAAAAAAAAAAA', undefined, 404],
-      ['GET', `/wallet/v1/webhooks/${id}/deliveries?limit=0`, undefined, 400],
-      ['GET', `/wallet/v1/webhooks/${id}/deliveries?limit=abc`, undefined, 400],
-      ['POST', `/wallet/v1/webhooks/${id}/deliveries/garbage/redeliver`, undefined, 400],
-      ['POST', `/wallet/v1/webhooks/${id}/deliveries/1-0/redeliver`, undefined, 404],
+    const cases: [string, string, unknown, number, string][] = [
+      ['POST', '/wallet/v1/webhooks', { url: 'not a url' }, 400, 'INVALID_REQUEST'],
+      ['POST', '/wallet/v1/webhooks', { url: 'ftp://x.example/' }, 400, 'INVALID_REQUEST'],
+      ['POST', '/wallet/v1/webhooks', { url: 'http://u:p@x.example/' }, 400, 'INVALID_REQUEST'],
+      ['POST', '/wallet/v1/webhooks', { url, types: ['nope'] }, 400, 'INVALID_REQUEST'],
+      ['POST', '/wallet/v1/webhooks', { url, extra: 1 }, 400, 'INVALID_REQUEST'],
+      ['POST', '/wallet/v1/webhooks', { url: 'x'.repeat(5000) }, 413, 'TOO_LARGE'],
+      ['POST', '/wallet/v1/webhooks', '{"url":', 400, 'INVALID_JSON'],
+      ['POST', '/wallet/v1/webhooks', [], 400, 'INVALID_REQUEST'],
+      ['GET', '/wallet/v1/webhooks/not-an-id', undefined, 400, 'INVALID_REQUEST'],
+      ['GET', '/wallet/v1/webhooks/wh_AAAAAAAAAAAAAAAAAAAAAA', undefined, 404, 'NOT_FOUND'],
+      ['GET', `/wallet/v1/webhooks/${id}/deliveries?limit=0`, undefined, 400, 'INVALID_REQUEST'],
+      ['GET', `/wallet/v1/webhooks/${id}/deliveries?limit=abc`, undefined, 400, 'INVALID_REQUEST'],
+      ['POST', `/wallet/v1/webhooks/${id}/deliveries/garbage/redeliver`, undefined, 400, 'INVALID_EVENT_ID'],
+      ['POST', `/wallet/v1/webhooks/${id}/deliveries/1-0/redeliver`, undefined, 404, 'NOT_FOUND'],
     ];
-    for (const [m, path, body, status] of cases) {
+    for (const [m, path, body, status, code] of cases) {
       const r = await h.call(m, path, { token: admin, ...(body !== undefined ? { body } : {}) });
-      expect(r.status, `${m} ${path} ${JSON.stringify(body)?.slice(0, 40)}`).toBe(status);
-      expect(r.json?.error?.code).toBeTruthy();
+      const what = `${m} ${path} ${JSON.stringify(body)?.slice(0, 40)}`;
+      expect({ status: r.status, code: r.json?.error?.code }, what).toEqual({ status, code });
     }
   });
 

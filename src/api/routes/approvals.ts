@@ -1,6 +1,6 @@
 // Approval policy routes (issue 15): decisions on submissions awaiting approval, the list of what awaits,
 // the policy in force and a dry run of it.
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { evaluatePolicy, PolicyInvalid, validatePolicy } from '../../policy/index.ts';
 import {
   decideApproval,
@@ -11,8 +11,7 @@ import {
 import { type AppDeps, type AppEnv, need } from '../context.ts';
 import { ApiError, errorResponses } from '../errors.ts';
 import { SubmissionBody } from '../schemas.ts';
-
-const security = [{ bearer: [] }];
+import { security } from './shared.ts';
 
 const ApprovalBody = z
   .object({
@@ -134,90 +133,87 @@ const evaluate = createRoute({
   },
 });
 
-export function approvalRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
-  app.openapi(decide, async (c) => {
-    const who = need(c, 'approve');
-    const { id } = c.req.valid('param');
-    const body = c.req.valid('json');
-    const { record } = await decideApproval(
-      {
-        store: deps.store,
-        sign: deps.accept.ports.sign,
-        enqueue: deps.accept.enqueue,
-        metrics: deps.metrics,
-        ...(deps.log ? { log: deps.log } : {}),
-        ...(deps.accept.now ? { now: deps.accept.now } : {}),
-      },
-      who,
-      id,
-      body,
-    );
-    return c.json(record, 200);
-  });
-
-  app.openapi(awaiting, async (c) => {
-    const who = need(c, 'read');
-    const { party } = c.req.valid('query');
-    if (who.party !== undefined && party !== undefined && party !== who.party) {
-      throw new ApiError(403, 'PARTY_NOT_ALLOWED', 'this token may only list its own party');
-    }
-    const items = await listAwaiting(
-      { store: deps.store, ...(deps.accept.now ? { now: deps.accept.now } : {}) },
-      who,
-      party,
-    );
-    return c.json({ items }, 200);
-  });
-
-  app.openapi(getPolicy, async (c) => {
-    need(c, 'admin');
-    const current = await deps.accept.policy?.current();
-    return c.json({ version: current?.version ?? null, document: current?.document ?? null }, 200);
-  });
-
-  app.openapi(putPolicy, async (c) => {
-    const who = need(c, 'admin');
-    if (who.party !== undefined) {
-      throw new ApiError(
-        403,
-        'FORBIDDEN',
-        'the policy covers every party: only an unscoped admin may change it',
+export function approvalRoutes(deps: AppDeps) {
+  return new OpenAPIHono<AppEnv>()
+    .openapi(decide, async (c) => {
+      const who = need(c, 'approve');
+      const { id } = c.req.valid('param');
+      const body = c.req.valid('json');
+      const { record } = await decideApproval(
+        {
+          store: deps.store,
+          sign: deps.accept.ports.sign,
+          enqueue: deps.accept.enqueue,
+          metrics: deps.metrics,
+          ...(deps.log ? { log: deps.log } : {}),
+          ...(deps.accept.now ? { now: deps.accept.now } : {}),
+        },
+        who,
+        id,
+        body,
       );
-    }
-    if (!deps.policies) throw new ApiError(404, 'NOT_FOUND', 'this wallet keeps no policy versions');
-    let doc: ReturnType<typeof validatePolicy>;
-    try {
-      doc = validatePolicy(c.req.valid('json'));
-    } catch (err) {
-      if (err instanceof PolicyInvalid) throw new ApiError(400, 'POLICY_INVALID', err.message);
-      throw err;
-    }
-    const v = await deps.policies.put(doc, who.subject);
-    deps.log?.('info', 'policy changed', { version: v.version, by: who.subject });
-    return c.json(v, 200);
-  });
-
-  app.openapi(evaluate, async (c) => {
-    const who = need(c, 'read');
-    const body = c.req.valid('json');
-    let facts: ReturnType<NonNullable<Awaited<ReturnType<AppDeps['accept']['ports']['inspect']>>['facts']>>;
-    try {
-      const tx = await deps.accept.ports.inspect(body.preparedTransaction, body.hashingSchemeVersion);
-      if (!tx.facts) throw new Error('this wallet cannot read transaction facts');
-      facts = tx.facts();
-    } catch (err) {
-      if (err instanceof SubmissionRefused) throw err; // busy or too large to decode (the inspection pool)
-      const line = err instanceof Error ? (err.message.split('\n')[0] ?? '') : 'cannot decode';
-      throw new SubmissionRefused(400, 'INVALID_PREPARED_TRANSACTION', `preparedTransaction: ${line}`);
-    }
-    if (who.party !== undefined && who.party !== facts.party) {
-      throw new ApiError(403, 'PARTY_NOT_ALLOWED', 'this token may not evaluate for that party');
-    }
-    const current = await deps.accept.policy?.current();
-    if (!current) {
-      return c.json({ rule: null, ruleIndex: null, outcome: { action: 'allow' }, amount: '0', facts }, 200);
-    }
-    const d = await evaluatePolicy(current.document, facts, deps.accept.policy?.velocity);
-    return c.json({ ...d, facts }, 200);
-  });
+      return c.json(record, 200);
+    })
+    .openapi(awaiting, async (c) => {
+      const who = need(c, 'read');
+      const { party } = c.req.valid('query');
+      if (who.party !== undefined && party !== undefined && party !== who.party) {
+        throw new ApiError(403, 'PARTY_NOT_ALLOWED', 'this token may only list its own party');
+      }
+      const items = await listAwaiting(
+        { store: deps.store, ...(deps.accept.now ? { now: deps.accept.now } : {}) },
+        who,
+        party,
+      );
+      return c.json({ items }, 200);
+    })
+    .openapi(getPolicy, async (c) => {
+      need(c, 'admin');
+      const current = await deps.accept.policy?.current();
+      return c.json({ version: current?.version ?? null, document: current?.document ?? null }, 200);
+    })
+    .openapi(putPolicy, async (c) => {
+      const who = need(c, 'admin');
+      if (who.party !== undefined) {
+        throw new ApiError(
+          403,
+          'FORBIDDEN',
+          'the policy covers every party: only an unscoped admin may change it',
+        );
+      }
+      if (!deps.policies) throw new ApiError(404, 'NOT_FOUND', 'this wallet keeps no policy versions');
+      let doc: ReturnType<typeof validatePolicy>;
+      try {
+        doc = validatePolicy(c.req.valid('json'));
+      } catch (err) {
+        if (err instanceof PolicyInvalid) throw new ApiError(400, 'POLICY_INVALID', err.message);
+        throw err;
+      }
+      const v = await deps.policies.put(doc, who.subject);
+      deps.log?.('info', 'policy changed', { version: v.version, by: who.subject });
+      return c.json(v, 200);
+    })
+    .openapi(evaluate, async (c) => {
+      const who = need(c, 'read');
+      const body = c.req.valid('json');
+      let facts: ReturnType<NonNullable<Awaited<ReturnType<AppDeps['accept']['ports']['inspect']>>['facts']>>;
+      try {
+        const tx = await deps.accept.ports.inspect(body.preparedTransaction, body.hashingSchemeVersion);
+        if (!tx.facts) throw new Error('this wallet cannot read transaction facts');
+        facts = tx.facts();
+      } catch (err) {
+        if (err instanceof SubmissionRefused) throw err; // busy or too large to decode (the inspection pool)
+        const line = err instanceof Error ? (err.message.split('\n')[0] ?? '') : 'cannot decode';
+        throw new SubmissionRefused(400, 'INVALID_PREPARED_TRANSACTION', `preparedTransaction: ${line}`);
+      }
+      if (who.party !== undefined && who.party !== facts.party) {
+        throw new ApiError(403, 'PARTY_NOT_ALLOWED', 'this token may not evaluate for that party');
+      }
+      const current = await deps.accept.policy?.current();
+      if (!current) {
+        return c.json({ rule: null, ruleIndex: null, outcome: { action: 'allow' }, amount: '0', facts }, 200);
+      }
+      const d = await evaluatePolicy(current.document, facts, deps.accept.policy?.velocity);
+      return c.json({ ...d, facts }, 200);
+    });
 }

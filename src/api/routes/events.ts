@@ -3,7 +3,7 @@
 // than what retention removed is 410 EVENTS_EXPIRED (nothing is silently skipped). Without an id the stream
 // starts with the events written from now on. A comment line `: ping` is sent every EVENTS_HEARTBEAT_SECONDS
 // without events; the stream ends at shutdown.
-import type { OpenAPIHono } from '@hono/zod-openapi';
+import { OpenAPIHono } from '@hono/zod-openapi';
 import { echo } from '@quill/canton/errors';
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
@@ -43,8 +43,8 @@ export function scopedParty(c: Context<AppEnv>, asked: string | undefined): stri
   return who.party;
 }
 
-export function eventRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
-  app.get('/wallet/v1/events', async (c) => {
+export function eventRoutes(deps: AppDeps) {
+  return new OpenAPIHono<AppEnv>().get('/wallet/v1/events', async (c) => {
     need(c, 'read');
     const ev = eventsDeps(deps);
     const types = parseTypes(c.req.query('types'));

@@ -1,5 +1,5 @@
 // POST/GET /wallet/v1/submissions, the batch endpoint and GET /wallet/v1/updates/{updateId}.
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { echo } from '@quill/canton/errors';
 import { decodePreparedTransactionBase64, previewPreparedTransaction } from '@quill/canton/transaction';
 import {
@@ -18,10 +18,11 @@ import {
   ListQuery,
   SubmissionBody,
   SubmissionList,
+  TransactionPreview,
   WaitQuery,
 } from '../schemas.ts';
+import { security } from './shared.ts';
 
-const security = [{ bearer: [] }];
 /** Pages of the index one time-filtered listing reads before answering with a cursor. */
 const SCAN_PAGES = 20;
 const record = (description: string) => ({
@@ -79,9 +80,7 @@ const SubmissionPreview = z
       .nullable()
       .openapi({ description: 'the hash recomputed now from the stored transaction (null once dropped)' }),
     hashMatches: z.boolean().nullable(),
-    preview: z.record(z.string(), z.unknown()).nullable().openapi({
-      description: 'the decoded transaction: templates, choices, arguments, input contracts, time bounds',
-    }),
+    preview: z.union([TransactionPreview, z.null()]).openapi({ description: 'null once dropped' }),
     payloadDroppedAt: z
       .string()
       .nullable()
@@ -141,151 +140,149 @@ function waitSeconds(deps: AppDeps, wait: number | undefined): number {
   return Math.min(deps.waitMaxSeconds, wait ?? 0);
 }
 
-export function submissionRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
-  app.openapi(submit, async (c) => {
-    const who = need(c, 'submit');
-    const started = performance.now();
-    const body = c.req.valid('json');
-    const { wait } = c.req.valid('query');
-    const key = c.req.valid('header')['idempotency-key'];
-    checkSize(deps, body.preparedTransaction);
-    await deps.limitAccepts?.(who, 1);
-    const { record: accepted } = await acceptSubmission(deps.accept, body, who, key);
-    deps.metrics.acceptSeconds.observe((performance.now() - started) / 1000);
-    let rec = accepted;
-    const seconds = waitSeconds(deps, wait);
-    if (seconds > 0 && !isTerminal(rec.status)) rec = (await deps.waiter.wait(rec.id, seconds * 1000)) ?? rec;
-    return isTerminal(rec.status) ? c.json(rec, 200) : c.json(rec, 202);
-  });
-
-  app.openapi(batch, async (c) => {
-    const who = need(c, 'submit');
-    const { submissions } = c.req.valid('json');
-    if (submissions.length > deps.batchMax) {
-      throw new ApiError(413, 'BATCH_TOO_LARGE', `at most ${deps.batchMax} submissions per batch`);
-    }
-    const bytes = Buffer.byteLength(await c.req.text());
-    if (bytes > deps.limits.batchBytes) {
-      throw new ApiError(
-        413,
-        'BATCH_TOO_LARGE',
-        `a batch body may be at most ${deps.limits.batchBytes} bytes`,
-      );
-    }
-    await deps.limitAccepts?.(who, submissions.length);
-    const items = await Promise.all(
-      submissions.map(async (raw, index) => {
-        const parsed = BatchItem.safeParse(raw);
-        if (!parsed.success) {
-          const { status, body } = invalidRequest(parsed.error);
-          return { index, status, error: body.error };
-        }
-        const { idempotencyKey, ...req } = parsed.data;
-        try {
-          checkSize(deps, req.preparedTransaction);
-          const { record: rec } = await acceptSubmission(deps.accept, req, who, idempotencyKey);
-          return { index, status: isTerminal(rec.status) ? 200 : 202, submission: rec };
-        } catch (err) {
-          if (err instanceof SubmissionRefused) deps.metrics.refused.inc({ code: err.code });
-          const { status, body, logCause } = toHttpError(err);
-          if (logCause) {
-            deps.log?.('error', 'batch item failed', {
-              requestId: c.get('requestId'),
-              index,
-              code: body.error.code,
-              error: describeCause(err),
-            });
+export function submissionRoutes(deps: AppDeps) {
+  return new OpenAPIHono<AppEnv>()
+    .openapi(submit, async (c) => {
+      const who = need(c, 'submit');
+      const started = performance.now();
+      const body = c.req.valid('json');
+      const { wait } = c.req.valid('query');
+      const key = c.req.valid('header')['idempotency-key'];
+      checkSize(deps, body.preparedTransaction);
+      await deps.limitAccepts?.(who, 1);
+      const { record: accepted } = await acceptSubmission(deps.accept, body, who, key);
+      deps.metrics.acceptSeconds.observe((performance.now() - started) / 1000);
+      let rec = accepted;
+      const seconds = waitSeconds(deps, wait);
+      if (seconds > 0 && !isTerminal(rec.status))
+        rec = (await deps.waiter.wait(rec.id, seconds * 1000)) ?? rec;
+      return isTerminal(rec.status) ? c.json(rec, 200) : c.json(rec, 202);
+    })
+    .openapi(batch, async (c) => {
+      const who = need(c, 'submit');
+      const { submissions } = c.req.valid('json');
+      if (submissions.length > deps.batchMax) {
+        throw new ApiError(413, 'BATCH_TOO_LARGE', `at most ${deps.batchMax} submissions per batch`);
+      }
+      const bytes = Buffer.byteLength(await c.req.text());
+      if (bytes > deps.limits.batchBytes) {
+        throw new ApiError(
+          413,
+          'BATCH_TOO_LARGE',
+          `a batch body may be at most ${deps.limits.batchBytes} bytes`,
+        );
+      }
+      await deps.limitAccepts?.(who, submissions.length);
+      const items = await Promise.all(
+        submissions.map(async (raw, index) => {
+          const parsed = BatchItem.safeParse(raw);
+          if (!parsed.success) {
+            const { status, body } = invalidRequest(parsed.error);
+            return { index, status, error: body.error };
           }
-          return { index, status, error: body.error };
-        }
-      }),
-    );
-    return c.json({ items }, 200);
-  });
-
-  app.openapi(preview, async (c) => {
-    const who = need(c, 'read');
-    const { id } = c.req.valid('param');
-    const stored = await deps.store.get(id);
-    const rec = visible(who, stored?.record);
-    if (!stored || !rec) throw new ApiError(404, 'NOT_FOUND', `no submission ${echo(id)}`);
-    const base = { id: rec.id, preparedTransactionHash: rec.preparedTransactionHash };
-    if (!stored.payload) {
+          const { idempotencyKey, ...req } = parsed.data;
+          try {
+            checkSize(deps, req.preparedTransaction);
+            const { record: rec } = await acceptSubmission(deps.accept, req, who, idempotencyKey);
+            return { index, status: isTerminal(rec.status) ? 200 : 202, submission: rec };
+          } catch (err) {
+            if (err instanceof SubmissionRefused) deps.metrics.refused.inc({ code: err.code });
+            const { status, body, logCause } = toHttpError(err);
+            if (logCause) {
+              deps.log?.('error', 'batch item failed', {
+                requestId: c.get('requestId'),
+                index,
+                code: body.error.code,
+                error: describeCause(err),
+              });
+            }
+            return { index, status, error: body.error };
+          }
+        }),
+      );
+      return c.json({ items }, 200);
+    })
+    .openapi(preview, async (c) => {
+      const who = need(c, 'read');
+      const { id } = c.req.valid('param');
+      const stored = await deps.store.get(id);
+      const rec = visible(who, stored?.record);
+      if (!stored || !rec) throw new ApiError(404, 'NOT_FOUND', `no submission ${echo(id)}`);
+      const base = { id: rec.id, preparedTransactionHash: rec.preparedTransactionHash };
+      if (!stored.payload) {
+        return c.json(
+          {
+            ...base,
+            recomputedHash: null,
+            hashMatches: null,
+            preview: null,
+            payloadDroppedAt: stored.payloadDroppedAt ?? null,
+          },
+          200,
+        );
+      }
+      // It decoded when it was accepted: a failure here is a damaged store, a 500 for the operator's log.
+      const view = previewPreparedTransaction(
+        decodePreparedTransactionBase64(stored.payload.preparedTransaction),
+        rec.hashingSchemeVersion,
+      );
       return c.json(
         {
           ...base,
-          recomputedHash: null,
-          hashMatches: null,
-          preview: null,
-          payloadDroppedAt: stored.payloadDroppedAt ?? null,
+          recomputedHash: view.hash,
+          hashMatches: view.hash === rec.preparedTransactionHash,
+          preview: view,
+          payloadDroppedAt: null,
         },
         200,
       );
-    }
-    // It decoded when it was accepted: a failure here is a damaged store, a 500 for the operator's log.
-    const view = previewPreparedTransaction(
-      decodePreparedTransactionBase64(stored.payload.preparedTransaction),
-      rec.hashingSchemeVersion,
-    );
-    return c.json(
-      {
-        ...base,
-        recomputedHash: view.hash,
-        hashMatches: view.hash === rec.preparedTransactionHash,
-        preview: view as unknown as Record<string, unknown>,
-        payloadDroppedAt: null,
-      },
-      200,
-    );
-  });
-
-  app.openapi(getOne, async (c) => {
-    const who = need(c, 'read');
-    const { id } = c.req.valid('param');
-    const { wait } = c.req.valid('query');
-    let rec = visible(who, await deps.store.getRecord(id));
-    if (!rec) throw new ApiError(404, 'NOT_FOUND', `no submission ${echo(id)}`);
-    const seconds = waitSeconds(deps, wait);
-    if (seconds > 0 && !isTerminal(rec.status)) rec = (await deps.waiter.wait(rec.id, seconds * 1000)) ?? rec;
-    return c.json(rec, 200);
-  });
-
-  app.openapi(list, async (c) => {
-    const who = need(c, 'read');
-    const q = c.req.valid('query');
-    if (who.party !== undefined && q.party !== undefined && q.party !== who.party) {
-      throw new ApiError(403, 'PARTY_NOT_ALLOWED', 'this token may only list its own party');
-    }
-    const party = who.party ?? q.party;
-    const since = q.since ? Date.parse(q.since) : undefined;
-    const until = q.until ? Date.parse(q.until) : undefined;
-    // Newest first in creation order: skip what is newer than `until`, stop at the first older than `since`.
-    // Scans at most SCAN_PAGES pages per request; the cursor continues where the scan stopped.
-    const items: SubmissionRecord[] = [];
-    let cursor = q.cursor;
-    for (let scanned = 0; scanned < SCAN_PAGES; scanned++) {
-      const page = await deps.store.list({
-        limit: q.limit - items.length,
-        ...(party !== undefined ? { party } : {}),
-        ...(q.status ? { status: q.status } : {}),
-        ...(cursor ? { cursor } : {}),
-      });
-      cursor = page.nextCursor ?? undefined;
-      for (const rec of page.items) {
-        const at = Date.parse(rec.createdAt);
-        if (since !== undefined && at < since) return c.json({ items, nextCursor: null }, 200);
-        if (until === undefined || at < until) items.push(rec);
+    })
+    .openapi(getOne, async (c) => {
+      const who = need(c, 'read');
+      const { id } = c.req.valid('param');
+      const { wait } = c.req.valid('query');
+      let rec = visible(who, await deps.store.getRecord(id));
+      if (!rec) throw new ApiError(404, 'NOT_FOUND', `no submission ${echo(id)}`);
+      const seconds = waitSeconds(deps, wait);
+      if (seconds > 0 && !isTerminal(rec.status))
+        rec = (await deps.waiter.wait(rec.id, seconds * 1000)) ?? rec;
+      return c.json(rec, 200);
+    })
+    .openapi(list, async (c) => {
+      const who = need(c, 'read');
+      const q = c.req.valid('query');
+      if (who.party !== undefined && q.party !== undefined && q.party !== who.party) {
+        throw new ApiError(403, 'PARTY_NOT_ALLOWED', 'this token may only list its own party');
       }
-      if (!cursor || items.length >= q.limit || (since === undefined && until === undefined)) break;
-    }
-    return c.json({ items, nextCursor: cursor ?? null }, 200);
-  });
-
-  app.openapi(byUpdate, async (c) => {
-    const who = need(c, 'read');
-    const { updateId } = c.req.valid('param');
-    const rec = visible(who, await deps.store.byUpdateId(updateId));
-    if (!rec) throw new ApiError(404, 'NOT_FOUND', `no submission produced update ${echo(updateId)}`);
-    return c.json(rec, 200);
-  });
+      const party = who.party ?? q.party;
+      const since = q.since ? Date.parse(q.since) : undefined;
+      const until = q.until ? Date.parse(q.until) : undefined;
+      // Newest first in creation order: skip what is newer than `until`, stop at the first older than `since`.
+      // Scans at most SCAN_PAGES pages per request; the cursor continues where the scan stopped.
+      const items: SubmissionRecord[] = [];
+      let cursor = q.cursor;
+      for (let scanned = 0; scanned < SCAN_PAGES; scanned++) {
+        const page = await deps.store.list({
+          limit: q.limit - items.length,
+          ...(party !== undefined ? { party } : {}),
+          ...(q.status ? { status: q.status } : {}),
+          ...(cursor ? { cursor } : {}),
+        });
+        cursor = page.nextCursor ?? undefined;
+        for (const rec of page.items) {
+          const at = Date.parse(rec.createdAt);
+          if (since !== undefined && at < since) return c.json({ items, nextCursor: null }, 200);
+          if (until === undefined || at < until) items.push(rec);
+        }
+        if (!cursor || items.length >= q.limit || (since === undefined && until === undefined)) break;
+      }
+      return c.json({ items, nextCursor: cursor ?? null }, 200);
+    })
+    .openapi(byUpdate, async (c) => {
+      const who = need(c, 'read');
+      const { updateId } = c.req.valid('param');
+      const rec = visible(who, await deps.store.byUpdateId(updateId));
+      if (!rec) throw new ApiError(404, 'NOT_FOUND', `no submission produced update ${echo(updateId)}`);
+      return c.json(rec, 200);
+    });
 }

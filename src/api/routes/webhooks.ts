@@ -1,19 +1,14 @@
 // Webhook administration (admin role): /wallet/v1/webhooks. A party-scoped admin creates, sees and deletes only
 // webhooks filtered to its own party (another party's webhook is 404); a webhook for every party needs an
 // unscoped admin. The signing secret is in the answer to create and rotate-secret only.
-import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
+import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { echo } from '@quill/canton/errors';
 import type { Context } from 'hono';
 import { checkTarget, EVENT_TYPES, isEventId, WEBHOOK_ID, type Webhook } from '../../events/index.ts';
 import { type AppDeps, type AppEnv, need } from '../context.ts';
 import { ApiError, errorResponses } from '../errors.ts';
 import { eventsDeps } from './events.ts';
-
-const security = [{ bearer: [] }];
-const json = <T extends z.ZodType>(schema: T, description: string) => ({
-  description,
-  content: { 'application/json': { schema } },
-});
+import { json, security } from './shared.ts';
 
 const WebhookView = z
   .object({
@@ -158,7 +153,7 @@ const redeliver = createRoute({
   },
 });
 
-export function webhookRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
+export function webhookRoutes(deps: AppDeps) {
   /** The webhook if this admin may see it; otherwise 404 (it is not revealed). */
   const visible = async (c: Context<AppEnv>, id: string): Promise<Webhook> => {
     const who = need(c, 'admin');
@@ -169,72 +164,73 @@ export function webhookRoutes(app: OpenAPIHono<AppEnv>, deps: AppDeps): void {
     return h;
   };
 
-  app.openapi(create, async (c) => {
-    const who = need(c, 'admin');
-    const ev = eventsDeps(deps);
-    const body = c.req.valid('json');
-    const party = body.party ?? null;
-    if (who.party !== undefined && party !== who.party)
-      throw new ApiError(403, 'FORBIDDEN', 'a party-scoped token may only subscribe to its own party');
-    const problem = await checkTarget(body.url, ev.allowPrivateTargets);
-    if (problem === 'INVALID_URL')
-      throw new ApiError(400, 'INVALID_REQUEST', 'url: must be an http or https URL without credentials');
-    if (problem === 'PRIVATE_TARGET')
-      throw new ApiError(
-        422,
-        'PRIVATE_TARGET',
-        'url: the host resolves to a loopback or private address (WEBHOOK_ALLOW_PRIVATE_TARGETS=true allows it)',
-      );
-    if (problem === 'UNRESOLVABLE')
-      throw new ApiError(422, 'UNRESOLVABLE_TARGET', 'url: the host does not resolve');
-    const { webhook, secret } = await ev.hooks.create({
-      url: body.url,
-      types: body.types,
-      party,
-      description: body.description ?? null,
+  return new OpenAPIHono<AppEnv>()
+    .openapi(create, async (c) => {
+      const who = need(c, 'admin');
+      const ev = eventsDeps(deps);
+      const body = c.req.valid('json');
+      const party = body.party ?? null;
+      if (who.party !== undefined && party !== who.party)
+        throw new ApiError(403, 'FORBIDDEN', 'a party-scoped token may only subscribe to its own party');
+      const problem = await checkTarget(body.url, ev.allowPrivateTargets);
+      if (problem === 'INVALID_URL')
+        throw new ApiError(400, 'INVALID_REQUEST', 'url: must be an http or https URL without credentials');
+      if (problem === 'PRIVATE_TARGET')
+        throw new ApiError(
+          422,
+          'PRIVATE_TARGET',
+          'url: the host resolves to a loopback or private address (WEBHOOK_ALLOW_PRIVATE_TARGETS=true allows it)',
+        );
+      if (problem === 'UNRESOLVABLE')
+        throw new ApiError(422, 'UNRESOLVABLE_TARGET', 'url: the host does not resolve');
+      const { webhook, secret } = await ev.hooks.create({
+        url: body.url,
+        types: body.types,
+        party,
+        description: body.description ?? null,
+      });
+      return c.json({ ...webhook, secret }, 201);
+    })
+    .openapi(list, async (c) => {
+      const who = need(c, 'admin');
+      const all = await eventsDeps(deps).hooks.list();
+      return c.json({ items: who.party === undefined ? all : all.filter((h) => h.party === who.party) }, 200);
+    })
+    .openapi(get, async (c) => c.json(await visible(c, c.req.valid('param').id), 200))
+    .openapi(del, async (c) => {
+      const h = await visible(c, c.req.valid('param').id);
+      const ev = eventsDeps(deps);
+      await ev.hooks.delete(h.id);
+      await ev.deliveries.forget(h.id);
+      return c.body(null, 204);
+    })
+    .openapi(rotate, async (c) => {
+      const h = await visible(c, c.req.valid('param').id);
+      const ev = eventsDeps(deps);
+      const { webhook, secret } = await ev.hooks.rotate(h.id, ev.secretGraceMs);
+      return c.json({ ...webhook, secret }, 200);
+    })
+    .openapi(deliveries, async (c) => {
+      const h = await visible(c, c.req.valid('param').id);
+      const items = await eventsDeps(deps).deliveries.list(h.id, c.req.valid('query').limit);
+      return c.json({ items }, 200);
+    })
+    .openapi(redeliver, async (c) => {
+      const { id, eventId } = c.req.valid('param');
+      const h = await visible(c, id);
+      if (!isEventId(eventId))
+        throw new ApiError(400, 'INVALID_EVENT_ID', 'eventId: not an event id (<ms>-<seq>)');
+      const ev = eventsDeps(deps);
+      const e = await ev.log.get(eventId);
+      // Only events this webhook could have received: its party filter (and the caller's scope) applies.
+      if (!e || (h.party !== null && e.party !== h.party))
+        throw new ApiError(
+          404,
+          'NOT_FOUND',
+          `no event ${echo(eventId)} for this webhook (unknown or past retention)`,
+        );
+      const s = await ev.deliveries.redeliver(h.id, eventId);
+      if (!s) throw new ApiError(404, 'NOT_FOUND', `no event ${echo(eventId)}`);
+      return c.json(s, 202);
     });
-    return c.json({ ...webhook, secret }, 201);
-  });
-  app.openapi(list, async (c) => {
-    const who = need(c, 'admin');
-    const all = await eventsDeps(deps).hooks.list();
-    return c.json({ items: who.party === undefined ? all : all.filter((h) => h.party === who.party) }, 200);
-  });
-  app.openapi(get, async (c) => c.json(await visible(c, c.req.valid('param').id), 200));
-  app.openapi(del, async (c) => {
-    const h = await visible(c, c.req.valid('param').id);
-    const ev = eventsDeps(deps);
-    await ev.hooks.delete(h.id);
-    await ev.deliveries.forget(h.id);
-    return c.body(null, 204);
-  });
-  app.openapi(rotate, async (c) => {
-    const h = await visible(c, c.req.valid('param').id);
-    const ev = eventsDeps(deps);
-    const { webhook, secret } = await ev.hooks.rotate(h.id, ev.secretGraceMs);
-    return c.json({ ...webhook, secret }, 200);
-  });
-  app.openapi(deliveries, async (c) => {
-    const h = await visible(c, c.req.valid('param').id);
-    const items = await eventsDeps(deps).deliveries.list(h.id, c.req.valid('query').limit);
-    return c.json({ items }, 200);
-  });
-  app.openapi(redeliver, async (c) => {
-    const { id, eventId } = c.req.valid('param');
-    const h = await visible(c, id);
-    if (!isEventId(eventId))
-      throw new ApiError(400, 'INVALID_EVENT_ID', 'eventId: not an event id (<ms>-<seq>)');
-    const ev = eventsDeps(deps);
-    const e = await ev.log.get(eventId);
-    // Only events this webhook could have received: its party filter (and the caller's scope) applies.
-    if (!e || (h.party !== null && e.party !== h.party))
-      throw new ApiError(
-        404,
-        'NOT_FOUND',
-        `no event ${echo(eventId)} for this webhook (unknown or past retention)`,
-      );
-    const s = await ev.deliveries.redeliver(h.id, eventId);
-    if (!s) throw new ApiError(404, 'NOT_FOUND', `no event ${echo(eventId)}`);
-    return c.json(s, 202);
-  });
 }

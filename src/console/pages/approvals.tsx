@@ -1,23 +1,17 @@
 // Approvals: what awaits approval (with the preview of what would be signed and the rule that matched), approve or
 // reject with a reason (the decision names the hash the approver saw), and who decided what.
 import { allows } from '../../auth/index.ts';
-import type { SubmissionRecord } from '../../submissions/index.ts';
 import { readAudit } from '../audit-read.ts';
+import { answer } from '../client.ts';
 import { apiMessage, type Ctx, formFields, must, PageError } from '../http.tsx';
 import { Csrf, Empty, FormError, Id, Page, Time } from '../ui.tsx';
-
-interface Preview {
-  preview: {
-    nodes: { kind: string; templateId?: string | null; packageName?: string; choice?: string }[];
-  } | null;
-}
 
 export async function approvalsPage(c: Ctx, form?: { id: string; error: string }) {
   const api = c.get('api');
   const viewer = c.get('viewer');
-  const queue = must(await api<{ items: SubmissionRecord[] }>('GET', '/wallet/v1/approvals'), 'approvals');
+  const queue = must(await answer(api.wallet.v1.approvals.$get({ query: {} })), 'approvals');
   const previews = await Promise.all(
-    queue.items.map((r) => api<Preview>('GET', `/wallet/v1/submissions/${r.id}/preview`)),
+    queue.items.map((r) => answer(api.wallet.v1.submissions[':id'].preview.$get({ param: { id: r.id } }))),
   );
   const canDecide = allows(viewer.principal.role, 'approve');
   const audit = allows(viewer.principal.role, 'admin') ? await readAudit(api) : undefined;
@@ -33,7 +27,8 @@ export async function approvalsPage(c: Ctx, form?: { id: string; error: string }
           <Empty>Nothing awaits approval.</Empty>
         ) : (
           queue.items.map((r, i) => {
-            const pv = previews[i]?.status === 200 ? previews[i]?.body.preview : null;
+            const res = previews[i];
+            const pv = res?.status === 200 ? res.body.preview : null;
             return (
               <article class="approval" data-id={r.id} aria-label={`Submission ${r.id}`}>
                 <h3>
@@ -143,11 +138,16 @@ export async function decide(c: Ctx, id: string) {
     return approvalsPage(c, { id, error: 'Choose approve or reject.' });
   if ((f.reason ?? '').length > 500)
     return approvalsPage(c, { id, error: 'Reason: at most 500 characters.' });
-  const res = await c.get('api')('POST', `/wallet/v1/submissions/${id}/approvals`, {
-    decision: f.decision,
-    hash: f.hash ?? '',
-    ...(f.reason?.trim() ? { reason: f.reason.trim() } : {}),
-  });
+  const res = await answer(
+    c.get('api').wallet.v1.submissions[':id'].approvals.$post({
+      param: { id },
+      json: {
+        decision: f.decision,
+        hash: f.hash ?? '',
+        ...(f.reason?.trim() ? { reason: f.reason.trim() } : {}),
+      },
+    }),
+  );
   if (res.status === 200) return c.redirect('/console/approvals', 303);
   if (res.status >= 400 && res.status < 500 && res.status !== 404)
     return approvalsPage(c, { id, error: apiMessage(res) });

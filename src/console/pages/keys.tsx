@@ -1,22 +1,20 @@
 // Keys: the list, generate, a key's page (public key, parties, the signatures it made), disable with a typed
 // confirmation. Every action goes through the wallet API as the operator, so its role and party rules apply.
 
-import type { KeyView, PartyView } from '../../api/index.ts';
 import { allows } from '../../auth/index.ts';
 import { readAudit } from '../audit-read.ts';
+import { answer } from '../client.ts';
 import { apiMessage, type Ctx, formFields, must, PageError } from '../http.tsx';
 import { Csrf, Empty, FormError, Id, Page, Status, Time } from '../ui.tsx';
 
 const ALGORITHMS = ['ed25519', 'p256', 'p384', 'secp256k1'] as const;
+const BACKENDS = ['file', 'pkcs11'] as const;
 
 export async function keysPage(c: Ctx, form?: { error: string; values: Record<string, string> }) {
   const api = c.get('api');
   const viewer = c.get('viewer');
-  const keys = must(
-    await api<{ items: KeyView[]; problems?: { file: string; problem: string }[] }>('GET', '/wallet/v1/keys'),
-    'keys',
-  );
-  const parties = await api<{ items: PartyView[] }>('GET', '/wallet/v1/parties');
+  const keys = must(await answer(api.wallet.v1.keys.$get()), 'keys');
+  const parties = await answer(api.wallet.v1.parties.$get());
   const byKey = new Map<string, string[]>();
   for (const p of parties.status === 200 ? parties.body.items : []) {
     byKey.set(p.keyFingerprint, [...(byKey.get(p.keyFingerprint) ?? []), p.partyId]);
@@ -102,9 +100,9 @@ export async function keysPage(c: Ctx, form?: { error: string; values: Record<st
             </tbody>
           </table>
         )}
-        {(keys.problems?.length ?? 0) > 0 && (
+        {keys.problems.length > 0 && (
           <p class="error">
-            Key files that do not open: {keys.problems?.map((p) => `${p.file} (${p.problem})`).join(', ')}
+            Key files that do not open: {keys.problems.map((p) => `${p.file} (${p.problem})`).join(', ')}
           </p>
         )}
       </section>
@@ -115,19 +113,23 @@ export async function keysPage(c: Ctx, form?: { error: string; values: Record<st
 
 export async function generateKey(c: Ctx) {
   const f = await formFields(c);
-  if (!(ALGORITHMS as readonly string[]).includes(f.algorithm ?? ''))
-    return keysPage(c, { error: 'Choose one of the algorithms offered.', values: f });
-  if (f.backend && f.backend !== 'file' && f.backend !== 'pkcs11')
-    return keysPage(c, { error: 'Backend: file or pkcs11.', values: f });
-  const res = await c.get('api')<KeyView>('POST', '/wallet/v1/keys', {
-    algorithm: f.algorithm,
-    ...(f.label?.trim() ? { label: f.label.trim() } : {}),
-    ...(f.backend ? { backend: f.backend } : {}),
-  });
-  if (res.status === 201 || res.status === 200)
-    return c.redirect(`/console/keys/${res.body.fingerprint}`, 303);
+  const algorithm = ALGORITHMS.find((a) => a === f.algorithm);
+  if (!algorithm) return keysPage(c, { error: 'Choose one of the algorithms offered.', values: f });
+  const backend = BACKENDS.find((b) => b === f.backend);
+  if (f.backend && !backend) return keysPage(c, { error: 'Backend: file or pkcs11.', values: f });
+  const res = await answer(
+    c.get('api').wallet.v1.keys.$post({
+      json: {
+        algorithm,
+        ...(f.label?.trim() ? { label: f.label.trim() } : {}),
+        ...(backend ? { backend } : {}),
+      },
+    }),
+  );
+  if (res.status === 201) return c.redirect(`/console/keys/${res.body.fingerprint}`, 303);
   if (res.status >= 400 && res.status < 500) return keysPage(c, { error: apiMessage(res), values: f });
-  return must(res, 'key') as never;
+  must(res, 'key');
+  throw new PageError(503, 'unexpected answer');
 }
 
 const FP = /^1220[0-9a-f]{64}$/;
@@ -137,8 +139,8 @@ export async function keyPage(c: Ctx, fingerprint: string, form?: { error: strin
     throw new PageError(404, 'No key: a fingerprint is 1220 followed by 64 hex digits.');
   const api = c.get('api');
   const viewer = c.get('viewer');
-  const key = must(await api<KeyView>('GET', `/wallet/v1/keys/${fingerprint}`), 'key');
-  const parties = await api<{ items: PartyView[] }>('GET', '/wallet/v1/parties');
+  const key = must(await answer(api.wallet.v1.keys[':fingerprint'].$get({ param: { fingerprint } })), 'key');
+  const parties = await answer(api.wallet.v1.parties.$get());
   const mine = (parties.status === 200 ? parties.body.items : []).filter(
     (p) => p.keyFingerprint === fingerprint,
   );
@@ -252,7 +254,9 @@ export async function disableKey(c: Ctx, fingerprint: string) {
   const f = await formFields(c);
   if ((f.confirm ?? '').trim() !== fingerprint.slice(-8))
     return keyPage(c, fingerprint, { error: 'The confirmation does not match: the key stays active.' });
-  const res = await c.get('api')('POST', `/wallet/v1/keys/${fingerprint}/disable`);
+  const res = await answer(
+    c.get('api').wallet.v1.keys[':fingerprint'].disable.$post({ param: { fingerprint } }),
+  );
   if (res.status >= 400 && res.status < 500 && res.status !== 404)
     return keyPage(c, fingerprint, { error: apiMessage(res) });
   must(res, 'key');

@@ -1,5 +1,5 @@
 // Overview: readiness, queue depth, submissions by status, the last hour's outcomes as a chart, latest failures.
-import type { SubmissionRecord } from '../../submissions/index.ts';
+import { answer } from '../client.ts';
 import type { ConsoleDeps } from '../deps.ts';
 import type { Ctx } from '../http.tsx';
 import { Empty, Id, Page, Status, Time } from '../ui.tsx';
@@ -8,27 +8,20 @@ const BUCKETS = 12;
 const BUCKET_MS = 5 * 60_000;
 const OUTCOMES = ['committed', 'rejected', 'expired'] as const;
 
-interface Readiness {
-  status?: string;
-  redis?: boolean;
-  ledger?: boolean;
-}
-
 export async function overviewPage(c: Ctx, deps: ConsoleDeps) {
   const api = c.get('api');
   const party = c.get('principal').party;
   const now = Date.now();
   const [ready, counts, jobs, outcomes, rejected, expired] = await Promise.all([
-    c
-      .get('api')<Readiness>('GET', '/readyz')
-      .then((r) => r.body),
+    answer(api.readyz.$get()).then((r) => r.body),
     deps.statusCounts(party).catch(() => undefined),
     party === undefined ? deps.jobCounts().catch(() => undefined) : Promise.resolve(undefined),
     deps.outcomesSince(now - BUCKETS * BUCKET_MS, party).catch(() => undefined),
-    api<{ items: SubmissionRecord[] }>('GET', '/wallet/v1/submissions?status=rejected&limit=10'),
-    api<{ items: SubmissionRecord[] }>('GET', '/wallet/v1/submissions?status=expired&limit=10'),
+    answer(api.wallet.v1.submissions.$get({ query: { status: 'rejected', limit: '10' } })),
+    answer(api.wallet.v1.submissions.$get({ query: { status: 'expired', limit: '10' } })),
   ]);
-  const failures = [...(rejected.body.items ?? []), ...(expired.body.items ?? [])]
+  const items = (r: typeof rejected) => (r.status === 200 ? r.body.items : []);
+  const failures = [...items(rejected), ...items(expired)]
     .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt))
     .slice(0, 10);
   return c.html(

@@ -1,8 +1,7 @@
 // Parties: the list, onboarding from a key, and a party's page (its submissions, ledger transactions, activity
 // feed entries and coin holdings).
-import type { KeyView, PartyView } from '../../api/index.ts';
 import { allows } from '../../auth/index.ts';
-import type { SubmissionRecord } from '../../submissions/index.ts';
+import { answer } from '../client.ts';
 import { apiMessage, type Ctx, formFields, must, PageError } from '../http.tsx';
 import { ActivityTable, Csrf, Empty, FormError, Id, Page, Time } from '../ui.tsx';
 import { SubmissionTable } from './submissions.tsx';
@@ -10,9 +9,9 @@ import { SubmissionTable } from './submissions.tsx';
 export async function partiesPage(c: Ctx, form?: { error: string; values: Record<string, string> }) {
   const api = c.get('api');
   const viewer = c.get('viewer');
-  const parties = must(await api<{ items: PartyView[] }>('GET', '/wallet/v1/parties'), 'parties');
+  const parties = must(await answer(api.wallet.v1.parties.$get()), 'parties');
   const canOnboard = allows(viewer.principal.role, 'admin') && viewer.principal.party === undefined;
-  const keys = canOnboard ? await api<{ items: KeyView[] }>('GET', '/wallet/v1/keys') : undefined;
+  const keys = canOnboard ? await answer(api.wallet.v1.keys.$get()) : undefined;
   const active = keys?.status === 200 ? keys.body.items.filter((k) => k.status === 'active') : [];
   return c.html(
     <Page title="Parties" viewer={viewer} active="/console/parties">
@@ -85,21 +84,19 @@ export async function onboardParty(c: Ctx) {
   const f = await formFields(c);
   if (!f.keyFingerprint) return partiesPage(c, { error: 'Choose a key (generate one first).', values: f });
   if (!f.partyHint?.trim()) return partiesPage(c, { error: 'Party hint: required.', values: f });
-  const res = await c.get('api')<PartyView>('POST', '/wallet/v1/parties', {
-    keyFingerprint: f.keyFingerprint,
-    partyHint: f.partyHint.trim(),
-    ...(f.synchronizerId?.trim() ? { synchronizerId: f.synchronizerId.trim() } : {}),
-  });
+  const res = await answer(
+    c.get('api').wallet.v1.parties.$post({
+      json: {
+        keyFingerprint: f.keyFingerprint,
+        partyHint: f.partyHint.trim(),
+        ...(f.synchronizerId?.trim() ? { synchronizerId: f.synchronizerId.trim() } : {}),
+      },
+    }),
+  );
   if (res.status === 201) return c.redirect(`/console/parties/${encodeURIComponent(res.body.partyId)}`, 303);
   if (res.status >= 400 && res.status < 500) return partiesPage(c, { error: apiMessage(res), values: f });
-  return must(res, 'party') as never;
-}
-
-interface HistoryItem {
-  updateId: string;
-  offset: number;
-  recordTime: string;
-  commandId?: string;
+  must(res, 'party');
+  throw new PageError(503, 'unexpected answer');
 }
 
 export async function partyPage(c: Ctx, party: string) {
@@ -110,18 +107,16 @@ export async function partyPage(c: Ctx, party: string) {
   if (scope !== undefined && scope !== party)
     throw new PageError(404, 'No party: it does not exist or is not visible to you.');
   // The party registry is for admins; other roles see the party's records without its key.
-  const list = await api<{ items: PartyView[] }>('GET', '/wallet/v1/parties');
+  const list = await answer(api.wallet.v1.parties.$get());
   const view = list.status === 200 ? list.body.items.find((x) => x.partyId === party) : undefined;
   if (list.status === 200 && !view)
     throw new PageError(404, 'No party: it does not exist or is not visible to you.');
+  const one = api.wallet.v1.parties[':party'];
   const [subs, history, holdings, feed] = await Promise.all([
-    api<{ items: SubmissionRecord[] }>('GET', `/wallet/v1/submissions?party=${p}&limit=20`),
-    api<{ items: HistoryItem[] }>('GET', `/wallet/v1/parties/${p}/transactions?order=desc&limit=20`),
-    api<{ items: { contractId: string; templateId: string; amount: string; offset: number }[] }>(
-      'GET',
-      `/wallet/v1/parties/${p}/holdings`,
-    ),
-    api<{ activities: Record<string, unknown>[] }>('GET', `/wallet/v1/parties/${p}/activities?page_size=100`),
+    answer(api.wallet.v1.submissions.$get({ query: { party, limit: '20' } })),
+    answer(one.transactions.$get({ param: { party }, query: { order: 'desc', limit: '20' } })),
+    answer(one.holdings.$get({ param: { party } })),
+    answer(one.activities.$get({ param: { party }, query: { page_size: '100' } })),
   ]);
   return c.html(
     <Page title="Party" viewer={viewer} active="/console/parties">

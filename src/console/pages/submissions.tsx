@@ -1,12 +1,15 @@
 // Submissions: filtered by party, status and time, updating in place (console.js polls the rows fragment); a
 // submission's page shows what was signed as a readable preview, its attempts and the committed transaction.
-import { SUBMISSION_STATUSES, type SubmissionRecord } from '../../submissions/index.ts';
+
+import type { InferResponseType } from 'hono/client';
+import { SUBMISSION_STATUSES, type SubmissionStatus } from '../../submissions/index.ts';
+import { type Api, answer } from '../client.ts';
 import { apiMessage, type Ctx, must, PageError } from '../http.tsx';
 import { Empty, Facts, Id, Json, Page, Status, Time } from '../ui.tsx';
 
 interface Filters {
   party?: string;
-  status?: string;
+  status?: SubmissionStatus;
   since?: string;
   until?: string;
   cursor?: string;
@@ -26,11 +29,11 @@ function time(v: string | undefined, name: string): string | undefined {
 
 function readFilters(c: Ctx): Filters {
   const q = c.req.query();
-  if (q.status && !(SUBMISSION_STATUSES as readonly string[]).includes(q.status))
-    throw new PageError(400, `status: one of ${SUBMISSION_STATUSES.join(', ')}`);
+  const status = SUBMISSION_STATUSES.find((s) => s === q.status);
+  if (q.status && !status) throw new PageError(400, `status: one of ${SUBMISSION_STATUSES.join(', ')}`);
   const f: Filters = {};
   if (q.party?.trim()) f.party = q.party.trim();
-  if (q.status) f.status = q.status;
+  if (status) f.status = status;
   const since = time(q.since, 'from');
   const until = time(q.until, 'to');
   if (since) f.since = since;
@@ -46,15 +49,15 @@ function query(f: Filters, extra: Record<string, string> = {}): string {
 }
 
 async function load(c: Ctx, f: Filters) {
-  const res = await c.get('api')<{ items: SubmissionRecord[]; nextCursor: string | null }>(
-    'GET',
-    `/wallet/v1/submissions?${query(f, { limit: '50' })}`,
-  );
+  const res = await answer(c.get('api').wallet.v1.submissions.$get({ query: { ...f, limit: '50' } }));
   if (res.status === 400) throw new PageError(400, apiMessage(res));
   return must(res, 'submissions');
 }
 
-const Rows = (p: { items: SubmissionRecord[] }) => (
+/** A submission record as the API answers it. */
+export type Submission = InferResponseType<Api['wallet']['v1']['submissions']['$get'], 200>['items'][number];
+
+const Rows = (p: { items: Submission[] }) => (
   <tbody data-testid="submission-rows">
     {p.items.map((r) => (
       <tr data-id={r.id}>
@@ -80,7 +83,7 @@ const Rows = (p: { items: SubmissionRecord[] }) => (
 );
 
 /** Submissions with status, party, error and times; `live`: the rows fragment console.js polls to update them. */
-export const SubmissionTable = (p: { items: SubmissionRecord[]; live?: string }) => (
+export const SubmissionTable = (p: { items: Submission[]; live?: string }) => (
   <table data-live={p.live} aria-live={p.live ? 'polite' : undefined}>
     <thead>
       <tr>
@@ -146,44 +149,6 @@ export async function submissionRows(c: Ctx) {
   return c.html(<Rows items={page.items} />);
 }
 
-interface PreviewNode {
-  nodeId: string;
-  kind: string;
-  depth: number;
-  templateId?: string;
-  packageName?: string;
-  choice?: string;
-  contractId?: string;
-  consuming?: boolean;
-  actingParties?: string[];
-  signatories?: string[];
-  choiceArgument?: unknown;
-  argument?: unknown;
-}
-
-interface Preview {
-  recomputedHash: string | null;
-  hashMatches: boolean | null;
-  payloadDroppedAt: string | null;
-  preview: {
-    actAs: string[];
-    commandId: string;
-    synchronizerId: string;
-    preparationTime: string;
-    minLedgerEffectiveTime: string | null;
-    maxLedgerEffectiveTime: string | null;
-    maxRecordTime: string | null;
-    nodes: PreviewNode[];
-    inputContracts: {
-      contractId: string;
-      templateId: string;
-      packageName: string;
-      signatories: string[];
-      argument: unknown;
-    }[];
-  } | null;
-}
-
 const ID = /^[\w-]{1,100}$/;
 
 /** `package-name:Module:Entity`, as operators know it, with the package id it resolved to on hover. */
@@ -196,8 +161,9 @@ function templateText(n: { templateId?: string | null; packageName?: string }): 
 export async function submissionPage(c: Ctx, id: string) {
   if (!ID.test(id)) throw new PageError(404, 'No submission: it does not exist or is not visible to you.');
   const api = c.get('api');
-  const rec = must(await api<SubmissionRecord>('GET', `/wallet/v1/submissions/${id}`), 'submission');
-  const pv = must(await api<Preview>('GET', `/wallet/v1/submissions/${id}/preview`), 'submission');
+  const one = api.wallet.v1.submissions[':id'];
+  const rec = must(await answer(one.$get({ param: { id }, query: {} })), 'submission');
+  const pv = must(await answer(one.preview.$get({ param: { id } })), 'submission');
   const tx = pv.preview;
   return c.html(
     <Page title="Submission" viewer={c.get('viewer')} active="/console/submissions">
@@ -362,7 +328,7 @@ export async function submissionPage(c: Ctx, id: string) {
 /** The status alone (console.js reloads the page when it changed). */
 export async function submissionStatus(c: Ctx, id: string) {
   if (!ID.test(id)) return c.json({ error: { code: 'NOT_FOUND', message: 'no such submission' } }, 404);
-  const res = await c.get('api')<SubmissionRecord>('GET', `/wallet/v1/submissions/${id}`);
-  if (res.status !== 200) return c.json(res.body, res.status as 404);
+  const res = await answer(c.get('api').wallet.v1.submissions[':id'].$get({ param: { id }, query: {} }));
+  if (res.status !== 200) return c.json(res.body, res.status);
   return c.json({ status: res.body.status, updatedAt: res.body.updatedAt });
 }

@@ -1,0 +1,13 @@
+// /wallet/v1/parties and what hangs under a party: the registry, its history and holdings, its activity feed.
+import { OpenAPIHono } from '@hono/zod-openapi';
+import type { AppDeps, AppEnv } from '../../context.ts';
+import { activityRoutes } from './activities.ts';
+import { historyRoutes } from './history.ts';
+import { partyRegistryRoutes } from './registry.ts';
+
+export function partyRoutes(deps: AppDeps) {
+  return new OpenAPIHono<AppEnv>()
+    .route('/', partyRegistryRoutes(deps))
+    .route('/', historyRoutes(deps))
+    .route('/', activityRoutes(deps));
+}
