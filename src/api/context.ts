@@ -26,7 +26,7 @@ import type {
 } from '../submissions/index.ts';
 import { ApiError } from './errors.ts';
 import type { AcceptLimiter } from './rate-limit.ts';
-import type { KeyFileProblemView, KeyView, PartyView } from './schemas.ts';
+import type { KeyBackendView, KeyFileProblemView, KeyView, PartyView } from './schemas.ts';
 
 /** Key administration over src/signing's KeyStore. */
 export interface KeyAdmin {
@@ -36,6 +36,10 @@ export interface KeyAdmin {
   survey(): Promise<{ keys: KeyView[]; problems: KeyFileProblemView[] }>;
   get(fingerprint: string): Promise<KeyView | undefined>;
   disable(fingerprint: string): Promise<KeyView>;
+  /** Takes over a key made outside Quill, named by `ref` as its backend names keys. */
+  adopt(backend: KeyView['backend'], ref: string, label?: string): Promise<KeyView>;
+  /** Every backend Quill knows and what it can do in this process. */
+  backends(): KeyBackendView[];
 }
 
 /** Party administration over src/parties. */

@@ -156,6 +156,36 @@ export const NewKeyBody = z
   .strict()
   .openapi('NewKeyRequest');
 
+export const AdoptKeyBody = z
+  .object({
+    backend: z
+      .enum(BACKEND_NAMES)
+      .openapi({ description: 'a configured backend that takes over keys (pkcs11)' }),
+    ref: z.string().min(1).max(300).openapi({
+      description: 'the key as its backend names it: for pkcs11, label:<CKA_LABEL> or id:<hex CKA_ID>',
+      example: 'label:treasury',
+    }),
+    label: z.string().max(200).optional(),
+  })
+  .strict()
+  .openapi('AdoptKeyRequest');
+
+/** A key backend as Quill knows it (src/signing/backends.ts), and what it can do here. */
+export const KeyBackendView = z
+  .object({
+    name: z.enum(BACKEND_NAMES),
+    summary: z.string(),
+    configured: z.boolean(),
+    default: z.boolean().openapi({ description: 'where a key is made when a request names no backend' }),
+    generate: z.boolean().openapi({ description: 'it makes keys (POST /wallet/v1/keys)' }),
+    adopt: z
+      .boolean()
+      .openapi({ description: 'it takes over keys made outside Quill (POST /wallet/v1/keys/adopt)' }),
+    setUp: z.string().optional().openapi({ description: 'what to set to use it, when it is not configured' }),
+  })
+  .openapi('KeyBackend');
+export type KeyBackendView = z.infer<typeof KeyBackendView>;
+
 export const PartyView = z
   .object({ partyId: z.string(), keyFingerprint: z.string(), synchronizerId: z.string() })
   .openapi('Party');

@@ -96,5 +96,7 @@ export function keyAdmin(keys: Keyring): KeyAdmin {
       }
     },
     disable: (fp) => keys.disable(fp),
+    adopt: (backend, ref, label) => keys.adopt(backend, ref, label ?? null),
+    backends: () => keys.describe(),
   };
 }

@@ -7,7 +7,7 @@ import { issueToken } from '../../src/auth/index.ts';
 import { loadConfig } from '../../src/config/index.ts';
 import type { AssetRecognizers } from '../../src/policy/index.ts';
 import { startWallet } from '../../src/server/wallet.ts';
-import { Keyring, KeyStore, verifyingSigner } from '../../src/signing/index.ts';
+import { type KeyBackend, Keyring, KeyStore, verifyingSigner } from '../../src/signing/index.ts';
 import type { LedgerPort } from '../../src/submissions/index.ts';
 import { tempDir } from '../support/tmp.ts';
 
@@ -25,10 +25,11 @@ export const unreachableLedger: LedgerPort = {
 /** `recognizers`: what the wallet counts as transfers and holdings (default: the generic rule only). */
 export async function apiHarness(
   env: Record<string, string> = {},
-  opts: { recognizers?: AssetRecognizers } = {},
+  opts: { recognizers?: AssetRecognizers; moreBackends?: (dir: string) => KeyBackend[] } = {},
 ) {
   const dir = tempDir('quill-api-');
   const keys = new KeyStore({ dir, passphrase: 'test passphrase', scrypt: { N: 1024 } });
+  const keyring = new Keyring([keys, ...(opts.moreBackends?.(dir) ?? [])]);
   const parties = new Map<string, string>();
   const config = loadConfig({
     PORT: '0', // any free port
@@ -47,8 +48,8 @@ export async function apiHarness(
     ledger: unreachableLedger,
     ...(opts.recognizers ? { recognizers: opts.recognizers } : {}),
     auth: (await import('../../src/auth/index.ts')).createVerifier(config.auth),
-    keys: new Keyring([keys]),
-    signer: verifyingSigner(keys),
+    keys: keyring,
+    signer: verifyingSigner(keyring),
     parties: {
       keyOf: async (p) => parties.get(p),
       // Registry-only onboarding: no ledger here, so the party is recorded as if the ledger had allocated it.
@@ -99,7 +100,11 @@ export async function apiHarness(
       headers: res.headers,
     };
   }
-  return { wallet, keys, dir, parties, token, party, call, config, logs, close: () => wallet.close() };
+  const close = async () => {
+    await wallet.close();
+    await keyring.close();
+  };
+  return { wallet, keys, dir, parties, token, party, call, config, logs, close };
 }
 
 /** A small valid prepared transaction (one Create) acting as `party`. */

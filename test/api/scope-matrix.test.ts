@@ -84,6 +84,14 @@ const TABLE: Record<string, Expect> = {
     submit: [403, 403, 403],
     admin: [201, 403, 403],
   },
+  'POST /wallet/v1/keys/adopt': {
+    none: 401,
+    read: [403, 403, 403],
+    approve: [403, 403, 403],
+    submit: [403, 403, 403],
+    // This wallet's only backend (files) takes over nothing: past the role checks, that is 422.
+    admin: [422, 403, 403],
+  },
   'GET /wallet/v1/keys': {
     none: 401,
     read: [403, 403, 403],
@@ -484,6 +492,16 @@ const ROUTES: Record<
     needsSubmission: true,
     run: async (t, token) =>
       (await h.call('GET', `/wallet/v1/updates/${t.updateId}`, token ? { token } : {})).status,
+  },
+  'POST /wallet/v1/keys/adopt': {
+    needsSubmission: false,
+    run: async (_t, token) =>
+      (
+        await h.call('POST', '/wallet/v1/keys/adopt', {
+          ...(token ? { token } : {}),
+          body: { backend: 'file', ref: 'label:x' },
+        })
+      ).status,
   },
   'POST /wallet/v1/keys': {
     needsSubmission: false,

@@ -6,7 +6,14 @@ import type { Principal } from '../../auth/index.ts';
 import { isFingerprint } from '../../signing/index.ts';
 import { type AppDeps, type AppEnv, need } from '../context.ts';
 import { ApiError, errorResponses } from '../errors.ts';
-import { FingerprintParam, KeyFileProblemView, KeyView, NewKeyBody } from '../schemas.ts';
+import {
+  AdoptKeyBody,
+  FingerprintParam,
+  KeyBackendView,
+  KeyFileProblemView,
+  KeyView,
+  NewKeyBody,
+} from '../schemas.ts';
 import { creatingAdmin, json, security } from './shared.ts';
 
 const createKey = createRoute({
@@ -18,14 +25,35 @@ const createKey = createRoute({
   request: { body: { required: true, content: { 'application/json': { schema: NewKeyBody } } } },
   responses: { 201: json(KeyView, 'The new key (public view)'), ...errorResponses(400, 401, 403, 503) },
 });
+const adoptKey = createRoute({
+  method: 'post',
+  path: '/wallet/v1/keys/adopt',
+  tags: ['keys'],
+  summary: 'Take over a key made outside Quill, e.g. in an HSM by its own tools (admin)',
+  security,
+  request: { body: { required: true, content: { 'application/json': { schema: AdoptKeyBody } } } },
+  responses: {
+    201: json(KeyView, 'The adopted key (public view); a key already held is answered as it is'),
+    ...errorResponses(400, 401, 403, 404, 422, 503),
+  },
+});
 const listKeys = createRoute({
   method: 'get',
   path: '/wallet/v1/keys',
   tags: ['keys'],
-  summary: 'All keys (admin); key files that fail to open are named in problems, the others still listed',
+  summary:
+    'All keys (admin); key files that fail to open are named in problems, the others still listed; the key ' +
+    'backends and what each can do here',
   security,
   responses: {
-    200: json(z.object({ items: z.array(KeyView), problems: z.array(KeyFileProblemView) }), 'Keys'),
+    200: json(
+      z.object({
+        items: z.array(KeyView),
+        problems: z.array(KeyFileProblemView),
+        backends: z.array(KeyBackendView),
+      }),
+      'Keys',
+    ),
     ...errorResponses(401, 403, 503),
   },
 });
@@ -83,13 +111,22 @@ export function keyRoutes(deps: AppDeps) {
       await auditKey('key.generate', who, key);
       return c.json(key, 201);
     })
+    .openapi(adoptKey, async (c) => {
+      const who = creatingAdmin(c);
+      const { backend, ref, label } = c.req.valid('json');
+      const before = new Set((await keys().list()).map((k) => k.fingerprint));
+      const key = await keys().adopt(backend, ref, label);
+      if (!before.has(key.fingerprint)) await auditKey('key.adopt', who, key);
+      return c.json(key, 201);
+    })
     .openapi(listKeys, async (c) => {
       const mine = await scopedKey(need(c, 'admin'));
       const { keys: all, problems } = await keys().survey();
-      if (mine === undefined) return c.json({ items: all, problems }, 200);
+      const backends = keys().backends();
+      if (mine === undefined) return c.json({ items: all, problems, backends }, 200);
       // A scoped admin hears only of its own key, healthy or broken.
       const items = all.filter((k) => k.fingerprint === mine);
-      return c.json({ items, problems: problems.filter((p) => p.file === `${mine}.json`) }, 200);
+      return c.json({ items, problems: problems.filter((p) => p.file === `${mine}.json`), backends }, 200);
     })
     .openapi(getKey, async (c) => {
       const who = need(c, 'admin');

@@ -7,7 +7,7 @@ import type { Ctx } from '../http.tsx';
 import type { NavLink } from '../ui.tsx';
 import { approvalsPage, decide } from './approvals.tsx';
 import { auditPage } from './audit.tsx';
-import { disableKey, generateKey, keyPage, keysPage } from './keys.tsx';
+import { adoptKey, disableKey, generateKey, keyPage, keysPage } from './keys.tsx';
 import { activitiesPage } from './ledger/activities.tsx';
 import { ledgerIndex } from './ledger/home.tsx';
 import { packagesPage } from './ledger/packages.tsx';
@@ -94,6 +94,7 @@ export const PAGES: readonly ConsolePage[] = [
     get: (c) => keysPage(c),
     post: generateKey,
   },
+  { path: '/keys/adopt', title: 'Adopt a key', minRole: 'admin', unscoped: true, post: adoptKey },
   { path: '/keys/:fp', title: 'Key', minRole: 'admin', get: (c) => keyPage(c, param(c, 'fp')) },
   {
     path: '/keys/:fp/disable',

@@ -1,5 +1,6 @@
-// Keys: the list, generate, a key's page (public key, parties, the signatures it made), disable with a typed
-// confirmation. Every action goes through the wallet API as the operator, so its role and party rules apply.
+// Keys: the list, generate or adopt (on the backends the API says can), a key's page (public key, parties, the
+// signatures it made), disable with a typed confirmation. Every action goes through the wallet API as the operator,
+// so its role and party rules apply.
 
 import { allows } from '../../auth/index.ts';
 import { readAudit } from '../audit-read.ts';
@@ -8,9 +9,10 @@ import { apiMessage, type Ctx, formFields, must, PageError } from '../http.tsx';
 import { Csrf, Empty, FormError, Id, Page, Status, Time } from '../ui.tsx';
 
 const ALGORITHMS = ['ed25519', 'p256', 'p384', 'secp256k1'] as const;
-const BACKENDS = ['file', 'pkcs11'] as const;
 
-export async function keysPage(c: Ctx, form?: { error: string; values: Record<string, string> }) {
+type KeyForm = { error: string; values: Record<string, string>; adopt?: boolean };
+
+export async function keysPage(c: Ctx, form?: KeyForm) {
   const api = c.get('api');
   const viewer = c.get('viewer');
   const keys = must(await answer(api.wallet.v1.keys.$get()), 'keys');
@@ -19,10 +21,12 @@ export async function keysPage(c: Ctx, form?: { error: string; values: Record<st
   for (const p of parties.status === 200 ? parties.body.items : []) {
     byKey.set(p.keyFingerprint, [...(byKey.get(p.keyFingerprint) ?? []), p.partyId]);
   }
-  const canGenerate = allows(viewer.principal.role, 'admin') && viewer.principal.party === undefined;
+  const canCreate = allows(viewer.principal.role, 'admin') && viewer.principal.party === undefined;
+  const making = keys.backends.filter((b) => b.configured && b.generate);
+  const adopting = keys.backends.filter((b) => b.configured && b.adopt);
   return c.html(
     <Page title="Keys" viewer={viewer} active="/console/keys">
-      {canGenerate && (
+      {canCreate && making.length > 0 && (
         <section aria-labelledby="h-gen">
           <h2 id="h-gen">Generate a key</h2>
           <form method="post" action="/console/keys" class="inline" data-testid="generate-key">
@@ -45,18 +49,54 @@ export async function keysPage(c: Ctx, form?: { error: string; values: Record<st
               Backend
               <select name="backend">
                 <option value="">default</option>
-                <option value="file" selected={form?.values.backend === 'file'}>
-                  file
-                </option>
-                <option value="pkcs11" selected={form?.values.backend === 'pkcs11'}>
-                  pkcs11 (HSM)
-                </option>
+                {making.map((b) => (
+                  <option value={b.name} selected={form?.values.backend === b.name} title={b.summary}>
+                    {b.name}
+                    {b.default ? ' (default)' : ''}
+                  </option>
+                ))}
               </select>
             </label>
             <button type="submit">Generate</button>
-            <FormError message={form?.error} />
+            <FormError message={form && !form.adopt ? form.error : undefined} />
           </form>
         </section>
+      )}
+      {canCreate && adopting.length > 0 && (
+        <section aria-labelledby="h-adopt">
+          <h2 id="h-adopt">Adopt a key made elsewhere</h2>
+          <form method="post" action="/console/keys/adopt" class="inline" data-testid="adopt-key">
+            <Csrf viewer={viewer} />
+            <label>
+              Backend
+              <select name="backend">
+                {adopting.map((b) => (
+                  <option value={b.name} selected={form?.values.backend === b.name} title={b.summary}>
+                    {b.name}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <label>
+              Key
+              <input name="ref" maxlength={300} placeholder="label:treasury" value={form?.values.ref ?? ''} />
+            </label>
+            <label>
+              Label
+              <input name="label" maxlength={200} value={form?.values.label ?? ''} />
+            </label>
+            <button type="submit">Adopt</button>
+            <FormError message={form?.adopt ? form.error : undefined} />
+          </form>
+        </section>
+      )}
+      {canCreate && (
+        <p class="muted" data-testid="key-backends">
+          Key backends:{' '}
+          {keys.backends
+            .map((b) => `${b.name} — ${b.configured ? b.summary : `not configured (${b.setUp ?? ''})`}`)
+            .join('; ')}
+        </p>
       )}
       <section aria-labelledby="h-keys">
         <h2 id="h-keys">All keys</h2>
@@ -115,8 +155,7 @@ export async function generateKey(c: Ctx) {
   const f = await formFields(c);
   const algorithm = ALGORITHMS.find((a) => a === f.algorithm);
   if (!algorithm) return keysPage(c, { error: 'Choose one of the algorithms offered.', values: f });
-  const backend = BACKENDS.find((b) => b === f.backend);
-  if (f.backend && !backend) return keysPage(c, { error: 'Backend: file or pkcs11.', values: f });
+  const backend = f.backend || undefined;
   const res = await answer(
     c.get('api').wallet.v1.keys.$post({
       json: {
@@ -128,6 +167,26 @@ export async function generateKey(c: Ctx) {
   );
   if (res.status === 201) return c.redirect(`/console/keys/${res.body.fingerprint}`, 303);
   if (res.status >= 400 && res.status < 500) return keysPage(c, { error: apiMessage(res), values: f });
+  must(res, 'key');
+  throw new PageError(503, 'unexpected answer');
+}
+
+export async function adoptKey(c: Ctx) {
+  const f = await formFields(c);
+  if (!f.backend || !f.ref?.trim())
+    return keysPage(c, {
+      error: 'Name the backend and the key (for pkcs11: label:<label> or id:<hex>).',
+      values: f,
+      adopt: true,
+    });
+  const res = await answer(
+    c.get('api').wallet.v1.keys.adopt.$post({
+      json: { backend: f.backend, ref: f.ref.trim(), ...(f.label?.trim() ? { label: f.label.trim() } : {}) },
+    }),
+  );
+  if (res.status === 201) return c.redirect(`/console/keys/${res.body.fingerprint}`, 303);
+  if (res.status >= 400 && res.status < 500)
+    return keysPage(c, { error: apiMessage(res), values: f, adopt: true });
   must(res, 'key');
   throw new PageError(503, 'unexpected answer');
 }
