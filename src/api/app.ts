@@ -139,7 +139,9 @@ export function createApp(deps: AppDeps) {
     type: 'http',
     scheme: 'bearer',
     bearerFormat: 'JWT',
-    description: 'role claim read | submit | admin; optional party claim scopes the token to one party',
+    description:
+      'the role is a scope: `scope: quill:read | quill:submit | quill:approve | quill:admin` (the highest counts); an ' +
+      'optional `party` claim scopes the token to one party',
   });
   app.doc31('/openapi.json', {
     openapi: '3.1.0',

@@ -15,10 +15,43 @@ import {
 } from '@quill/canton/ledger';
 import { ListActivityResponseItem } from '@quill/canton/scan';
 import { KEY_ALGORITHMS, KEY_BACKEND_TYPES } from '../signing/index.ts';
-import { HashingSchemeVersion, SubmissionRecord, SubmissionStatus } from '../submissions/index.ts';
+import {
+  Approval,
+  ApprovalRequirement,
+  Attempt,
+  ErrorInfo,
+  HashingSchemeVersion,
+  SubmissionRecord,
+  SubmissionStatus,
+} from '../submissions/index.ts';
 
 /** The backends Quill knows (src/signing/backends.ts), as an enum. */
 const BACKEND_NAMES = KEY_BACKEND_TYPES.map((t) => t.name) as [string, ...string[]];
+
+// Ledger data as the ledger contract declares it (packages/canton, the one source of truth), named for the
+// document; `.meta` clones, so the contract's own schemas are left as they are.
+export const LedgerJsTransaction = JsTransaction.meta({
+  id: 'JsTransaction',
+  description: 'A transaction as the JSON Ledger API v2 returns it',
+});
+// The submission record as the API answers it: the pipeline's record (src/submissions/record.ts), its parts named
+// for the document and its transaction declared as the ledger's. The stored form is the store's own
+// (store/stored.ts): a change to either is not a change to the other.
+export const SubmissionStatusView = SubmissionStatus.meta({ id: 'SubmissionStatus' });
+const ErrorView = ErrorInfo.meta({ id: 'SubmissionError' });
+const AttemptView = Attempt.extend({ error: ErrorView.nullable() }).meta({ id: 'SubmissionAttempt' });
+export const SubmissionView = SubmissionRecord.extend({
+  status: SubmissionStatusView,
+  attempts: z.array(AttemptView),
+  error: ErrorView.nullable(),
+  transaction: z.union([LedgerJsTransaction, z.null()]).describe('the committed JsTransaction'),
+  // Present when the policy asked for approvals.
+  approval: ApprovalRequirement.meta({ id: 'ApprovalRequirement' }).optional(),
+  approvals: z
+    .array(Approval.meta({ id: 'Approval' }))
+    .optional()
+    .describe('decisions so far, in order'),
+}).meta({ id: 'Submission' });
 
 // Fields passed through to the ledger's execute request are the ledger contract's own schemas: anything the
 // ledger would refuse is refused here, at accept, with the path of the bad field (never retried for a day).
@@ -83,7 +116,7 @@ export const BatchResult = z
       z.object({
         index: z.number().int(),
         status: z.number().int().openapi({ description: 'the HTTP status this item would have had alone' }),
-        submission: SubmissionRecord.optional(),
+        submission: SubmissionView.optional(),
         error: z.object({ code: z.string(), message: z.string() }).optional(),
       }),
     ),
@@ -91,12 +124,12 @@ export const BatchResult = z
   .openapi('BatchSubmissionResult');
 
 export const SubmissionList = z
-  .object({ items: z.array(SubmissionRecord), nextCursor: z.string().nullable() })
+  .object({ items: z.array(SubmissionView), nextCursor: z.string().nullable() })
   .openapi('SubmissionList');
 
 export const ListQuery = z.object({
   party: z.string().min(1).max(512).optional(),
-  status: SubmissionStatus.optional(),
+  status: SubmissionStatusView.optional(),
   cursor: z.string().max(200).optional(),
   limit: z.coerce.number().int().min(1).max(500).default(50),
   since: z.iso
@@ -210,12 +243,7 @@ export const FingerprintParam = z.object({
     .openapi({ param: { name: 'fingerprint', in: 'path' } }),
 });
 
-// Ledger data as the ledger contract declares it (packages/canton, the one source of truth), named for the
-// document; `.meta` clones, so the contract's own schemas are left as they are.
-export const LedgerJsTransaction = JsTransaction.meta({
-  id: 'JsTransaction',
-  description: 'A transaction as the JSON Ledger API v2 returns it',
-});
+// Further ledger data as the ledger contract declares it, named for the document (see LedgerJsTransaction).
 export const LedgerUpdateValue = Update.meta({
   id: 'Update',
   description:

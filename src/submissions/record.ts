@@ -1,7 +1,9 @@
-// The submission record: the body of every submission endpoint and the unit of the store's state machine.
-import { z } from '@hono/zod-openapi';
-import type { MinLedgerTime, PartySignatures, TransactionFormat } from '@quill/canton/ledger';
+// The submission record: the unit of the store's state machine, as the pipeline knows it. The store keeps it with
+// its schema version (store/stored.ts) and the API names it for its document (src/api/schemas.ts `SubmissionView`);
+// this schema is neither's, and descriptions here are the data's own.
+import type { JsTransaction, MinLedgerTime, PartySignatures, TransactionFormat } from '@quill/canton/ledger';
 import { HASHING_SCHEME_VERSIONS } from '@quill/canton/transaction';
+import { z } from 'zod';
 
 /**
  * The state machine, declared once: each status's rank (a record only moves to a higher rank; executing may
@@ -22,11 +24,12 @@ export const STATUS_TABLE = {
 type Status = keyof typeof STATUS_TABLE;
 export const SUBMISSION_STATUSES = Object.keys(STATUS_TABLE) as [Status, ...Status[]];
 
-export const SubmissionStatus = z.enum(SUBMISSION_STATUSES).openapi('SubmissionStatus', {
-  description:
+export const SubmissionStatus = z
+  .enum(SUBMISSION_STATUSES)
+  .describe(
     '(awaiting_approval →) accepted → queued → executing → committed | rejected | expired. Final states never ' +
-    "change again. awaiting_approval: held unsigned until the approval policy's quorum approves (issue 15).",
-});
+      "change again. awaiting_approval: held unsigned until the approval policy's quorum approves.",
+  );
 export type SubmissionStatus = z.infer<typeof SubmissionStatus>;
 export type FinalStatus = {
   [S in Status]: (typeof STATUS_TABLE)[S]['final'] extends true ? S : never;
@@ -40,12 +43,10 @@ export const STATUS_RANK = Object.fromEntries(
   SUBMISSION_STATUSES.map((s) => [s, STATUS_TABLE[s].rank]),
 ) as Record<SubmissionStatus, number>;
 
-export const ErrorInfo = z
-  .object({
-    code: z.string().openapi({ example: 'DUPLICATE_COMMAND' }),
-    message: z.string(),
-  })
-  .openapi('SubmissionError');
+export const ErrorInfo = z.object({
+  code: z.string().describe('a stable code, e.g. DUPLICATE_COMMAND'),
+  message: z.string(),
+});
 export type ErrorInfo = z.infer<typeof ErrorInfo>;
 
 export const AttemptOutcome = z.enum([
@@ -58,97 +59,85 @@ export const AttemptOutcome = z.enum([
 ]);
 export type AttemptOutcome = z.infer<typeof AttemptOutcome>;
 
-export const Attempt = z
-  .object({
-    submissionId: z.string(),
-    startedAt: z.string().openapi({ format: 'date-time' }),
-    finishedAt: z.string().nullable(),
-    outcome: AttemptOutcome,
-    deduplicationSeconds: z.number().int(),
-    error: ErrorInfo.nullable(),
-  })
-  .openapi('SubmissionAttempt');
+export const Attempt = z.object({
+  submissionId: z.string(),
+  startedAt: z.string().describe('ISO 8601'),
+  finishedAt: z.string().nullable(),
+  outcome: AttemptOutcome,
+  deduplicationSeconds: z.number().int(),
+  error: ErrorInfo.nullable(),
+});
 export type Attempt = z.infer<typeof Attempt>;
 
 export const HashingSchemeVersion = z.enum(HASHING_SCHEME_VERSIONS);
 export type HashingSchemeVersion = z.infer<typeof HashingSchemeVersion>;
 
-export const Approval = z
-  .object({
-    subject: z.string(),
-    decision: z.enum(['approve', 'reject']),
-    reason: z.string().nullable(),
-    at: z.string().openapi({ format: 'date-time' }),
-  })
-  .openapi('Approval');
+export const Approval = z.object({
+  subject: z.string(),
+  decision: z.enum(['approve', 'reject']),
+  reason: z.string().nullable(),
+  at: z.string().describe('ISO 8601'),
+});
 export type Approval = z.infer<typeof Approval>;
 
 /** The approval policy's verdict for a submission that had to wait for approvers. */
-export const ApprovalRequirement = z
-  .object({
-    rule: z.string().nullable().openapi({ description: 'the policy rule that matched' }),
-    policyVersion: z.number().int().nullable(),
-    quorum: z.number().int(),
-    group: z.string().nullable(),
-    approvers: z
-      .array(z.string())
-      .nullable()
-      .openapi({ description: 'the subjects allowed to decide (a group)' }),
-    deadline: z
-      .string()
-      .nullable()
-      .openapi({ description: 'approvals after this time are refused and the record ends expired' }),
-  })
-  .openapi('ApprovalRequirement');
+export const ApprovalRequirement = z.object({
+  rule: z.string().nullable().describe('the policy rule that matched'),
+  policyVersion: z.number().int().nullable(),
+  quorum: z.number().int(),
+  group: z.string().nullable(),
+  approvers: z.array(z.string()).nullable().describe('the subjects allowed to decide (a group)'),
+  deadline: z
+    .string()
+    .nullable()
+    .describe('approvals after this time are refused and the record ends expired'),
+});
 export type ApprovalRequirement = z.infer<typeof ApprovalRequirement>;
 
-export const SubmissionRecord = z
-  .object({
-    id: z.string().openapi({ example: 'sub_3k9v0f7m2q1x8c4b6n5t0y7r' }),
-    status: SubmissionStatus,
-    party: z.string(),
-    commandId: z.string(),
-    userId: z.string(),
-    synchronizerId: z.string(),
-    keyFingerprint: z.string(),
-    preparedTransactionHash: z.string().openapi({ description: 'lowercase hex of the signed 32-byte hash' }),
-    hashingSchemeVersion: HashingSchemeVersion,
-    maxRecordTime: z.string().nullable(),
-    canCommitUntil: z
-      .string()
-      .nullable()
-      .openapi({
-        description:
-          'after this time the ledger refuses the transaction: the earlier of max record time and preparation ' +
-          'time + PREPARATION_TIME_TOLERANCE_SECONDS. A submission whose outcome is unknown stays open until then.',
-      }),
-    requestedBy: z.string().openapi({ description: 'subject of the token that asked for it' }),
-    createdAt: z.string(),
-    updatedAt: z.string(),
-    attempts: z.array(Attempt),
-    updateId: z.string().nullable(),
-    completionOffset: z.number().int().nullable(),
-    transaction: z.unknown().nullable().openapi({ description: 'the committed JsTransaction' }),
-    error: ErrorInfo.nullable(),
-    reconcileFromOffset: z
-      .number()
-      .int()
-      .nullable()
-      .openapi({ description: 'ledger end before the first attempt; reconciliation scans after it' }),
-    reconciledThroughOffset: z
-      .number()
-      .int()
-      .nullable()
-      .openapi({ description: 'offset up to which the ledger was already searched for this transaction' }),
-    approval: ApprovalRequirement.optional().openapi({
-      description: 'present when the policy asked for approvals',
-    }),
-    approvals: z.array(Approval).optional().openapi({ description: 'decisions so far, in order' }),
-    amount: z.string().optional().openapi({
-      description: 'the amount the transaction moves, as the approval policy read it (exact decimal)',
-    }),
-  })
-  .openapi('Submission');
+export const SubmissionRecord = z.object({
+  id: z.string().describe('sub_ followed by 20 base64url characters'),
+  status: SubmissionStatus,
+  party: z.string(),
+  commandId: z.string(),
+  userId: z.string(),
+  synchronizerId: z.string(),
+  keyFingerprint: z.string(),
+  preparedTransactionHash: z.string().describe('lowercase hex of the signed 32-byte hash'),
+  hashingSchemeVersion: HashingSchemeVersion,
+  maxRecordTime: z.string().nullable(),
+  canCommitUntil: z
+    .string()
+    .nullable()
+    .describe(
+      'after this time the ledger refuses the transaction: the earlier of max record time and preparation ' +
+        'time + PREPARATION_TIME_TOLERANCE_SECONDS. A submission whose outcome is unknown stays open until then.',
+    ),
+  requestedBy: z.string().describe('subject of the token that asked for it'),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  attempts: z.array(Attempt),
+  updateId: z.string().nullable(),
+  completionOffset: z.number().int().nullable(),
+  // Typed, not parsed again on every read: it is the ledger's answer, stored as the executor got it.
+  transaction: z.custom<JsTransaction>().nullable().describe('the committed JsTransaction'),
+  error: ErrorInfo.nullable(),
+  reconcileFromOffset: z
+    .number()
+    .int()
+    .nullable()
+    .describe('ledger end before the first attempt; reconciliation scans after it'),
+  reconciledThroughOffset: z
+    .number()
+    .int()
+    .nullable()
+    .describe('offset up to which the ledger was already searched for this transaction'),
+  approval: ApprovalRequirement.optional().describe('present when the policy asked for approvals'),
+  approvals: z.array(Approval).optional().describe('decisions so far, in order'),
+  amount: z
+    .string()
+    .optional()
+    .describe('the amount the transaction moves, as the approval policy read it (exact decimal)'),
+});
 export type SubmissionRecord = z.infer<typeof SubmissionRecord>;
 
 /** What the worker needs to execute, kept beside the record but never returned by the API. */

@@ -2,15 +2,10 @@
 // the policy in force and a dry run of it.
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { evaluatePolicy, PolicyInvalid, validatePolicy } from '../../policy/index.ts';
-import {
-  decideApproval,
-  listAwaiting,
-  SubmissionRecord,
-  SubmissionRefused,
-} from '../../submissions/index.ts';
+import { decideApproval, listAwaiting, SubmissionRefused } from '../../submissions/index.ts';
 import { type AppDeps, type AppEnv, need } from '../context.ts';
 import { ApiError, errorResponses } from '../errors.ts';
-import { SubmissionBody } from '../schemas.ts';
+import { SubmissionBody, SubmissionView } from '../schemas.ts';
 import { security } from './shared.ts';
 
 const ApprovalBody = z
@@ -39,7 +34,7 @@ const decide = createRoute({
   responses: {
     200: {
       description: 'The record after this decision (queued when it reached the quorum)',
-      content: { 'application/json': { schema: SubmissionRecord } },
+      content: { 'application/json': { schema: SubmissionView } },
     },
     ...errorResponses(400, 401, 403, 404, 409),
   },
@@ -55,7 +50,7 @@ const awaiting = createRoute({
   responses: {
     200: {
       description: 'What awaits approval',
-      content: { 'application/json': { schema: z.object({ items: z.array(SubmissionRecord) }) } },
+      content: { 'application/json': { schema: z.object({ items: z.array(SubmissionView) }) } },
     },
     ...errorResponses(400, 401, 403),
   },

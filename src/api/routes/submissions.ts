@@ -5,7 +5,7 @@ import { decodePreparedTransactionBase64, previewPreparedTransaction } from '@qu
 import {
   acceptSubmission,
   isTerminal,
-  SubmissionRecord,
+  type SubmissionRecord,
   SubmissionRefused,
 } from '../../submissions/index.ts';
 import { type AppDeps, type AppEnv, need, visible } from '../context.ts';
@@ -18,6 +18,7 @@ import {
   ListQuery,
   SubmissionBody,
   SubmissionList,
+  SubmissionView,
   TransactionPreview,
   WaitQuery,
 } from '../schemas.ts';
@@ -27,7 +28,7 @@ import { security } from './shared.ts';
 const SCAN_PAGES = 20;
 const record = (description: string) => ({
   description,
-  content: { 'application/json': { schema: SubmissionRecord } },
+  content: { 'application/json': { schema: SubmissionView } },
 });
 
 const submit = createRoute({
