@@ -1,5 +1,5 @@
 // `npm run docs:config`: writes docs/configuration.md from the configuration schemas (src/config/). The test
-// test/config/docs.test.ts fails when the committed file differs from what this would write.
+// test/unit/config/docs.test.ts fails when the committed file differs from what this would write.
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { configReference } from '../src/config/docs.ts';

@@ -1,6 +1,6 @@
 // The configuration reference (docs/configuration.md), rendered from the section schemas: each variable's
 // one-line description, whether it is a secret, and its default as the schema computes it. `npm run
-// docs:config` writes it; test/config/docs.test.ts fails when the committed file differs.
+// docs:config` writes it; test/unit/config/docs.test.ts fails when the committed file differs.
 import { z } from 'zod';
 import type { AnySection } from './section.ts';
 import { SECTIONS, WALLET_SECTIONS } from './sections.ts';

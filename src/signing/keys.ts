@@ -72,7 +72,7 @@ export interface KeySurvey {
  * A key backend: keeps keys' public metadata and status and signs with them; makes keys (`generate`) where it can,
  * and takes over keys made outside Quill (`adopt`: a KMS key, an HSM key made by its own tools) where it can.
  * Disabling never destroys key material (a file is re-sealed as disabled; a token key is left in the token). The
- * conformance suite `test/signing/conformance.test.ts` is what a new backend must pass.
+ * conformance suite `test/integration/signing/conformance.test.ts` is what a new backend must pass.
  */
 export interface KeyBackend extends KeyCatalog, RawSigner {
   readonly name: KeyBackendName;

@@ -1,5 +1,5 @@
 // What to do next with a submission, decided from the record alone: no I/O, so every rule of the state machine
-// can be tested as a table (test/submissions/decide.test.ts). The executor carries the decision out.
+// can be tested as a table (test/unit/submissions/decide.test.ts). The executor carries the decision out.
 import { type CommitDeadline, commitDeadline } from './deadline.ts';
 import { type Attempt, type ErrorInfo, isTerminal, type SubmissionRecord } from './record.ts';
 

@@ -1,0 +1,430 @@
+// Approval policies through the HTTP API (issue 15): deny, hold unsigned, hash-bound decisions by distinct
+// subjects, quorum signs exactly once under 20 racing approvals, reject, expiry, party scope, roles, dry run.
+
+import { randomBytes, randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { encodePreparedTransactionBase64, hashPreparedTransaction } from '@quill/canton/transaction';
+import { buildPreparedTransaction, damlValue } from '@quill/sandbox/build';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AuditLog, verifyAuditChain } from '../../../src/audit/index.ts';
+import { issueToken, type Role } from '../../../src/auth/index.ts';
+import { SubmissionStore } from '../../../src/submissions/index.ts';
+import { apiHarness, SECRET, SYNC } from '../../support/api-harness.ts';
+import { testRedis } from '../../support/records.ts';
+
+/** The audit chain of a store's deployment. */
+const auditOf = (s: { redis: import('ioredis').Redis; prefix: string }) => new AuditLog(s.redis, s.prefix);
+
+const POLICY = `
+default: allow
+groups:
+  treasury: [appr-1, appr-2, appr-3, appr-4, appr-5, appr-6, appr-7, appr-8, appr-9, appr-10, appr-11, appr-12,
+    appr-13, appr-14, appr-15, appr-16, appr-17, appr-18, appr-19, appr-20, appr-21, appr-22]
+rules:
+  - name: no-x
+    match: { counterparty: X::1 }
+    action: deny
+    reason: transfers to X are not allowed
+  - name: short-ttl
+    match: { template: "#quill-coin:Quill.Coin:Holding", amount: { gte: "7777" } }
+    action: approve
+    quorum: 2
+    ttl: 1s
+  - name: big
+    match: { template: "#quill-coin:Quill.Coin:Holding", amount: { gt: "100.0" } }
+    action: approve
+    quorum: 2
+    group: treasury
+    ttl: 1h
+`;
+
+function transfer(party: string, receiver: string, amount: string) {
+  const scheme = 'HASHING_SCHEME_VERSION_V2' as const;
+  const operator = 'operator::1220op';
+  const tx = buildPreparedTransaction({
+    roots: [
+      {
+        kind: 'exercise',
+        contractId: `00${randomBytes(32).toString('hex')}`,
+        packageName: 'quill-coin',
+        templateId: `${'cd'.repeat(32)}:Quill.Coin:Holding`,
+        signatories: [operator, party],
+        choice: 'Holding_Transfer',
+        choiceArgument: damlValue.record({
+          receiver: damlValue.party(receiver),
+          amount: damlValue.numeric(amount),
+        }),
+        consuming: true,
+        actingParties: [party],
+      },
+    ],
+    actAs: [party],
+    commandId: randomUUID(),
+    synchronizerId: SYNC,
+    preparationTime: new Date(),
+  });
+  return {
+    body: { preparedTransaction: encodePreparedTransactionBase64(tx), hashingSchemeVersion: scheme },
+    hashHex: Buffer.from(hashPreparedTransaction(tx, scheme)).toString('hex'),
+  };
+}
+
+describe('approval policy over the API', () => {
+  let h: Awaited<ReturnType<typeof apiHarness>>;
+  let store: SubmissionStore;
+  const redis = testRedis();
+  const tok = (role: Role, subject: string, party?: string) =>
+    issueToken({ secret: SECRET, role, ttlSeconds: 600, subject, ...(party ? { party } : {}) });
+
+  beforeAll(async () => {
+    const dir = (await import('node:fs')).mkdtempSync(
+      join((await import('node:os')).tmpdir(), 'quill-policy-'),
+    );
+    const file = join(dir, 'policy.yaml');
+    writeFileSync(file, POLICY);
+    h = await apiHarness({ POLICY_FILE: file });
+    store = new SubmissionStore(redis, h.config.redisPrefix);
+  });
+  afterAll(async () => {
+    await h?.close();
+    redis.disconnect();
+  });
+
+  async function signatures(id: string): Promise<number> {
+    const entries = await auditOf(store).signatures();
+    return entries.filter((e) => e.submission === id && e.stored === 'true').length;
+  }
+
+  it('allows small transfers, denies transfers to X, holds big ones unsigned', async () => {
+    const alice = await h.party('alice');
+    const submitter = await tok('submit', 'sub-1');
+    const small = await h.call('POST', '/wallet/v1/submissions', {
+      token: submitter,
+      body: transfer(alice.id, 'bob::1', '50.0').body,
+    });
+    expect(small.status).toBe(202);
+    expect(small.json.status).toBe('queued');
+
+    const denied = await h.call('POST', '/wallet/v1/submissions', {
+      token: submitter,
+      body: transfer(alice.id, 'X::1', '1.0').body,
+    });
+    expect(denied.status).toBe(422);
+    expect(denied.json.error?.code).toBe('POLICY_DENIED');
+    expect(denied.json.error?.message).toContain('transfers to X are not allowed');
+
+    const big = transfer(alice.id, 'bob::1', '500.0');
+    const held = await h.call('POST', '/wallet/v1/submissions', { token: submitter, body: big.body });
+    expect(held.status).toBe(202);
+    expect(held.json.status).toBe('awaiting_approval');
+    expect(held.json.approval).toMatchObject({ rule: 'big', quorum: 2, group: 'treasury' });
+    const id = held.json.id as string;
+    expect(await signatures(id)).toBe(0);
+
+    const list = await h.call('GET', '/wallet/v1/approvals', { token: await tok('approve', 'appr-1') });
+    expect(list.status).toBe(200);
+    expect((list.json.items as { id: string }[]).map((r) => r.id)).toContain(id);
+
+    const url = `/wallet/v1/submissions/${id}/approvals`;
+    // submit role cannot approve; the submitter cannot approve its own; a stale hash is refused
+    expect(
+      (await h.call('POST', url, { token: submitter, body: { decision: 'approve', hash: big.hashHex } }))
+        .status,
+    ).toBe(403);
+    const self = await h.call('POST', url, {
+      token: await tok('approve', 'sub-1'),
+      body: { decision: 'approve', hash: big.hashHex },
+    });
+    expect(self.json.error?.code).toBe('SELF_APPROVAL');
+    const stale = await h.call('POST', url, {
+      token: await tok('approve', 'appr-1'),
+      body: { decision: 'approve', hash: 'ab'.repeat(32) },
+    });
+    expect(stale.status).toBe(409);
+    expect(stale.json.error?.code).toBe('HASH_MISMATCH');
+    const outsider = await h.call('POST', url, {
+      token: await tok('approve', 'mallory'),
+      body: { decision: 'approve', hash: big.hashHex },
+    });
+    expect(outsider.json.error?.code).toBe('NOT_AN_APPROVER');
+
+    const one = await h.call('POST', url, {
+      token: await tok('approve', 'appr-1'),
+      body: { decision: 'approve', hash: big.hashHex },
+    });
+    expect(one.status).toBe(200);
+    expect(one.json.status).toBe('awaiting_approval');
+    const again = await h.call('POST', url, {
+      token: await tok('approve', 'appr-1'),
+      body: { decision: 'approve', hash: big.hashHex },
+    });
+    expect(again.json.error?.code).toBe('ALREADY_DECIDED');
+    const two = await h.call('POST', url, {
+      token: await tok('admin', 'appr-2'),
+      body: { decision: 'approve', hash: big.hashHex, reason: 'ok' },
+    });
+    expect(two.status).toBe(200);
+    expect(two.json.status).toBe('queued');
+    expect(two.json.approvals).toHaveLength(2);
+    expect(await signatures(id)).toBe(1);
+    const late = await h.call('POST', url, {
+      token: await tok('approve', 'appr-3'),
+      body: { decision: 'reject', hash: big.hashHex },
+    });
+    expect(late.json.error?.code).toBe('NOT_AWAITING_APPROVAL');
+  });
+
+  it('20 parallel approvals of one submission sign exactly once', async () => {
+    const alice = await h.party('alice');
+    const big = transfer(alice.id, 'bob::1', '250.0');
+    const held = await h.call('POST', '/wallet/v1/submissions', {
+      token: await tok('submit', 'sub-2'),
+      body: big.body,
+    });
+    const id = held.json.id as string;
+    const results = await Promise.all(
+      Array.from({ length: 20 }, async (_, i) =>
+        h.call('POST', `/wallet/v1/submissions/${id}/approvals`, {
+          token: await tok('approve', `appr-${i + 1}`),
+          body: { decision: 'approve', hash: big.hashHex },
+        }),
+      ),
+    );
+    // The rule's quorum (2) decides it; every later decision finds it no longer awaiting approval.
+    expect(results.filter((r) => r.status === 200)).toHaveLength(2);
+    for (const r of results.filter((r) => r.status !== 200))
+      expect({ status: r.status, code: r.json.error?.code }).toEqual({
+        status: 409,
+        code: 'NOT_AWAITING_APPROVAL',
+      });
+    expect(await signatures(id)).toBe(1);
+    const rec = await h.call('GET', `/wallet/v1/submissions/${id}`, { token: await tok('read', 'r') });
+    expect(rec.json.status).toBe('queued');
+    // Each decision that landed is an entry of the audit chain, written with it; the chain still verifies.
+    const chain = await auditOf(store).entries('0-0', 10_000);
+    const decided = chain.filter(
+      (e) =>
+        e.fields.some(([k, v]) => k === 'kind' && v === 'approval') &&
+        e.fields.some(([k, v]) => k === 'submission' && v === id),
+    );
+    expect(decided.length).toBe(results.filter((r) => r.status === 200).length);
+    expect(chain.some((e) => e.fields.some(([k, v]) => k === 'kind' && v === 'policy'))).toBe(true);
+    expect(verifyAuditChain(chain, await auditOf(store).head())).toMatchObject({ ok: true });
+  });
+
+  it('a rejection ends it rejected, never signed; expiry ends it expired', async () => {
+    const alice = await h.party('alice');
+    const big = transfer(alice.id, 'bob::1', '500.0');
+    const held = await h.call('POST', '/wallet/v1/submissions', {
+      token: await tok('submit', 'sub-3'),
+      body: big.body,
+    });
+    const id = held.json.id as string;
+    const r = await h.call('POST', `/wallet/v1/submissions/${id}/approvals`, {
+      token: await tok('approve', 'appr-4'),
+      body: { decision: 'reject', hash: big.hashHex, reason: 'too much' },
+    });
+    expect(r.json.status).toBe('rejected');
+    expect(r.json.error).toEqual({ code: 'APPROVAL_REJECTED', message: 'rejected by appr-4: too much' });
+    expect(await signatures(id)).toBe(0);
+
+    const quick = transfer(alice.id, 'bob::1', '7777.0');
+    const q = await h.call('POST', '/wallet/v1/submissions', {
+      token: await tok('submit', 'sub-3'),
+      body: quick.body,
+    });
+    expect(q.json.approval).toMatchObject({ rule: 'short-ttl' });
+    await new Promise((res) => setTimeout(res, 1100));
+    const after = await h.call('POST', `/wallet/v1/submissions/${q.json.id}/approvals`, {
+      token: await tok('approve', 'anyone'),
+      body: { decision: 'approve', hash: quick.hashHex },
+    });
+    expect(after.status).toBe(409);
+    expect(after.json.error?.code).toBe('APPROVAL_EXPIRED');
+    const rec = await h.call('GET', `/wallet/v1/submissions/${q.json.id}`, { token: await tok('read', 'r') });
+    expect(rec.json.status).toBe('expired');
+    expect(await signatures(q.json.id as string)).toBe(0);
+  });
+
+  it('party scope: a scoped approver neither sees nor decides another party', async () => {
+    const alice = await h.party('alice');
+    const carol = await h.party('carol');
+    const big = transfer(alice.id, 'bob::1', '500.0');
+    const held = await h.call('POST', '/wallet/v1/submissions', {
+      token: await tok('submit', 'sub-4'),
+      body: big.body,
+    });
+    const id = held.json.id as string;
+    const scoped = await tok('approve', 'appr-5', carol.id);
+    const list = await h.call('GET', '/wallet/v1/approvals', { token: scoped });
+    expect((list.json.items as { id: string }[]).map((r) => r.id)).not.toContain(id);
+    expect(
+      (await h.call('GET', `/wallet/v1/approvals?party=${encodeURIComponent(alice.id)}`, { token: scoped }))
+        .status,
+    ).toBe(403);
+    const d = await h.call('POST', `/wallet/v1/submissions/${id}/approvals`, {
+      token: scoped,
+      body: { decision: 'approve', hash: big.hashHex },
+    });
+    expect(d.status).toBe(404);
+    const ev = await h.call('POST', '/wallet/v1/policy/evaluate', { token: scoped, body: big.body });
+    expect(ev.status).toBe(403);
+    const mine = await h.call('GET', `/wallet/v1/approvals?party=${encodeURIComponent(alice.id)}`, {
+      token: await tok('approve', 'appr-5', alice.id),
+    });
+    expect((mine.json.items as { id: string }[]).map((r) => r.id)).toContain(id);
+    // approve cannot submit
+    const sub = await h.call('POST', '/wallet/v1/submissions', {
+      token: await tok('approve', 'appr-5'),
+      body: big.body,
+    });
+    expect(sub.status).toBe(403);
+  });
+
+  it('dry run and policy read; garbage answered with 4xx', async () => {
+    const alice = await h.party('alice');
+    const ev = await h.call('POST', '/wallet/v1/policy/evaluate', {
+      token: await tok('read', 'r'),
+      body: transfer(alice.id, 'bob::1', '500.0').body,
+    });
+    expect(ev.status).toBe(200);
+    expect(ev.json).toMatchObject({ rule: 'big', amount: '500', outcome: { action: 'approve', quorum: 2 } });
+    const pol = await h.call('GET', '/wallet/v1/policy', { token: await tok('admin', 'a') });
+    expect(pol.json.version).toBe(1);
+    expect((await h.call('GET', '/wallet/v1/policy', { token: await tok('read', 'r') })).status).toBe(403);
+    const bad = await h.call('POST', '/wallet/v1/policy/evaluate', {
+      token: await tok('read', 'r'),
+      body: { preparedTransaction: 'AAAA', hashingSchemeVersion: 'HASHING_SCHEME_VERSION_V2' },
+    });
+    expect(bad.status).toBe(400);
+    for (const [body, status, code] of [
+      [{}, 400, 'INVALID_REQUEST'],
+      [{ decision: 'maybe', hash: 'x' }, 400, 'INVALID_REQUEST'],
+      ['nope', 400, 'INVALID_JSON'],
+      [{ decision: 'approve', hash: 'zz' }, 404, 'NOT_FOUND'], // well-formed: there is no sub_x
+    ] as const) {
+      const r = await h.call('POST', '/wallet/v1/submissions/sub_x/approvals', {
+        token: await tok('approve', 'a'),
+        body,
+      });
+      expect({ status: r.status, code: r.json.error?.code }, JSON.stringify(body)).toEqual({ status, code });
+    }
+  });
+});
+
+describe('approval metrics', () => {
+  it('exposes pending approvals, decisions by outcome and time to quorum', async () => {
+    const dir = (await import('node:fs')).mkdtempSync(
+      join((await import('node:os')).tmpdir(), 'quill-policy-'),
+    );
+    const file = join(dir, 'policy.yaml');
+    writeFileSync(file, 'rules:\n  - {name: all, action: approve, quorum: 1}\n');
+    const h = await apiHarness({ POLICY_FILE: file });
+    try {
+      const alice = await h.party('alice');
+      const t = transfer(alice.id, 'bob::1', '1.0');
+      const sub = issueToken({ secret: SECRET, role: 'submit', ttlSeconds: 600, subject: 's' });
+      const held = await h.call('POST', '/wallet/v1/submissions', { token: await sub, body: t.body });
+      let m = (await h.call('GET', '/metrics')).text;
+      expect(m).toMatch(/^quill_approvals_pending 1$/m);
+      const ok = await h.call('POST', `/wallet/v1/submissions/${held.json.id}/approvals`, {
+        token: await issueToken({ secret: SECRET, role: 'approve', ttlSeconds: 600, subject: 'a' }),
+        body: { decision: 'approve', hash: t.hashHex },
+      });
+      expect(ok.json.status).toBe('queued');
+      m = (await h.call('GET', '/metrics')).text;
+      expect(m).toMatch(/^quill_approvals_pending 0$/m);
+      expect(m).toMatch(/^quill_approval_decisions_total\{decision="approve"\} 1$/m);
+      expect(m).toMatch(/^quill_approval_time_to_quorum_seconds_count 1$/m);
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+describe('velocity through the API', () => {
+  it('trips on the Nth transfer inside its window and not after the window', async () => {
+    const dir = (await import('node:fs')).mkdtempSync(
+      join((await import('node:os')).tmpdir(), 'quill-policy-'),
+    );
+    const file = join(dir, 'policy.yaml');
+    writeFileSync(
+      file,
+      'rules:\n  - name: burst\n    match: { velocity: { window: 2s, maxCount: 2 } }\n    action: deny\n    reason: too many\n',
+    );
+    const h = await apiHarness({ POLICY_FILE: file });
+    try {
+      const alice = await h.party('alice');
+      const token = await issueToken({ secret: SECRET, role: 'submit', ttlSeconds: 600, subject: 's' });
+      const send = async () =>
+        (
+          await h.call('POST', '/wallet/v1/submissions', {
+            token,
+            body: transfer(alice.id, 'bob::1', '1.0').body,
+          })
+        ).status;
+      expect(await send()).toBe(202);
+      expect(await send()).toBe(202);
+      expect(await send()).toBe(422);
+      await new Promise((r) => setTimeout(r, 2100));
+      expect(await send()).toBe(202);
+    } finally {
+      await h.close();
+    }
+  });
+});
+
+describe('policy versions', () => {
+  it('PUT makes a new numbered version that accept applies at once; bad documents are 400 with paths', async () => {
+    const h = await apiHarness({});
+    try {
+      const admin = await issueToken({ secret: SECRET, role: 'admin', ttlSeconds: 600, subject: 'root' });
+      const alice = await h.party('alice');
+      const submit = await issueToken({ secret: SECRET, role: 'submit', ttlSeconds: 600, subject: 's' });
+      expect((await h.call('GET', '/wallet/v1/policy', { token: admin })).json).toEqual({
+        version: null,
+        document: null,
+      });
+      const put = await h.call('PUT', '/wallet/v1/policy', {
+        token: admin,
+        body: { rules: [{ name: 'none', action: 'deny', reason: 'frozen' }] },
+      });
+      expect(put.status).toBe(200);
+      expect(put.json).toMatchObject({ version: 1, by: 'root' });
+      const refused = await h.call('POST', '/wallet/v1/submissions', {
+        token: submit,
+        body: transfer(alice.id, 'b::1', '1.0').body,
+      });
+      expect(refused.json.error?.code).toBe('POLICY_DENIED');
+      const second = await h.call('PUT', '/wallet/v1/policy', { token: admin, body: { default: 'allow' } });
+      expect(second.json.version).toBe(2);
+      const ok = await h.call('POST', '/wallet/v1/submissions', {
+        token: submit,
+        body: transfer(alice.id, 'b::1', '1.0').body,
+      });
+      expect(ok.status).toBe(202);
+      const bad = await h.call('PUT', '/wallet/v1/policy', {
+        token: admin,
+        body: { rules: [{ name: 'x', action: 'approve', quorum: 0, 'evil\u202e': 1 }] },
+      });
+      expect(bad.status).toBe(400);
+      expect(bad.json.error?.code).toBe('POLICY_INVALID');
+      expect(bad.json.error?.message).toContain('rules[0].quorum');
+      expect(bad.json.error?.message).not.toContain('\u202e');
+      const scoped = await issueToken({
+        secret: SECRET,
+        role: 'admin',
+        ttlSeconds: 600,
+        subject: 'x',
+        party: alice.id,
+      });
+      expect((await h.call('PUT', '/wallet/v1/policy', { token: scoped, body: {} })).status).toBe(403);
+      expect((await h.call('PUT', '/wallet/v1/policy', { token: submit, body: {} })).status).toBe(403);
+      expect((await h.call('PUT', '/wallet/v1/policy', { token: admin, body: '[1]' })).status).toBe(400);
+      expect((await h.call('GET', '/wallet/v1/policy', { token: admin })).json.version).toBe(2);
+    } finally {
+      await h.close();
+    }
+  });
+});

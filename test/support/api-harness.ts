@@ -1,0 +1,152 @@
+// A wallet API on a real HTTP port with a real Redis, a real key store and real prepared transactions.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { encodePreparedTransactionBase64, hashPreparedTransaction } from '@quill/canton/transaction';
+import { buildPreparedTransaction, damlValue } from '@quill/sandbox/build';
+import { inject } from 'vitest';
+import { issueToken } from '../../src/auth/index.ts';
+import { loadConfig } from '../../src/config/index.ts';
+import type { AssetRecognizers } from '../../src/policy/index.ts';
+import { startWallet } from '../../src/server/wallet.ts';
+import { type KeyBackend, Keyring, KeyStore, verifyingSigner } from '../../src/signing/index.ts';
+import type { LedgerPort } from '../../src/submissions/index.ts';
+import { tempDir } from './tmp.ts';
+
+export const SECRET = 'test-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
+export const SYNC = 'global-synchronizer::1220aaaa';
+
+/** A ledger that is never reached in API-only tests. */
+export const unreachableLedger: LedgerPort = {
+  execute: () => Promise.reject(new Error('no ledger in this test')),
+  ledgerEnd: () => Promise.resolve(0),
+  transactionAt: () => Promise.resolve(undefined),
+  transactions: async function* () {},
+};
+
+/** `recognizers`: what the wallet counts as transfers and holdings (default: the generic rule only). */
+export async function apiHarness(
+  env: Record<string, string> = {},
+  opts: { recognizers?: AssetRecognizers; moreBackends?: (dir: string) => KeyBackend[] } = {},
+) {
+  const dir = tempDir('quill-api-');
+  const keys = new KeyStore({ dir, passphrase: 'test passphrase', scrypt: { N: 1024 } });
+  const keyring = new Keyring([keys, ...(opts.moreBackends?.(dir) ?? [])]);
+  const parties = new Map<string, string>();
+  const config = loadConfig({
+    PORT: '0', // any free port
+    HOST: '127.0.0.1',
+    REDIS_URL: inject('redisUrl'),
+    REDIS_PREFIX: `api-${randomBytes(4).toString('hex')}`,
+    AUTH_JWT_SECRET: SECRET,
+    BATCH_MAX: '5',
+    ...env,
+  });
+  const logs: Record<string, unknown>[] = [];
+  const wallet = await startWallet({
+    config,
+    role: 'api',
+    log: (level, msg, fields) => logs.push({ level, msg, ...fields }),
+    ledger: unreachableLedger,
+    ...(opts.recognizers ? { recognizers: opts.recognizers } : {}),
+    auth: (await import('../../src/auth/index.ts')).createVerifier(config.auth),
+    keys: keyring,
+    signer: verifyingSigner(keyring),
+    parties: {
+      keyOf: async (p) => parties.get(p),
+      // Registry-only onboarding: no ledger here, so the party is recorded as if the ledger had allocated it.
+      list: async () =>
+        [...parties].map(([partyId, keyFingerprint]) => ({ partyId, keyFingerprint, synchronizerId: SYNC })),
+      onboard: async ({ keyFingerprint, partyHint }) => {
+        const partyId = `${partyHint}::${keyFingerprint}`;
+        parties.set(partyId, keyFingerprint);
+        return { partyId, keyFingerprint, synchronizerId: SYNC };
+      },
+    },
+  });
+  const token = (role: 'read' | 'submit' | 'approve' | 'admin', party?: string) =>
+    issueToken({ secret: SECRET, role, ttlSeconds: 600, subject: `t-${role}`, ...(party ? { party } : {}) });
+  async function party(hint: string, algorithm: 'ed25519' | 'p256' = 'ed25519') {
+    const key = await keys.generate(algorithm);
+    const id = `${hint}::${key.fingerprint}`;
+    parties.set(id, key.fingerprint);
+    return { id, fingerprint: key.fingerprint };
+  }
+  async function call(
+    method: string,
+    path: string,
+    opts: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
+  ) {
+    const res = await fetch(`${wallet.url}${path}`, {
+      method,
+      headers: {
+        ...(opts.token ? { authorization: `Bearer ${opts.token}` } : {}),
+        ...(opts.body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...opts.headers,
+      },
+      ...(opts.body !== undefined
+        ? { body: typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body) }
+        : {}),
+    });
+    const text = await res.text();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return {
+      status: res.status,
+      json: json as Record<string, unknown> & { error?: { code: string; message: string } },
+      text,
+      headers: res.headers,
+    };
+  }
+  const close = async () => {
+    await wallet.close();
+    await keyring.close();
+  };
+  return { wallet, keys, dir, parties, token, party, call, config, logs, close };
+}
+
+/** A small valid prepared transaction (one Create) acting as `party`. */
+export function prepared(
+  party: string,
+  opts: {
+    scheme?: 'HASHING_SCHEME_VERSION_V2' | 'HASHING_SCHEME_VERSION_V3';
+    maxRecordTime?: Date;
+    preparationTime?: Date;
+    commandId?: string;
+    synchronizerId?: string;
+    /** Pads the create argument with a list of this many units (about 5.4 base64 characters each). */
+    units?: number;
+  } = {},
+) {
+  const scheme = opts.scheme ?? 'HASHING_SCHEME_VERSION_V2';
+  const tx = buildPreparedTransaction({
+    roots: [
+      {
+        kind: 'create',
+        contractId: `00${randomBytes(32).toString('hex')}`,
+        packageName: 'quill-test',
+        templateId: `${'ab'.repeat(32)}:Test:Thing`,
+        argument: damlValue.record({
+          owner: damlValue.party(party),
+          ...(opts.units
+            ? { items: damlValue.list(Array.from({ length: opts.units }, damlValue.unit)) }
+            : {}),
+        }),
+        signatories: [party],
+      },
+    ],
+    actAs: [party],
+    commandId: opts.commandId ?? randomUUID(),
+    synchronizerId: opts.synchronizerId ?? SYNC,
+    preparationTime: opts.preparationTime ?? new Date(),
+    ...(opts.maxRecordTime ? { maxRecordTime: opts.maxRecordTime } : {}),
+  });
+  const hash = hashPreparedTransaction(tx, scheme);
+  return {
+    body: { preparedTransaction: encodePreparedTransactionBase64(tx), hashingSchemeVersion: scheme },
+    hashHex: Buffer.from(hash).toString('hex'),
+    hashB64: Buffer.from(hash).toString('base64'),
+  };
+}

@@ -1,0 +1,55 @@
+// `quill sandbox` as a process: its secret comes from --auth-secret-file or SANDBOX_AUTH_SECRET, never the command line.
+import { spawn } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { jwtVerify } from 'jose';
+import { describe, expect, it } from 'vitest';
+import { tempDir } from '../../support/tmp.ts';
+
+describe('quill sandbox auth secret', () => {
+  /** Starts `quill sandbox`, returns its first stdout lines (with the admin token) and its command line. */
+  function startSandbox(args: string[], env: Record<string, string> = {}) {
+    return new Promise<{ stdout: string; stderr: string; code: number | null }>((done) => {
+      const child = spawn(
+        process.execPath,
+        [resolve('bin/quill.js'), 'sandbox', '--port', '0', '--scan-port', '0', ...args],
+        { env: { PATH: process.env.PATH ?? '', ...env } },
+      );
+      let stdout = '';
+      let stderr = '';
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      child.stdout.on('data', (d) => {
+        stdout += d;
+        if (/admin token[^\n]*\n/.test(stdout)) child.kill('SIGTERM');
+      });
+      child.stderr.on('data', (d) => (stderr += d));
+      child.on('close', (code) => {
+        clearTimeout(timer);
+        done({ stdout, stderr, code });
+      });
+    });
+  }
+  const tokenOf = (stdout: string) => /admin token[^:]*: (\S+)/.exec(stdout)?.[1] ?? '';
+
+  it('reads the secret from --auth-secret-file or SANDBOX_AUTH_SECRET, never needing it on the command line', async () => {
+    const secret = `file-secret-${'s'.repeat(40)}`;
+    const file = join(tempDir('quill-sandbox-'), 'secret');
+    await writeFile(file, `${secret}\n`, { mode: 0o600 });
+    const fromFile = await startSandbox(['--auth-secret-file', file]);
+    expect(fromFile.stderr).toBe('');
+    await expect(jwtVerify(tokenOf(fromFile.stdout), new TextEncoder().encode(secret))).resolves.toBeTruthy();
+
+    const envSecret = `env-secret-${'e'.repeat(40)}`;
+    const fromEnv = await startSandbox([], { SANDBOX_AUTH_SECRET: envSecret });
+    await expect(
+      jwtVerify(tokenOf(fromEnv.stdout), new TextEncoder().encode(envSecret)),
+    ).resolves.toBeTruthy();
+
+    await writeFile(file, 'short\n');
+    const short = await startSandbox(['--auth-secret-file', file]);
+    expect(short.code).toBe(2);
+    expect(short.stderr).toMatch(/--auth-secret-file: the secret must be at least 16 characters/);
+    const both = await startSandbox(['--auth-secret-file', file, '--auth-secret', 'x'.repeat(20)]);
+    expect(both.code).toBe(2);
+  });
+});
