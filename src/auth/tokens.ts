@@ -1,7 +1,7 @@
 // Bearer JWTs verified with jose: HS256 shared secret or a JWKS URL (pinned algorithms), roles and party scope.
 import { randomBytes, webcrypto } from 'node:crypto';
 import { createRemoteJWKSet, type JWTPayload, type JWTVerifyGetKey, jwtVerify, SignJWT } from 'jose';
-import { AuthError, type AuthErrorCode } from './errors.ts';
+import { AuthError } from './errors.ts';
 import { type Principal, ROLE_LEVEL, type Role } from './principal.ts';
 
 export interface AuthSettings {

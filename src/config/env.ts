@@ -2,7 +2,6 @@
 // built from. Each helper carries its own messages, so the same kind of value is refused with the same words.
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { ConfigError } from './errors.ts';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 

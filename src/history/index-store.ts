@@ -7,7 +7,7 @@ import type { JsTransaction } from '@quill/canton/ledger';
 import type { Redis } from 'ioredis';
 import { type RedisKeys, redisKeys } from '../redis/keys.ts';
 import { loadScript, runScript } from '../redis/scripts.ts';
-import { HistoryError, type HistoryErrorCode } from './errors.ts';
+import { HistoryError } from './errors.ts';
 
 /** One indexed transaction as stored and served. */
 export interface IndexedTransaction {

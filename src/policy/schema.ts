@@ -1,11 +1,11 @@
 // The policy document: ordered rules, first match wins, a default action. Parsed from YAML or JSON (YAML is a
 // superset), validated with zod; every problem is reported with its path.
 
-import { echo, QuillError } from '@quill/canton/errors';
+import { echo } from '@quill/canton/errors';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { isDecimal } from './decimal.ts';
-import { PolicyInvalid, type PolicyProblem } from './errors.ts';
+import { PolicyInvalid } from './errors.ts';
 
 const Decimal = z
   .string()
