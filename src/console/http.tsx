@@ -7,6 +7,7 @@ import type { WalletApp } from '../api/index.ts';
 import type { Principal } from '../auth/index.ts';
 import { type Api, apiClient, type Ok } from './client.ts';
 import type { ConsoleDeps } from './deps.ts';
+import { PageError } from './errors.ts';
 import { csrfMatches, type Session } from './sessions.ts';
 import { type NavLink, Page, type Viewer } from './ui.tsx';
 
@@ -21,16 +22,6 @@ export type ConsoleEnv = {
   };
 };
 export type Ctx = Context<ConsoleEnv>;
-
-/** A page that cannot be shown: rendered as an HTML page with this status and message. */
-export class PageError extends Error {
-  constructor(
-    readonly status: 400 | 403 | 404 | 409 | 503,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 export const CSP = [
   "default-src 'none'",

@@ -2,19 +2,15 @@
 // audience and no `scope` claim, so it can never pass as an API bearer token (and an API token never as a link).
 // Single use: the first redemption claims its `jti` in Redis until the link would have expired anyway.
 import { randomBytes } from 'node:crypto';
-import { QuillError } from '@quill/canton/errors';
 import type { Redis } from 'ioredis';
 import { jwtVerify, SignJWT } from 'jose';
 import type { Principal } from '../auth/index.ts';
 import { redisKeys } from '../redis/index.ts';
+import { LinkError } from './errors.ts';
 
 const TYPE = 'quill-console-link+jwt';
 const AUDIENCE = 'quill-console';
 const ROLES = new Set<Principal['role']>(['read', 'submit', 'approve', 'admin']);
-
-export class LinkError extends QuillError<'INVALID_LINK' | 'USED_LINK'> {
-  override readonly name = 'LinkError';
-}
 
 export interface LinkRequest {
   role: Principal['role'];

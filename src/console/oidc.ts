@@ -2,16 +2,12 @@
 // claims of the ID token. The state is bound to the browser by a cookie and kept in Redis until its one use,
 // so a wrong or replayed state is refused before the code is ever redeemed.
 
-import { QuillError } from '@quill/canton/errors';
 import type { Redis } from 'ioredis';
 import * as client from 'openid-client';
 import type { Principal } from '../auth/index.ts';
 import { redisKeys } from '../redis/index.ts';
 import type { OidcSettings } from './deps.ts';
-
-export class OidcError extends QuillError<'OIDC_REFUSED' | 'OIDC_UNAVAILABLE'> {
-  override readonly name = 'OidcError';
-}
+import { OidcError } from './errors.ts';
 
 const PREFERENCE: Principal['role'][] = ['admin', 'approve', 'submit', 'read'];
 const STATE_TTL_MS = 10 * 60_000;

@@ -3,7 +3,8 @@
 import { allows } from '../../auth/index.ts';
 import { readAudit } from '../audit-read.ts';
 import { answer } from '../client.ts';
-import { apiMessage, type Ctx, formFields, must, PageError } from '../http.tsx';
+import { PageError } from '../errors.ts';
+import { apiMessage, type Ctx, formFields, must } from '../http.tsx';
 import { Csrf, Empty, FormError, Id, Page, Time } from '../ui.tsx';
 
 export async function approvalsPage(c: Ctx, form?: { id: string; error: string }) {

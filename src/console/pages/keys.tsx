@@ -5,7 +5,8 @@
 import { allows } from '../../auth/index.ts';
 import { readAudit } from '../audit-read.ts';
 import { answer } from '../client.ts';
-import { apiMessage, type Ctx, formFields, must, PageError } from '../http.tsx';
+import { PageError } from '../errors.ts';
+import { apiMessage, type Ctx, formFields, must } from '../http.tsx';
 import { Csrf, Empty, FormError, Id, Page, Status, Time } from '../ui.tsx';
 
 const ALGORITHMS = ['ed25519', 'p256', 'p384', 'secp256k1'] as const;

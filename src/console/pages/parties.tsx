@@ -2,7 +2,8 @@
 // feed entries and coin holdings).
 import { allows } from '../../auth/index.ts';
 import { answer } from '../client.ts';
-import { apiMessage, type Ctx, formFields, must, PageError } from '../http.tsx';
+import { PageError } from '../errors.ts';
+import { apiMessage, type Ctx, formFields, must } from '../http.tsx';
 import { ActivityTable, Csrf, Empty, FormError, Id, Page, Time } from '../ui.tsx';
 import { SubmissionTable } from './submissions.tsx';
 

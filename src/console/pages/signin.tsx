@@ -3,9 +3,10 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import type { ConsoleDeps } from '../deps.ts';
-import { type Ctx, clearSessionCookie, cookieNames, PageError, setSessionCookie } from '../http.tsx';
-import { LinkError, redeemLink } from '../links.ts';
-import { OidcError, type OidcSignIn } from '../oidc.ts';
+import { LinkError, OidcError, PageError } from '../errors.ts';
+import { type Ctx, clearSessionCookie, cookieNames, setSessionCookie } from '../http.tsx';
+import { redeemLink } from '../links.ts';
+import type { OidcSignIn } from '../oidc.ts';
 import { FormError, Page } from '../ui.tsx';
 
 const OIDC_STATE_COOKIE = 'quill_console_oidc';

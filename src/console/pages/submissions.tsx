@@ -4,7 +4,8 @@
 import type { InferResponseType } from 'hono/client';
 import { SUBMISSION_STATUSES, type SubmissionStatus } from '../../submissions/index.ts';
 import { type Api, answer } from '../client.ts';
-import { apiMessage, type Ctx, must, PageError } from '../http.tsx';
+import { PageError } from '../errors.ts';
+import { apiMessage, type Ctx, must } from '../http.tsx';
 import { Empty, Facts, Id, Json, Page, Status, Time } from '../ui.tsx';
 
 interface Filters {

@@ -2,7 +2,8 @@
 // (an unscoped admin); a stale resourceVersion is shown as a conflict.
 import { allows } from '../../../auth/index.ts';
 import { answer } from '../../client.ts';
-import { apiMessage, type Ctx, formFields, must, PageError } from '../../http.tsx';
+import { PageError } from '../../errors.ts';
+import { apiMessage, type Ctx, formFields, must } from '../../http.tsx';
 import { Csrf, Facts, FormError } from '../../ui.tsx';
 import { Ledger } from './layout.tsx';
 
