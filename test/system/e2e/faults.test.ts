@@ -275,22 +275,23 @@ describe.each(TOPOLOGIES)('exactly once under faults: %s', (_name, N, topology) 
     let pending = bodies.map((b, i) => ({ ...b, idempotencyKey: `fault-${i}` }));
     let kills = 0;
     let redisRestarts = 0;
-    // Three workers. One is killed whenever another fifth of the submissions has ended (so every run sees at least
-    // four kills mid-load, however fast it goes), and between those about every second while two are serving (so
-    // a loaded machine, where a start takes seconds, slows the chaos instead of stopping all progress).
+    // Three workers. One is killed whenever another tenth of the submissions has ended, one tenth per poll so a
+    // fast run that jumps several tenths between polls still gets its kills (every run sees at least four mid-load),
+    // and between those about every second while two are serving (so a loaded machine, where a start takes seconds,
+    // slows the chaos instead of stopping all progress).
     const chaos = (async () => {
       const deadline = Date.now() + 120_000;
       let nextKillAt = 0;
-      let nextFifth = 1;
+      let nextTenth = 1;
       while (Date.now() < deadline) {
         await sleep(200);
         const counts = await api.wallet.store.countByStatus().catch(() => undefined);
         const ended = counts ? counts.committed + counts.rejected + counts.expired : 0;
         if (ended >= N) return;
         const up = workers.filter((w) => w.serving);
-        const milestone = ended >= (nextFifth * N) / 5;
+        const milestone = nextTenth <= 9 && ended >= (nextTenth * N) / 10;
         if (!milestone && (up.length < 2 || Date.now() < nextKillAt)) continue;
-        if (milestone) nextFifth = Math.floor((ended * 5) / N) + 1;
+        if (milestone) nextTenth++;
         const pool = up.length > 0 ? up : workers;
         const victim = pool[Math.floor(Math.random() * pool.length)] as WorkerProcess;
         victim.process.kill('SIGKILL');
