@@ -18,6 +18,8 @@ import type { Contract, SandboxState } from './state/index.ts';
 
 export const COIN_PACKAGE = 'quill-coin';
 export const COIN_MODULE = 'Quill.Coin';
+/** The templates the coin package defines (a filter may name one before any contract of it exists). */
+const COIN_TEMPLATES = ['CoinRules', 'Holding', 'TransferInstruction'];
 
 const coinChoice = (choice: string, receiver = 'receiver') => ({
   template: `#${COIN_PACKAGE}:${COIN_MODULE}:`,
@@ -87,6 +89,7 @@ function resolveTemplate(state: SandboxState, id: string): Template {
     packageName = (state.packages.get(pkg) ?? registerPackage(state, `pkg-${pkg.slice(0, 12)}`, pkg))
       .packageName;
   }
+  state.packages.addTemplate(packageName, `${moduleName}:${entityName}`);
   return {
     packageId,
     packageName,
@@ -99,6 +102,8 @@ function resolveTemplate(state: SandboxState, id: string): Template {
 /** Uploads and vets (on this participant) a package the sandbox first hears of in a command. */
 function registerPackage(state: SandboxState, name: string, knownId?: string) {
   const p = state.packages.upload(name, '1.0.0', true, knownId);
+  if (name === COIN_PACKAGE)
+    for (const entity of COIN_TEMPLATES) state.packages.addTemplate(name, `${COIN_MODULE}:${entity}`);
   for (const s of state.synchronizers)
     state.packages.vet(state.participantId, s.id, { packageId: p.packageId });
   return p;

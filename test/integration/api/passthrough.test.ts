@@ -124,7 +124,7 @@ const FIELDS = {
     eventFormat: {
       filtersByParty: { p: { cumulative: [{ identifierFilter: { WildcardFilter: { value: {} } } }] } },
       filtersForAnyParty: {
-        cumulative: [{ identifierFilter: { TemplateFilter: { value: { templateId: 'a:B:C' } } } }],
+        cumulative: [{ identifierFilter: { TemplateFilter: { value: { templateId: '#a:B:C' } } } }],
       },
       verbose: true,
     },

@@ -34,6 +34,12 @@ export interface Endpoint<
    * refuses before sending; the sandbox answers with the participant's error for the violation.
    */
   readonly rule?: (body: z.output<B>, params: Params<P>, query: z.output<Q>) => Violation | undefined;
+  /**
+   * The participant applies `rule` only once the command has run, so a violation is answered for a transaction
+   * that committed (executeAndWaitForTransaction reads the transaction with the caller's format after the
+   * completion: CommandServiceImpl.fetchTransactionFromCompletion). The client still refuses before sending.
+   */
+  readonly ruleAfterCommit?: true;
   /** Error codes this endpoint may answer besides the ones every endpoint may (auth, decoding, internal). */
   readonly errors: readonly string[];
 }
@@ -50,6 +56,7 @@ export function endpoint<
   query?: Q;
   response: R;
   rule?: (body: z.output<B>, params: Params<P>, query: z.output<Q>) => Violation | undefined;
+  ruleAfterCommit?: true;
   errors?: readonly string[];
 }): Endpoint<P, B, Q, R> {
   return {
@@ -59,6 +66,7 @@ export function endpoint<
     query: (decl.query ?? NoQuery) as Q,
     response: decl.response,
     ...(decl.rule ? { rule: decl.rule } : {}),
+    ...(decl.ruleAfterCommit ? { ruleAfterCommit: true } : {}),
     errors: decl.errors ?? [],
   };
 }

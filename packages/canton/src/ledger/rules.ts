@@ -4,6 +4,7 @@
  * participant's error for that violation (`code` names it; the sandbox owns the participant's wording).
  */
 
+import { echo } from '../errors.ts';
 import type { EventFormat, TransactionFormat, UpdateFormat } from './schemas/formats.ts';
 import type { ListVettedPackagesRequest } from './schemas/packages.ts';
 import type {
@@ -117,7 +118,10 @@ function updateIdProblem(id: string): string | undefined {
   return undefined;
 }
 
-/** The participant's FormatValidator on an event format: some filter, and valid party ids. */
+/**
+ * The participant's FormatValidator on an event format: some filter, valid party ids, and template and interface
+ * filters that name a package by name (validateNameTypeConRef).
+ */
 function checkEventFormat(
   f: Pick<EventFormat, 'filtersByParty' | 'filtersForAnyParty'>,
 ): Violation | undefined {
@@ -128,6 +132,51 @@ function checkEventFormat(
   for (const party of parties) {
     const problem = partyIdProblem(party);
     if (problem) return invalid(problem);
+  }
+  for (const ref of typeRefs(f)) {
+    const problem = nameTypeConRefProblem(ref.id);
+    if (problem) return problem;
+  }
+  return undefined;
+}
+
+/** The template and interface ids an event format's filters name. */
+export function typeRefs(
+  f: Pick<EventFormat, 'filtersByParty' | 'filtersForAnyParty'>,
+): { kind: 'template' | 'interface'; id: string }[] {
+  const out: { kind: 'template' | 'interface'; id: string }[] = [];
+  for (const filters of [...Object.values(f.filtersByParty ?? {}), f.filtersForAnyParty]) {
+    for (const c of filters?.cumulative ?? []) {
+      const id = c.identifierFilter;
+      if (id && 'TemplateFilter' in id)
+        out.push({ kind: 'template', id: id.TemplateFilter.value.templateId });
+      if (id && 'InterfaceFilter' in id)
+        out.push({ kind: 'interface', id: id.InterfaceFilter.value.interfaceId });
+    }
+  }
+  return out;
+}
+
+/**
+ * `#<package name>:<module>:<entity>`, or why not: the participant resolves filters by package name only, and
+ * refuses the package-id form, the form its own events carry (FormatValidator.validateNameTypeConRef).
+ */
+function nameTypeConRefProblem(id: string): Violation | undefined {
+  const parts = id.split(':');
+  if (parts.length !== 3 || parts.some((p) => p === '' || p === '#')) {
+    return {
+      code: 'INVALID_FIELD',
+      field: 'templateId',
+      reason: `Expected <package>:<moduleName>:<entityName>, got ${echo(id)}`,
+    };
+  }
+  const pkg = parts[0] as string;
+  if (!pkg.startsWith('#')) {
+    return {
+      code: 'INVALID_FIELD',
+      field: 'packageId',
+      reason: `Received an identifier with package ID ${echo(pkg)}, but expected a package name.`,
+    };
   }
   return undefined;
 }

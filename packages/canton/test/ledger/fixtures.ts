@@ -255,7 +255,9 @@ export const format = {
           cumulative: [
             { identifierFilter: { WildcardFilter: { value: { includeCreatedEventBlob: true } } } },
             {
-              identifierFilter: { TemplateFilter: { value: { templateId: `${PKG}:Splice.Amulet:Amulet` } } },
+              identifierFilter: {
+                TemplateFilter: { value: { templateId: '#splice-amulet:Splice.Amulet:Amulet' } },
+              },
             },
             {
               identifierFilter: {

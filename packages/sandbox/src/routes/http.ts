@@ -47,7 +47,8 @@ export interface ServeOptions<P extends string, B extends z.ZodType, Q extends z
 /**
  * Serves a declared ledger endpoint: its method and path, its body and query decoded with its schemas (the
  * participant's decoder answers 400 text on failure), `authorize`, then its rule (the participant's error for
- * each violation), then `handle`.
+ * each violation), then `handle`. A rule the participant checks after the commit (`ruleAfterCommit`) is the
+ * handler's to apply.
  */
 export function serve<P extends string, B extends z.ZodType, Q extends z.ZodType, R extends z.ZodType>(
   app: App,
@@ -66,7 +67,7 @@ export function serve<P extends string, B extends z.ZodType, Q extends z.ZodType
     ) as z.output<B>;
     const req = { body, query, params };
     options.authorize?.(c, req);
-    const violation = ep.rule?.(body, params, query);
+    const violation = ep.ruleAfterCommit ? undefined : ep.rule?.(body, params, query);
     if (violation) throw violationError(violation);
     return handle(c, req);
   });

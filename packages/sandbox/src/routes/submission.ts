@@ -5,9 +5,10 @@
  */
 import { endpoints as E, type JsExecuteSubmissionRequest, wildcardEventFormat } from '@quill/canton/ledger';
 import { effectiveUserId, requireExecuteAs, requireReadAs } from '../auth.ts';
-import { err, SandboxError } from '../errors.ts';
+import { err, SandboxError, violationError } from '../errors.ts';
 import { checkDeduplication, commitExecution, planExecution } from '../execute.ts';
 import { UNAVAILABLE_TEXT } from '../faults.ts';
+import { checkKnownIdentifiers } from '../identifiers.ts';
 import { prepare } from '../prepare.ts';
 import { renderTransaction, transactionFormatOf } from '../render.ts';
 import type { TransactionUpdate } from '../state/index.ts';
@@ -112,6 +113,13 @@ export function submissionRoutes(app: App, services: Services): void {
       const out = await tagged(body.submissionId, () => execute(c, body));
       if (out === undefined) throw err.internal();
       if (out instanceof Response) return out;
+      // Committed. Only now does the participant read the transaction with the caller's format, and refuse a
+      // format it cannot read with: the caller learns of a rejected request for a transaction that committed.
+      if (body.transactionFormat) {
+        const violation = E.executeAndWaitForTransaction.rule?.(body, {}, {});
+        if (violation) throw violationError(violation);
+        checkKnownIdentifiers(state.packages, [body.transactionFormat.eventFormat]);
+      }
       const format = transactionFormatOf(
         body.transactionFormat ?? {
           eventFormat: wildcardEventFormat(out.actAs, true),

@@ -14,6 +14,7 @@ import {
 } from '@quill/canton/ledger';
 import { type Caller, requireReadAs } from '../auth.ts';
 import { err, SandboxError } from '../errors.ts';
+import { checkKnownIdentifiers, eventFormatsOf } from '../identifiers.ts';
 import {
   type Format,
   formatOf,
@@ -109,6 +110,10 @@ export function updateRoutes(app: App, services: Services): void {
       : legacyFormat(body.filter!, body.verbose ?? false);
     const { begin, end } = checkRange(body);
     authorizeFormat(caller(c), format);
+    checkKnownIdentifiers(
+      state.packages,
+      body.updateFormat ? eventFormatsOf(body.updateFormat) : [body.filter!],
+    );
     const out = await streamUpdates(services, (rec) => renderUpdate(rec, format), {
       begin,
       end,
@@ -167,6 +172,7 @@ export function updateRoutes(app: App, services: Services): void {
   serve(app, E.transactionByOffset, (c, { body }) => {
     const f = transactionFormatFrom(body);
     authorizeFormat(caller(c), { transactions: f });
+    checkKnownIdentifiers(state.packages, body.transactionFormat ? [body.transactionFormat.eventFormat] : []);
     checkPruned(state, body.offset);
     const rec = state.log.at(body.offset);
     const tx = rec?.kind === 'transaction' ? renderTransaction(rec, f) : undefined;
@@ -177,6 +183,7 @@ export function updateRoutes(app: App, services: Services): void {
   serve(app, E.transactionById, (c, { body }) => {
     const f = transactionFormatFrom(body);
     authorizeFormat(caller(c), { transactions: f });
+    checkKnownIdentifiers(state.packages, body.transactionFormat ? [body.transactionFormat.eventFormat] : []);
     const offset = state.log.offsetOf(body.updateId);
     const rec = offset === undefined ? undefined : state.log.at(offset);
     const tx = rec?.kind === 'transaction' ? renderTransaction(rec, f) : undefined;
@@ -187,6 +194,7 @@ export function updateRoutes(app: App, services: Services): void {
   serve(app, E.updateByOffset, (c, { body }) => {
     const f = formatOf(body.updateFormat!); // the rule refused a missing one
     authorizeFormat(caller(c), f);
+    checkKnownIdentifiers(state.packages, eventFormatsOf(body.updateFormat!));
     checkPruned(state, body.offset);
     const rec = state.log.at(body.offset);
     const update = rec ? renderUpdate(rec, f) : undefined;
@@ -197,6 +205,7 @@ export function updateRoutes(app: App, services: Services): void {
   serve(app, E.updateById, (c, { body }) => {
     const f = formatOf(body.updateFormat!); // the rule refused a missing one
     authorizeFormat(caller(c), f);
+    checkKnownIdentifiers(state.packages, eventFormatsOf(body.updateFormat!));
     const offset = state.log.offsetOf(body.updateId);
     const rec = offset === undefined ? undefined : state.log.at(offset);
     const update = rec ? renderUpdate(rec, f) : undefined;
@@ -207,6 +216,7 @@ export function updateRoutes(app: App, services: Services): void {
   serve(app, E.eventsByContractId, (c, { body }) => {
     const reader = readerOf(body.eventFormat);
     requireReadAs(caller(c), [...reader.byParty.keys()], reader.anyParty !== undefined);
+    checkKnownIdentifiers(state.packages, [body.eventFormat]);
     const contract = state.contracts.get(body.contractId);
     const events = contract ? renderContractEvents(contract, reader) : undefined;
     if (!events) {

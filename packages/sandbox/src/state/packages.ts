@@ -46,6 +46,8 @@ export class PackageStore {
   private readonly packages = new Map<string, PackageRecord>();
   private readonly byName = new Map<string, string>();
   private readonly vetting = new Map<string, VettingState>();
+  /** Package name → the qualified names (`Module:Entity`) of the templates its packages define. */
+  private readonly templates = new Map<string, Set<string>>();
 
   constructor(maxPageSize = 100) {
     this.maxPageSize = maxPageSize;
@@ -73,6 +75,20 @@ export class PackageStore {
 
   idForName(name: string): string | undefined {
     return this.byName.get(name);
+  }
+
+  /** Records that the packages named `name` define the template `qualifiedName` (`Module:Entity`). */
+  addTemplate(name: string, qualifiedName: string): void {
+    let set = this.templates.get(name);
+    if (!set) {
+      set = new Set();
+      this.templates.set(name, set);
+    }
+    set.add(qualifiedName);
+  }
+
+  hasTemplate(name: string, qualifiedName: string): boolean {
+    return this.templates.get(name)?.has(qualifiedName) ?? false;
   }
 
   /** Vets (or re-vets with a new window) a package on a participant and synchronizer; bumps the serial. */

@@ -2,6 +2,7 @@
 import { endpoint } from '../endpoint.ts';
 import { checkEventsByContractIdRequest } from '../rules.ts';
 import { GetEventsByContractIdRequest, JsGetEventsByContractIdResponse } from '../schemas/index.ts';
+import { UNKNOWN_IDENTIFIER_ERRORS } from './updates.ts';
 
 export const eventsByContractId = endpoint({
   method: 'POST',
@@ -9,5 +10,11 @@ export const eventsByContractId = endpoint({
   body: GetEventsByContractIdRequest,
   response: JsGetEventsByContractIdResponse,
   rule: checkEventsByContractIdRequest,
-  errors: ['INVALID_ARGUMENT', 'MISSING_FIELD', 'CONTRACT_EVENTS_NOT_FOUND'],
+  errors: [
+    'INVALID_ARGUMENT',
+    'INVALID_FIELD',
+    'MISSING_FIELD',
+    'CONTRACT_EVENTS_NOT_FOUND',
+    ...UNKNOWN_IDENTIFIER_ERRORS,
+  ],
 });

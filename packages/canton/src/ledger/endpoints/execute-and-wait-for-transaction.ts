@@ -6,6 +6,7 @@ import {
   JsExecuteSubmissionAndWaitForTransactionResponse,
 } from '../schemas/index.ts';
 import { EXECUTE_ERRORS } from './execute.ts';
+import { UNKNOWN_IDENTIFIER_ERRORS } from './updates.ts';
 
 export const executeAndWaitForTransaction = endpoint({
   method: 'POST',
@@ -13,5 +14,6 @@ export const executeAndWaitForTransaction = endpoint({
   body: JsExecuteSubmissionAndWaitForTransactionRequest,
   response: JsExecuteSubmissionAndWaitForTransactionResponse,
   rule: (body) => (body.transactionFormat ? checkTransactionFormat(body.transactionFormat) : undefined),
-  errors: EXECUTE_ERRORS,
+  ruleAfterCommit: true,
+  errors: [...EXECUTE_ERRORS, ...UNKNOWN_IDENTIFIER_ERRORS],
 });

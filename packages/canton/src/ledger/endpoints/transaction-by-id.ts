@@ -2,6 +2,7 @@
 import { endpoint } from '../endpoint.ts';
 import { checkTransactionByIdRequest } from '../rules.ts';
 import { GetTransactionByIdRequest, JsGetTransactionResponse } from '../schemas/index.ts';
+import { UNKNOWN_IDENTIFIER_ERRORS } from './updates.ts';
 
 export const transactionById = endpoint({
   method: 'POST',
@@ -9,5 +10,11 @@ export const transactionById = endpoint({
   body: GetTransactionByIdRequest,
   response: JsGetTransactionResponse,
   rule: checkTransactionByIdRequest,
-  errors: ['INVALID_ARGUMENT', 'INVALID_FIELD', 'MISSING_FIELD', 'UPDATE_NOT_FOUND'],
+  errors: [
+    'INVALID_ARGUMENT',
+    'INVALID_FIELD',
+    'MISSING_FIELD',
+    'UPDATE_NOT_FOUND',
+    ...UNKNOWN_IDENTIFIER_ERRORS,
+  ],
 });

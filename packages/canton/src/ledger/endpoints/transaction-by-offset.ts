@@ -2,6 +2,7 @@
 import { endpoint } from '../endpoint.ts';
 import { checkTransactionByOffsetRequest } from '../rules.ts';
 import { GetTransactionByOffsetRequest, JsGetTransactionResponse } from '../schemas/index.ts';
+import { UNKNOWN_IDENTIFIER_ERRORS } from './updates.ts';
 
 export const transactionByOffset = endpoint({
   method: 'POST',
@@ -16,5 +17,6 @@ export const transactionByOffset = endpoint({
     'NON_POSITIVE_OFFSET',
     'PARTICIPANT_PRUNED_DATA_ACCESSED',
     'UPDATE_NOT_FOUND',
+    ...UNKNOWN_IDENTIFIER_ERRORS,
   ],
 });

@@ -2,6 +2,7 @@
 import { endpoint } from '../endpoint.ts';
 import { checkUpdateByIdRequest } from '../rules.ts';
 import { GetUpdateByIdRequest, JsGetUpdateResponse } from '../schemas/index.ts';
+import { UNKNOWN_IDENTIFIER_ERRORS } from './updates.ts';
 
 export const updateById = endpoint({
   method: 'POST',
@@ -9,5 +10,11 @@ export const updateById = endpoint({
   body: GetUpdateByIdRequest,
   response: JsGetUpdateResponse,
   rule: checkUpdateByIdRequest,
-  errors: ['INVALID_ARGUMENT', 'INVALID_FIELD', 'MISSING_FIELD', 'UPDATE_NOT_FOUND'],
+  errors: [
+    'INVALID_ARGUMENT',
+    'INVALID_FIELD',
+    'MISSING_FIELD',
+    'UPDATE_NOT_FOUND',
+    ...UNKNOWN_IDENTIFIER_ERRORS,
+  ],
 });

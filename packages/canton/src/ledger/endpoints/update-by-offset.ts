@@ -2,6 +2,7 @@
 import { endpoint } from '../endpoint.ts';
 import { checkUpdateByOffsetRequest } from '../rules.ts';
 import { GetUpdateByOffsetRequest, JsGetUpdateResponse } from '../schemas/index.ts';
+import { UNKNOWN_IDENTIFIER_ERRORS } from './updates.ts';
 
 export const updateByOffset = endpoint({
   method: 'POST',
@@ -16,5 +17,6 @@ export const updateByOffset = endpoint({
     'NON_POSITIVE_OFFSET',
     'PARTICIPANT_PRUNED_DATA_ACCESSED',
     'UPDATE_NOT_FOUND',
+    ...UNKNOWN_IDENTIFIER_ERRORS,
   ],
 });
