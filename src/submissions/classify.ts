@@ -5,8 +5,14 @@ import type { ErrorInfo } from './record.ts';
 export type Classification =
   /** An earlier attempt of this command committed (or is committing): find it, never submit it again. */
   | { kind: 'duplicate'; error: ErrorInfo; completionOffset?: number }
-  /** The ledger definitely refused it: final. */
+  /** The ledger refused it, in an answer it gives only when nothing was committed: final. */
   | { kind: 'rejected'; error: ErrorInfo }
+  /**
+   * The ledger refused the request, but with an answer that can follow a commit (executeAndWaitForTransaction
+   * reads the transaction only after it committed, and refuses a format it cannot read with): final only once
+   * reconciliation has not found the transaction.
+   */
+  | { kind: 'refused'; error: ErrorInfo }
   /** Definitely not applied, safe to try again. */
   | { kind: 'retryable'; error: ErrorInfo }
   /** May or may not have been applied: retry within the dedup window and reconcile. */
@@ -23,6 +29,25 @@ const RETRY_LATER_CODES = new Set(['SUBMISSION_ALREADY_IN_FLIGHT']);
  * archived for good, and its bytes can never change. Retrying would only burn attempts.
  */
 const NEVER_HEALS = new Set(['LOCAL_VERDICT_INACTIVE_CONTRACTS', 'CONTRACT_NOT_FOUND']);
+
+/**
+ * The participant's rejections of the transaction itself (the failed completion's status): it did not commit.
+ * Every other refusal may have been answered for a transaction that did.
+ */
+const NOT_COMMITTED = new Set([
+  'FAILED_TO_EXECUTE_TRANSACTION',
+  'INVALID_DEDUPLICATION_PERIOD',
+  'NOT_SEQUENCED_TIMEOUT',
+  'CONTRACT_NOT_FOUND',
+  'DAML_AUTHORIZATION_ERROR',
+  'INVALID_PRESCRIBED_SYNCHRONIZER_ID',
+]);
+
+function notCommitted(err: LedgerError): boolean {
+  return (
+    NOT_COMMITTED.has(err.code) || err.code.startsWith('LOCAL_VERDICT_') || err.code.startsWith('MEDIATOR_')
+  );
+}
 
 /** The ledger client refused the request before sending it (its own schema or INTERFACE.md checks). */
 function refusedByClient(err: LedgerError): boolean {
@@ -49,17 +74,17 @@ export function classifyError(err: unknown): Classification {
   // Already in flight: an earlier attempt may still land; same handling as an unknown outcome.
   if (RETRY_LATER_CODES.has(err.code)) return { kind: 'ambiguous', error };
   if (err.outcomeUnknown || err.errorCategory === 3) return { kind: 'ambiguous', error };
-  if (NEVER_HEALS.has(err.code) && err.definiteAnswer !== false) return { kind: 'rejected', error };
+  if (NEVER_HEALS.has(err.code)) return { kind: 'rejected', error };
   if (err.retryable) return { kind: 'retryable', error };
   // Our own credentials or a throttle: not the transaction's fault, it has not been applied.
   if (err.status === 401 || err.status === 403 || err.status === 429) return { kind: 'retryable', error };
-  // The ledger says for sure that it did not apply it, and trying again would not change that.
+  // The ledger says for sure that it did not apply it (a definite answer), and trying again would not help.
   if (err.definiteAnswer === true) return { kind: 'rejected', error };
   if (err.status !== undefined && err.status >= 500 && err.errorCategory === -1) {
     return { kind: 'ambiguous', error };
   }
   if (err.status === undefined) return { kind: 'ambiguous', error };
-  return { kind: 'rejected', error };
+  return notCommitted(err) ? { kind: 'rejected', error } : { kind: 'refused', error };
 }
 
 /** Exponential backoff with full jitter, capped. `attempt` counts from 1. */

@@ -191,14 +191,23 @@ async function afterFailure(
     await finish('duplicate', c.error);
     return retryAfter(config, rec.attempts.length, 'duplicate not yet visible');
   }
-  if (c.kind === 'rejected') {
-    // An earlier attempt with an unknown outcome may be the reason for this rejection: check first.
-    if (earlierAttempts) {
+  if (c.kind === 'rejected' || c.kind === 'refused') {
+    // A refusal that can follow a commit, or an earlier attempt with an unknown outcome that may be the reason
+    // for this rejection: look for the transaction before ending the record rejected.
+    if (c.kind === 'refused' || earlierAttempts) {
       const found = await reconcile(ledger, reconcileOpts);
       if (found.found === 'ours') {
         return {
           kind: 'done',
-          record: await commit(deps, rec.id, found.transaction, submissionId, 'duplicate'),
+          record: await commit(
+            deps,
+            rec.id,
+            found.transaction,
+            submissionId,
+            'duplicate',
+            undefined,
+            c.error,
+          ),
         };
       }
     }
@@ -220,8 +229,9 @@ async function commit(
   submissionId: string,
   outcome: 'committed' | 'duplicate',
   from?: VersionedRecord,
+  answered?: ErrorInfo,
 ): Promise<SubmissionRecord> {
-  const change = commitTransition(tx, submissionId, outcome, new Date().toISOString());
+  const change = commitTransition(tx, submissionId, outcome, new Date().toISOString(), answered);
   // The record this call wrote, if its write is the one that stuck (a try may lose to another writer).
   let proposed: SubmissionRecord | undefined;
   const { record: rec } = await deps.store.transition(

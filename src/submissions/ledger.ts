@@ -12,6 +12,8 @@ function transactionFormat(party: string): TransactionFormat {
 }
 
 export function ledgerPort(client: LedgerClient): LedgerPort {
+  // A package, once uploaded, stays: a name found once need not be looked up again.
+  const knownPackageNames = new Set<string>();
   return {
     async execute(body, opts) {
       const res = await client.executeAndWaitForTransaction(body, { timeoutMs: opts.timeoutMs });
@@ -37,6 +39,24 @@ export function ledgerPort(client: LedgerClient): LedgerPort {
       })) {
         if ('Transaction' in u) yield u.Transaction.value;
       }
+    },
+    async unknownPackageNames(names) {
+      const missing = new Set(names.filter((n) => !knownPackageNames.has(n)));
+      if (missing.size === 0) return [];
+      // The listing names a package only where it is uploaded on this participant: what the format check uses.
+      const pages = client.vettedPackagesPages({
+        packageMetadataFilter: { packageNamePrefixes: [...missing] },
+      });
+      for await (const page of pages) {
+        for (const state of page.vettedPackages ?? []) {
+          for (const p of state.packages) {
+            if (p.packageName !== undefined && p.packageName !== null && missing.delete(p.packageName))
+              knownPackageNames.add(p.packageName);
+          }
+        }
+        if (missing.size === 0) break;
+      }
+      return [...missing];
     },
   };
 }

@@ -20,6 +20,11 @@ export interface LedgerPort {
    * at before any ledger call; undefined when the index does not (yet) hold it.
    */
   indexed?(hashHex: string): Promise<JsTransaction | undefined>;
+  /**
+   * Optional: of `names`, the package names no package uploaded on the participant has (the participant would
+   * answer PACKAGE_NAMES_NOT_FOUND when reading with a filter naming them).
+   */
+  unknownPackageNames?(names: readonly string[]): Promise<string[]>;
 }
 
 export type ReconcileResult =

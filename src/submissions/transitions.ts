@@ -42,6 +42,8 @@ export function commit(
   submissionId: string,
   outcome: 'committed' | 'duplicate',
   at: string,
+  /** What the attempt was answered, when the transaction was found on the ledger after a refusal. */
+  answered?: ErrorInfo,
 ): Change {
   return (r) => ({
     ...r,
@@ -51,7 +53,9 @@ export function commit(
     transaction: tx,
     error: null,
     attempts: r.attempts.map((a) =>
-      a.submissionId === submissionId ? { ...a, outcome, finishedAt: at } : a,
+      a.submissionId === submissionId
+        ? { ...a, outcome, finishedAt: at, ...(answered ? { error: answered } : {}) }
+        : a,
     ),
   });
 }

@@ -109,7 +109,11 @@ export async function startApi(s: Shared, o: ApiRoleOptions): Promise<Listening>
     },
     accept: {
       store,
-      ports: { ...ports, sign },
+      ports: {
+        ...ports,
+        sign,
+        ...(o.ledger.unknownPackageNames ? { unknownPackageNames: o.ledger.unknownPackageNames } : {}),
+      },
       enqueue: (rec) => enqueue(s.queue, rec),
       allowedSynchronizers: config.allowedSynchronizers,
       defaultUserId: config.ledgerUserId ?? '',

@@ -2,6 +2,7 @@
 // check (checks.ts), apply the policy in force, then (and only then) sign, store the record with the signature's
 // audit entry in one step, and enqueue it.
 import { echo } from '@quill/canton/errors';
+import { typeRefs } from '@quill/canton/ledger';
 import { idempotencyScope, type Principal } from '../../auth/index.ts';
 import { evaluatePolicy, type PolicyDecision, type TransactionFacts } from '../../policy/index.ts';
 import { SubmissionRefused } from '../errors.ts';
@@ -17,6 +18,7 @@ import {
 } from './checks.ts';
 import type {
   AcceptDeps,
+  AcceptPorts,
   AcceptResult,
   InspectedTransaction,
   PolicyPort,
@@ -86,6 +88,7 @@ async function accept(
   if (!keyFingerprint) {
     throw new SubmissionRefused(422, 'UNKNOWN_PARTY', `party ${echo(party)} is not held by this wallet`);
   }
+  await checkPackageNames(ports, req);
   const canCommitUntil = checkWindow(tx, {
     allowedSynchronizers: deps.allowedSynchronizers,
     preparationToleranceMs: deps.preparationToleranceMs,
@@ -212,6 +215,36 @@ async function accept(
     requestedBy: who.subject,
   });
   return { record: queued.record, created: true };
+}
+
+/**
+ * The package names the caller's `transactionFormat` filters by exist on the participant. The participant reads
+ * the transaction with that format only after it committed, and answers 404 PACKAGE_NAMES_NOT_FOUND then: refused
+ * here, before anything is signed. (Their form, `#name:Module:Entity`, was checked with the request's schema.)
+ */
+async function checkPackageNames(ports: AcceptPorts, req: SubmissionRequest): Promise<void> {
+  if (!req.transactionFormat || !ports.unknownPackageNames) return;
+  const names = [
+    ...new Set(typeRefs(req.transactionFormat.eventFormat).map((r) => r.id.split(':')[0]!.slice(1))),
+  ];
+  if (names.length === 0) return;
+  let unknown: string[];
+  try {
+    unknown = await ports.unknownPackageNames(names);
+  } catch {
+    throw new SubmissionRefused(
+      503,
+      'UNAVAILABLE',
+      "the ledger did not answer the check of transactionFormat's package names: retry",
+    );
+  }
+  if (unknown.length > 0) {
+    throw new SubmissionRefused(
+      422,
+      'UNKNOWN_PACKAGE_NAME',
+      `transactionFormat filters by package names the participant does not have: ${unknown.map((n) => echo(n)).join(', ')}`,
+    );
+  }
 }
 
 /** The decision of the policy in force (`current`, read by the caller) for an inspected transaction. */

@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { echo } from '@quill/canton/errors';
 import type { DeduplicationPeriod } from '@quill/canton/ledger';
+import { logicalSynchronizerId } from '@quill/canton/transaction';
 import type { Principal } from '../../auth/index.ts';
 import { canonicalJson } from '../../json.ts';
 import { commitDeadline } from '../deadline.ts';
@@ -78,7 +79,13 @@ export function checkWindow(
   tx: InspectedTransaction,
   o: { allowedSynchronizers: readonly string[]; preparationToleranceMs: number; now: number },
 ): number | undefined {
-  if (o.allowedSynchronizers.length > 0 && !o.allowedSynchronizers.includes(tx.synchronizerId)) {
+  // Compared by logical id: either form may be configured, and the transaction names the physical one under
+  // protocol version 35 (its serial changes with a synchronizer upgrade).
+  const logical = logicalSynchronizerId(tx.synchronizerId);
+  if (
+    o.allowedSynchronizers.length > 0 &&
+    !o.allowedSynchronizers.some((a) => logicalSynchronizerId(a) === logical)
+  ) {
     throw new SubmissionRefused(
       422,
       'SYNCHRONIZER_NOT_ALLOWED',

@@ -44,6 +44,8 @@ export interface AcceptPorts {
    * SubmissionRefused (KEY_DISABLED / UNKNOWN_KEY): the key's status is checked where it is used.
    */
   sign(fingerprint: string, hash: Uint8Array): Promise<Signature>;
+  /** Of `names`, the package names the participant does not have; absent: not checked. */
+  unknownPackageNames?(names: readonly string[]): Promise<string[]>;
 }
 
 export interface SubmissionRequest {

@@ -69,6 +69,36 @@ describe('classifyError', () => {
       error: { code: 'FAILED_TO_EXECUTE_TRANSACTION', message: 'cause' },
     });
   });
+  it('ends rejected only on answers that say nothing committed; a refusal that can follow a commit is reconciled first', () => {
+    // The participant reads the transaction with the caller's format only after the commit
+    // (CommandServiceImpl.fetchTransactionFromCompletion): these answers can come for a committed transaction.
+    for (const [code, status, errorCategory] of [
+      ['INVALID_FIELD', 400, 8],
+      ['INVALID_ARGUMENT', 400, 8],
+      ['MISSING_FIELD', 400, 8],
+      ['PACKAGE_NAMES_NOT_FOUND', 404, 11],
+      ['NO_TEMPLATES_FOR_PACKAGE_NAME_AND_QUALIFIED_NAME', 404, 11],
+      ['UPDATE_NOT_FOUND', 404, 11],
+    ] as const) {
+      const answer = ledgerError({ code, status, errorCategory, definiteAnswer: false });
+      expect(classifyError(answer).kind, code).toBe('refused');
+    }
+    // The transaction's own rejection (a failed completion): it did not commit.
+    for (const [code, status, errorCategory] of [
+      ['LOCAL_VERDICT_INACTIVE_CONTRACTS', 404, 11],
+      ['LOCAL_VERDICT_TIMEOUT', 400, 9],
+      ['FAILED_TO_EXECUTE_TRANSACTION', 400, 8],
+      ['INVALID_DEDUPLICATION_PERIOD', 400, 9],
+      ['DAML_AUTHORIZATION_ERROR', 400, 8],
+    ] as const) {
+      const answer = ledgerError({ code, status, errorCategory, definiteAnswer: false });
+      expect(classifyError(answer).kind, code).toBe('rejected');
+    }
+    // A body the decoder could not read: nothing ran.
+    expect(classifyError(ledgerError({ code: 'HTTP_400', status: 400, definiteAnswer: true })).kind).toBe(
+      'rejected',
+    );
+  });
   it('treats a request the ledger client refused before sending as rejected, never ambiguous', () => {
     const c = classifyError(invalidArgument('executeAndWaitForTransaction: transactionFormat: bad'));
     expect(c).toEqual({
@@ -112,7 +142,9 @@ describe('classifyError', () => {
   it('never throws on any thrown value', () => {
     fc.assert(
       fc.property(fc.anything(), (v) => {
-        expect(['duplicate', 'rejected', 'retryable', 'ambiguous']).toContain(classifyError(v).kind);
+        expect(['duplicate', 'rejected', 'refused', 'retryable', 'ambiguous']).toContain(
+          classifyError(v).kind,
+        );
       }),
     );
   });
