@@ -45,7 +45,10 @@ describe('quill serve', () => {
     expect(both.stderr.trim()).toBe('quill: --sandbox runs on the embedded sandbox: unset LEDGER_URL');
   });
 
-  it('refuses to start without auth settings or with a bad value, one line, exit 2', async () => {
+  // Three CLI starts: each compiles the CLI with tsx, seconds apiece on a loaded machine.
+  it('refuses to start without auth settings or with a bad value, one line, exit 2', {
+    timeout: 90_000,
+  }, async () => {
     const noAuth = await run(['serve'], { REDIS_URL: inject('redisUrl'), LEDGER_URL: 'http://127.0.0.1:9' });
     expect(noAuth.code).toBe(2);
     expect(noAuth.stderr.trim()).toMatch(
@@ -106,7 +109,7 @@ describe('quill serve', () => {
   });
 
   it('a worker whose Redis is unreachable still exits after SIGTERM, within the shutdown grace', {
-    timeout: 90_000,
+    timeout: 120_000,
   }, async () => {
     const port = await freePort();
     const deadRedis = await freePort(); // nothing listens there
@@ -124,8 +127,10 @@ describe('quill serve', () => {
     });
     worker.stderr?.on('data', (d) => (stderr += d));
     const exited = new Promise<number | null>((r) => worker.on('exit', (code) => r(code)));
-    for (let i = 0; i < 600 && !stderr.includes('worker on queue'); i++)
+    // Started (its SIGTERM handler installed) before the signal: a signal during a slow start kills it outright.
+    for (let i = 0; i < 1000 && !stderr.includes('worker on queue'); i++)
       await new Promise((r) => setTimeout(r, 100));
+    expect(stderr).toContain('worker on queue');
     const sentAt = Date.now();
     worker.kill('SIGTERM');
     const code = await exited;
