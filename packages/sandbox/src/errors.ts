@@ -267,20 +267,47 @@ export const err = {
       [],
       true,
     ),
-  inFlight: (submissionId: string, changeId: string) =>
-    new SandboxError(
-      'SUBMISSION_ALREADY_IN_FLIGHT',
-      2,
-      'The submission with the same change id is already in flight',
-      { existingSubmissionId: submissionId, changeId },
-      [],
-      false,
-    ),
-  requestTimeout: () =>
+  /**
+   * SUBMISSION_ALREADY_IN_FLIGHT, category 2, definite false. With another submission id it is the
+   * participant's TransactionProcessor.SubmissionErrors.SubmissionAlreadyInFlight (its fields as context);
+   * with the same one the Ledger API tracker's ConsistencyErrors.SubmissionAlreadyInFlight.Reject
+   * (SubmissionTracker.Errors.duplicated).
+   */
+  inFlight: (
+    existingSubmissionId: string,
+    changeId: string,
+    synchronizerId: string,
+    sameSubmission = false,
+  ) =>
+    sameSubmission
+      ? new SandboxError(
+          'SUBMISSION_ALREADY_IN_FLIGHT',
+          2,
+          'A submission with the given change ID (user ID, command ID, actAs) and submission ID is already in flight',
+          {},
+          [],
+          false,
+        )
+      : new SandboxError(
+          'SUBMISSION_ALREADY_IN_FLIGHT',
+          2,
+          'The submission is already in-flight',
+          {
+            changeId,
+            existingSubmissionId: `Some(${existingSubmissionId})`,
+            existingSubmissionSynchronizerId: synchronizerId,
+          },
+          [],
+          false,
+        ),
+  /** CommonErrors.RequestTimeOut from SubmissionTracker.Errors.timedOut, definite false. */
+  requestTimeout: (commandId?: string, submissionId?: string) =>
     new SandboxError(
       'REQUEST_TIME_OUT',
       3,
-      'Timed out while awaiting for a completion corresponding to a command submission.',
+      commandId === undefined
+        ? 'Timed out while awaiting for a completion corresponding to a command submission.'
+        : `Timed out while awaiting for a completion corresponding to a command submission with command-id=${commandId} and submission-id=${submissionId}.`,
       {},
       [],
       false,

@@ -120,6 +120,35 @@ describe('DUPLICATE_COMMAND is CommandDeduplicationError.DuplicateCommandReject 
   );
 });
 
+test('SUBMISSION_ALREADY_IN_FLIGHT: another submission id gets the participant variant (TransactionProcessor.SubmissionErrors.SubmissionAlreadyInFlight), the same one the tracker variant (ConsistencyErrors.SubmissionAlreadyInFlight via SubmissionTracker.Errors.duplicated)', async () => {
+  sb.faults.configure({ rules: [{ kind: 'latency', endpoint: EXEC_WAIT, latencyMs: 400, times: 1 }] });
+  try {
+    const prepared = await tap(alice);
+    const first = executeBody(alice, prepared);
+    const slow = call(sb.url, 'POST', EXEC_WAIT, first, alice.token);
+    await new Promise((r) => setTimeout(r, 150));
+    const other = await refused(EXEC_WAIT, executeBody(alice, prepared), 409, 'SUBMISSION_ALREADY_IN_FLIGHT');
+    expect(other.cause).toBe('The submission is already in-flight');
+    expect([other.errorCategory, other.retryInfo, other.context.definite_answer]).toEqual([
+      2,
+      '1 second',
+      'false',
+    ]);
+    expect(other.context).toMatchObject({
+      existingSubmissionId: `Some(${first.submissionId})`,
+      changeId: `ChangeId(${alice.userId},${commandIdOf(prepared)},Set(${alice.partyId}))`,
+    });
+    expect(other.context.existingSubmissionSynchronizerId).toBeTruthy();
+    const same = await refused(EXEC_WAIT, first, 409, 'SUBMISSION_ALREADY_IN_FLIGHT');
+    expect(same.cause).toBe(
+      'A submission with the given change ID (user ID, command ID, actAs) and submission ID is already in flight',
+    );
+    expect((await slow).status).toBe(200);
+  } finally {
+    sb.faults.configure({});
+  }
+});
+
 describe('maxRecordTime passed (TransactionProcessingSteps max sequencing time; TimeValidator.checkTimestamps)', () => {
   async function pastMaxRecordTime(scheme: string) {
     const maxRecordTime = new Date(Date.now() + sb.state.clockOffsetMs + 1000).toISOString();

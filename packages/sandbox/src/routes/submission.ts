@@ -63,8 +63,10 @@ export function submissionRoutes(app: App, services: Services): void {
     const plan = planExecution(state, body, userId);
     requireExecuteAs(who, plan.actAs);
     const inFlight = state.inFlight.get(plan.changeKey);
-    if (inFlight !== undefined) throw err.inFlight(inFlight, plan.changeKey);
-    if (faults.pick('inFlight', path)) throw err.inFlight(`${plan.submissionId}-concurrent`, plan.changeKey);
+    if (inFlight !== undefined)
+      throw err.inFlight(inFlight, plan.changeId, plan.synchronizerId, inFlight === plan.submissionId);
+    if (faults.pick('inFlight', path))
+      throw err.inFlight(`${plan.submissionId}-concurrent`, plan.changeId, plan.synchronizerId);
     let record: TransactionUpdate;
     try {
       checkDeduplication(state, plan, state.nowMicros());
@@ -96,7 +98,8 @@ export function submissionRoutes(app: App, services: Services): void {
       return new Response(null, { status: 500 });
     }
     if (hide?.answer === '503') return c.text(UNAVAILABLE_TEXT, 503);
-    if (hide) return c.json(err.requestTimeout().body(plan.submissionId), 504);
+    if (hide)
+      return c.json(err.requestTimeout(plan.commandId, plan.submissionId).body(plan.submissionId), 504);
     return record;
   }
 
