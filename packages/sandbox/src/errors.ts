@@ -389,16 +389,6 @@ export const err = {
       [],
       false,
     ),
-  /** RequestValidationErrors.InvalidDeduplicationPeriodField.Reject (synchronous validation). */
-  invalidDedupPeriod: (why: string, longest?: string) =>
-    new SandboxError(
-      'INVALID_DEDUPLICATION_PERIOD',
-      9,
-      `The submitted command had an invalid deduplication period: ${why}`,
-      longest === undefined ? {} : { longest_duration: longest },
-      [],
-      false,
-    ),
   /**
    * CommandDeduplicationError.DeduplicationPeriodStartsTooEarlyErrorWithOffset: the period starts before the
    * last pruning (CommandDeduplicator.checkAgainstPruning); reported after in-flight registration, definite.

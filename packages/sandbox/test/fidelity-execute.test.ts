@@ -349,6 +349,17 @@ describe('deduplication periods (CommandsValidator.validateDeduplicationPeriod; 
     expect(sb.state.log.end).toBe(endBefore);
   });
 
+  test('a duration reaching before the first timestamp starts too early, with longest_duration (DeduplicationPeriodStartsTooEarlyErrorWithDuration)', async () => {
+    const e = await refused(
+      EXEC_WAIT,
+      executeBody(alice, await tap(alice), duration(10 ** 11)),
+      400,
+      'INVALID_DEDUPLICATION_PERIOD',
+    );
+    expect(e.context.longest_duration).toMatch(/^PT\d+H/);
+    expect(e.context.definite_answer).toBe('true');
+  });
+
   test('a duration above the 7-day maximum is accepted while nothing was pruned; after pruning it starts too early → INVALID_DEDUPLICATION_PERIOD with earliest_offset (DeduplicationPeriodStartsTooEarlyErrorWithOffset)', async () => {
     expect(sb.state.log.prunedUpTo).toBe(0);
     const ok = await call(
