@@ -2,6 +2,12 @@
  * The participant's error answers (ledger-json-api.md §1.7): a `JsCantonError` body whose HTTP status follows
  * from the error category's gRPC code, with `context.category`, `definite_answer`, `tid` and `retryInfo`
  * filled as the real JSON API does. Body-decode failures are `400 text/plain` (tapir), built elsewhere.
+ *
+ * Nearly every error reaches the JSON layer through gRPC: `JsCantonError.fromDecodedCantonError` leaves the
+ * body's `definiteAnswer` null (`DecodedCantonError` never sets it) and the value travels only as
+ * `context.definite_answer` (`SerializableErrorCodeComponents`, set for every `DamlErrorWithDefiniteAnswer`
+ * and `TransactionError`). Errors the JSON layer makes itself (`JsCantonError.fromErrorCode`: the 413 of a
+ * list, LEDGER_API_INTERNAL_ERROR) carry it in the body.
  */
 import { randomBytes } from 'node:crypto';
 import { QuillError } from '@quill/canton/errors';
@@ -47,6 +53,8 @@ export class SandboxError extends QuillError {
     readonly definiteAnswer?: boolean,
     /** Only where the JSON layer answers with its own status (413 for oversized lists). */
     readonly statusOverride?: number,
+    /** Made by the JSON layer itself (`JsCantonError.fromErrorCode`): the body carries `definiteAnswer`. */
+    readonly jsonLayer = false,
   ) {
     super(code, `${code}(${category}): ${cause_}`);
   }
@@ -75,7 +83,7 @@ export class SandboxError extends QuillError {
       errorCategory: this.category,
       grpcCodeValue: cat.grpc,
       retryInfo: cat.retry ?? null,
-      definiteAnswer: this.definiteAnswer ?? null,
+      definiteAnswer: this.jsonLayer ? (this.definiteAnswer ?? null) : null,
     };
   }
 }
@@ -87,22 +95,61 @@ export class BodyDecodeError extends Error {
 
 const ARGS = 'The submitted request has invalid arguments: ';
 
+/** Scala's `ChangeId(userId, commandId, actAs)` as `BaseError.extractContext` prints it (`field.toString`). */
+export function changeIdText(userId: string, commandId: string, actAs: readonly string[]): string {
+  return `ChangeId(${userId},${commandId},Set(${actAs.join(', ')}))`;
+}
+
+/** java.time.Duration#toString (`PT192H`, `PT0.5S`), as the participant prints durations in error context. */
+export function javaDuration(micros: bigint): string {
+  if (micros === 0n) return 'PT0S';
+  const neg = micros < 0n;
+  let rest = neg ? -micros : micros;
+  const hours = rest / 3_600_000_000n;
+  rest %= 3_600_000_000n;
+  const minutes = rest / 60_000_000n;
+  rest %= 60_000_000n;
+  const seconds = rest / 1_000_000n;
+  const frac = rest % 1_000_000n;
+  const sign = neg ? '-' : '';
+  let out = 'PT';
+  if (hours > 0n) out += `${sign}${hours}H`;
+  if (minutes > 0n) out += `${sign}${minutes}M`;
+  if (seconds > 0n || frac > 0n) {
+    const f = frac > 0n ? `.${frac.toString().padStart(6, '0').replace(/0+$/, '')}` : '';
+    out += `${sign}${seconds}${f}S`;
+  }
+  return out;
+}
+
 export const err = {
-  invalidArgument: (why: string) => new SandboxError('INVALID_ARGUMENT', 8, `${ARGS}${why}`),
+  // RequestValidationErrors.*.Reject are DamlErrorWithDefiniteAnswer: context.definite_answer "false".
+  invalidArgument: (why: string) => new SandboxError('INVALID_ARGUMENT', 8, `${ARGS}${why}`, {}, [], false),
   invalidField: (field: string, why: string) =>
     new SandboxError(
       'INVALID_FIELD',
       8,
       `The submitted command has a field with invalid value: Invalid field ${field}: ${why}`,
+      {},
+      [],
+      false,
     ),
+  /** RequestValidationErrors.MissingField.Reject: `extraContext = Map("field_name" -> missingField)`. */
   missingField: (field: string) =>
-    new SandboxError('MISSING_FIELD', 8, `The submitted command is missing a mandatory field: ${field}`),
-  negativeOffset: (field: string, offset: number) =>
     new SandboxError(
-      'NEGATIVE_OFFSET',
+      'MISSING_FIELD',
       8,
-      `Offset ${offset} in ${field} is a negative integer: the offset has to be either a positive integer or zero`,
+      `The submitted command is missing a mandatory field: ${field}`,
+      { field_name: field },
+      [],
+      false,
     ),
+  negativeOffset: (
+    field: string,
+    offset: number,
+    message = 'the offset has to be either a positive integer or zero',
+  ) =>
+    new SandboxError('NEGATIVE_OFFSET', 8, `Offset ${offset} in ${field} is a negative integer: ${message}`),
   nonPositiveOffset: (field: string, offset: number) =>
     new SandboxError(
       'NON_POSITIVE_OFFSET',
@@ -114,16 +161,38 @@ export const err = {
       'OFFSET_AFTER_LEDGER_END',
       12,
       `${which} offset (${offset}) is after ledger end (${end})`,
+      {},
+      [],
+      false,
     ),
-  offsetOutOfRange: (why: string) => new SandboxError('OFFSET_OUT_OF_RANGE', 9, why),
+  offsetOutOfRange: (why: string) => new SandboxError('OFFSET_OUT_OF_RANGE', 9, why, {}, [], false),
   pruned: (cause: string, pruned: number) =>
-    new SandboxError('PARTICIPANT_PRUNED_DATA_ACCESSED', 9, cause, { earliest_offset: String(pruned) }),
+    new SandboxError(
+      'PARTICIPANT_PRUNED_DATA_ACCESSED',
+      9,
+      cause,
+      { earliest_offset: String(pruned) },
+      [],
+      false,
+    ),
   updateNotFound: (resource: 'UPDATE_ID' | 'OFFSET', value: string) =>
-    new SandboxError('UPDATE_NOT_FOUND', 11, 'Update not found, or not visible.', {}, [[resource, value]]),
+    new SandboxError(
+      'UPDATE_NOT_FOUND',
+      11,
+      'Update not found, or not visible.',
+      {},
+      [[resource, value]],
+      false,
+    ),
   userNotFound: (userId: string) =>
-    new SandboxError('USER_NOT_FOUND', 11, `getting user failed for unknown user "${userId}"`, {}, [
-      ['USER', userId],
-    ]),
+    new SandboxError(
+      'USER_NOT_FOUND',
+      11,
+      `getting user failed for unknown user "${userId}"`,
+      {},
+      [['USER', userId]],
+      false,
+    ),
   userExists: (userId: string) =>
     new SandboxError(
       'USER_ALREADY_EXISTS',
@@ -131,6 +200,7 @@ export const err = {
       `creating user failed, as user "${userId}" already exists`,
       {},
       [['USER', userId]],
+      false,
     ),
   concurrentUserUpdate: (userId: string) =>
     new SandboxError(
@@ -158,69 +228,108 @@ export const err = {
       7,
       `The provided authorization token is not sufficient to authorize the intended command: ${why}`,
     ),
+  /** CommandExecutionErrors.InteractiveSubmissionPreparationError.Reject (DamlErrorWithDefiniteAnswer, false). */
   prepareFailed: (why: string) =>
     new SandboxError(
       'FAILED_TO_PREPARE_TRANSACTION',
       8,
-      `Failed to prepare transaction: ${why}`,
+      `The participant failed to prepare the transaction: ${why}`,
       {},
       [],
-      true,
+      false,
     ),
+  /** CommandExecutionErrors.InteractiveSubmissionExecuteError.Reject (DamlErrorWithDefiniteAnswer, false). */
   executeFailed: (why: string) =>
     new SandboxError(
       'FAILED_TO_EXECUTE_TRANSACTION',
       8,
-      `Failed to execute transaction: ${why}`,
+      `The participant failed to execute the transaction: ${why}`,
       {},
       [],
-      true,
+      false,
     ),
-  duplicateCommand: (completionOffset: number, existingSubmissionId: string, changeId: string) =>
+  /**
+   * CommandDeduplicationError.DuplicateCommandReject (participant/sync/CommandDeduplicationError.scala), not the
+   * Ledger API's ConsistencyErrors.DuplicateCommand wording: a TransactionErrorImpl with `definiteAnswer = true`
+   * whose context is its fields as `BaseError.extractContext` prints them (`existingSubmissionId` an Option).
+   */
+  duplicateCommand: (completionOffset: number, existingSubmissionId: string | undefined, changeId: string) =>
     new SandboxError(
       'DUPLICATE_COMMAND',
       10,
-      'A command with the given command id has already been successfully processed',
+      'Command submission already exists.',
       {
+        changeId,
         completion_offset: String(completionOffset),
         accepted: 'true',
-        existingSubmissionId,
-        changeId,
+        existingSubmissionId: existingSubmissionId === undefined ? 'None' : `Some(${existingSubmissionId})`,
       },
       [],
-      false,
-    ),
-  inFlight: (submissionId: string, changeId: string) =>
-    new SandboxError(
-      'SUBMISSION_ALREADY_IN_FLIGHT',
-      2,
-      'The submission with the same change id is already in flight',
-      { existingSubmissionId: submissionId, changeId },
-      [],
-      false,
-    ),
-  requestTimeout: () =>
-    new SandboxError(
-      'REQUEST_TIME_OUT',
-      3,
-      'Timed out while awaiting for a completion corresponding to a command submission.',
-      {},
-      [],
-      false,
-    ),
-  inactiveContracts: (cids: string[]) =>
-    new SandboxError(
-      'LOCAL_VERDICT_INACTIVE_CONTRACTS',
-      2,
-      `Rejected transaction is referring to inactive contracts ${cids.join(', ')}`,
-      {},
-      cids.map((c) => ['CONTRACT_ID', c] as [string, string]),
       true,
     ),
   /**
-   * The preparation time is further than the synchronizer's tolerance from the record time, either way.
-   * Canton's code (digital-asset/canton LocalRejectError, `LocalReject.TimeRejects`; called
-   * LOCAL_VERDICT_SUBMISSION_TIME_OUT_OF_BOUND before the 2025-05 rename), category ContentionOnSharedResources.
+   * SUBMISSION_ALREADY_IN_FLIGHT, category 2, definite false. With another submission id it is the
+   * participant's TransactionProcessor.SubmissionErrors.SubmissionAlreadyInFlight (its fields as context);
+   * with the same one the Ledger API tracker's ConsistencyErrors.SubmissionAlreadyInFlight.Reject
+   * (SubmissionTracker.Errors.duplicated).
+   */
+  inFlight: (
+    existingSubmissionId: string,
+    changeId: string,
+    synchronizerId: string,
+    sameSubmission = false,
+  ) =>
+    sameSubmission
+      ? new SandboxError(
+          'SUBMISSION_ALREADY_IN_FLIGHT',
+          2,
+          'A submission with the given change ID (user ID, command ID, actAs) and submission ID is already in flight',
+          {},
+          [],
+          false,
+        )
+      : new SandboxError(
+          'SUBMISSION_ALREADY_IN_FLIGHT',
+          2,
+          'The submission is already in-flight',
+          {
+            changeId,
+            existingSubmissionId: `Some(${existingSubmissionId})`,
+            existingSubmissionSynchronizerId: synchronizerId,
+          },
+          [],
+          false,
+        ),
+  /** CommonErrors.RequestTimeOut from SubmissionTracker.Errors.timedOut, definite false. */
+  requestTimeout: (commandId?: string, submissionId?: string) =>
+    new SandboxError(
+      'REQUEST_TIME_OUT',
+      3,
+      commandId === undefined
+        ? 'Timed out while awaiting for a completion corresponding to a command submission.'
+        : `Timed out while awaiting for a completion corresponding to a command submission with command-id=${commandId} and submission-id=${submissionId}.`,
+      {},
+      [],
+      false,
+    ),
+  /**
+   * LocalRejectError.ConsistencyRejections.InactiveContracts (canton/protocol/LocalRejectError.scala): category
+   * InvalidGivenCurrentSystemStateResourceMissing (11, NOT_FOUND, not retryable), a LocalError whose cause is
+   * the prefix alone (`_details` is empty), one CONTRACT_ID resource per contract and the context entry
+   * `CONTRACT_ID -> _resources.show` (cats' Show of a Seq); definite false (TransactionError's default).
+   */
+  inactiveContracts: (cids: string[]) =>
+    new SandboxError(
+      'LOCAL_VERDICT_INACTIVE_CONTRACTS',
+      11,
+      'Rejected transaction is referring to inactive contracts ',
+      { CONTRACT_ID: `Seq(${cids.join(', ')})` },
+      cids.map((c) => ['CONTRACT_ID', c] as [string, string]),
+      false,
+    ),
+  /**
+   * The ledger time is further than the synchronizer's ledgerTimeRecordTimeTolerance from the record time
+   * (LocalRejectError.TimeRejects.LedgerTime; TimeValidator.checkTimestamps), category 2, definite false.
    */
   ledgerTimeOutOfBound: (ledgerTime: string, recordTime: string, maxDelta: string) =>
     new SandboxError(
@@ -229,8 +338,12 @@ export const err = {
       `Rejected transaction as delta of the ledger time and the record time exceed the time tolerance ledgerTime=${ledgerTime}, recordTime=${recordTime}, maxDelta=${maxDelta}`,
       {},
       [],
-      true,
+      false,
     ),
+  /**
+   * The preparation time is further than the synchronizer's tolerance from the record time, either way
+   * (LocalRejectError.TimeRejects.PreparationTime), category ContentionOnSharedResources, definite false.
+   */
   preparationTimeOutOfBound: (preparationTime: string, recordTime: string, maxDelta: string) =>
     new SandboxError(
       'LOCAL_VERDICT_PREPARATION_TIME_OUT_OF_BOUND',
@@ -238,7 +351,20 @@ export const err = {
       `Rejected transaction as delta of the preparation time and the record time exceed the time tolerance preparationTime=${preparationTime}, recordTime=${recordTime}, maxDelta=${maxDelta}`,
       {},
       [],
-      true,
+      false,
+    ),
+  /**
+   * Protocol 35 (hashing V3): sequenced, then refused in phase 3 (TimeValidator.checkTimestamps →
+   * TransactionConfirmationResponsesFactory → LocalRejectError.TimeRejects.MaxRecordTimeExceeded), category 2.
+   */
+  maxRecordTimeExceeded: (recordTime: string, maxRecordTime: string) =>
+    new SandboxError(
+      'LOCAL_VERDICT_MAX_RECORD_TIME_EXCEEDED',
+      2,
+      `Rejected transaction as record time exceeds the maximum record time: recordTime=${recordTime}, maxRecordTime=${maxRecordTime}`,
+      {},
+      [],
+      false,
     ),
   contractNotFound: (cid: string) =>
     new SandboxError(
@@ -247,26 +373,44 @@ export const err = {
       `Contract could not be found with id ${cid}`,
       {},
       [['CONTRACT_ID', cid]],
-      true,
+      false,
     ),
-  /** Past the signed max record time the request cannot be sequenced any more (completion ABORTED). */
-  notSequencedTimeout: (maxRecordTime: string) =>
+  /**
+   * Protocol 34 (hashing V2): the max sequencing time is min(maxRecordTime, ledger time + tolerance), so a
+   * passed max record time is never sequenced (TransactionProcessor.SubmissionErrors.TimeoutError, definite
+   * false; TransactionProcessingSteps.createSubmission).
+   */
+  notSequencedTimeout: () =>
     new SandboxError(
       'NOT_SEQUENCED_TIMEOUT',
       2,
-      `Transaction was not sequenced within the pre-defined max sequencing time (${maxRecordTime}) and has therefore timed out`,
+      'Transaction was not sequenced within the pre-defined max sequencing time and has therefore timed out',
       {},
       [],
-      true,
+      false,
     ),
-  invalidDedupPeriod: (why: string, longest: string) =>
+  /**
+   * CommandDeduplicationError.DeduplicationPeriodStartsTooEarlyErrorWithOffset: the period starts before the
+   * last pruning (CommandDeduplicator.checkAgainstPruning); reported after in-flight registration, definite.
+   */
+  dedupStartsTooEarly: (changeId: string, requestedPeriod: string, earliestOffset: number) =>
     new SandboxError(
       'INVALID_DEDUPLICATION_PERIOD',
       9,
-      `The submitted command had an invalid deduplication period: ${why}`,
-      {
-        longest_duration: longest,
-      },
+      'Deduplication period starts too early. The error metadata field earliest_offset contains the earliest deduplication offset currently allowed.',
+      { changeId, requestedPeriod, earliest_offset: String(earliestOffset) },
+      [],
+      true,
+    ),
+  /** …WithDuration: the period reaches before the earliest timestamp (CantonTimestamp.MinValue). */
+  dedupStartsTooEarlyDuration: (changeId: string, requestedPeriod: string, longest: string) =>
+    new SandboxError(
+      'INVALID_DEDUPLICATION_PERIOD',
+      9,
+      'Deduplication period starts too early. The error metadata field longest_duation contains the longest deduplication duration currently allowed.',
+      { changeId, requestedPeriod, longest_duration: longest },
+      [],
+      true,
     ),
   partyNotFound: (party: string) =>
     new SandboxError(
@@ -278,7 +422,22 @@ export const err = {
     new SandboxError('EXTERNAL_PARTY_ALREADY_EXISTS', 10, `External party already exists: ${party}`, {}, [
       ['PARTY', party],
     ]),
-  internal: () => new SandboxError('INTERNAL_ERROR', 4, 'An error occurred. Please contact the operator.'),
+  /**
+   * What the JSON layer answers for an exception nothing else handled (json/v2/Endpoints.handleErrorResponse):
+   * LedgerApiErrors.InternalError.Generic(message) through `JsCantonError.fromErrorCode`, so the body carries
+   * `definiteAnswer: false`; category SystemInternalAssumptionViolated (4), 500.
+   */
+  internal: (message = 'Unexpected or unknown exception occurred.') =>
+    new SandboxError(
+      'LEDGER_API_INTERNAL_ERROR',
+      4,
+      message,
+      { throwableO: 'None' },
+      [],
+      false,
+      undefined,
+      true,
+    ),
   listTooLarge: (max: number) =>
     new SandboxError(
       'JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED',
@@ -286,8 +445,9 @@ export const err = {
       `Exceeded maximum list size of ${max} elements. Use websocket or limit the result with the limit parameter.`,
       {},
       [],
-      undefined,
+      false,
       413,
+      true,
     ),
   vettingPageSize: (max: number) =>
     new SandboxError(

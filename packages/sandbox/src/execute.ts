@@ -18,28 +18,38 @@ import {
 } from '@quill/canton/transaction';
 import { activitiesOf } from './activities.ts';
 import { checkConformance } from './conformance.ts';
-import { err } from './errors.ts';
+import { changeIdText, err, javaDuration } from './errors.ts';
 import { checkSignature } from './keys.ts';
 import { isoFromMicros } from './lfjson.ts';
 import { durationMicros, micros } from './prepare.ts';
 import {
   type CommittedNode,
   type Contract,
+  type DedupEntry,
   newContract,
   type SandboxState,
   type TransactionUpdate,
 } from './state/index.ts';
 
+/** The deduplication period as CommandsValidator.validateExecuteDeduplicationPeriod leaves it. */
+export type DedupPeriod =
+  | { kind: 'duration'; micros: bigint; text: string }
+  | { kind: 'offset'; offset: number; text: string };
+
 export interface ExecutionPlan {
   tx: PreparedTransaction;
   hashHex: string;
+  /** The hashing scheme the signatures are over; V3 is protocol 35, V2 protocol 34. */
+  scheme: HashingSchemeVersion;
   changeKey: string;
+  /** The change id as the participant prints it in error context (`ChangeId(user,cmd,Set(p))`). */
+  changeId: string;
   commandId: string;
   actAs: string[];
   userId: string;
   submissionId: string;
   synchronizerId: string;
-  dedup: JsExecuteSubmissionRequest['deduplicationPeriod'];
+  dedup: DedupPeriod;
   /** The ledger time the request asks for at the least: `minLedgerTime`, absolute or relative to now. */
   minLedgerTime: { abs: bigint } | { rel: bigint } | undefined;
 }
@@ -47,14 +57,46 @@ export interface ExecutionPlan {
 /** The latest instant a Daml timestamp can hold (9999-12-31T23:59:59.999999Z). */
 const MAX_DAML_MICROS = 253402300799999999n;
 
-/** SubmitRequestValidator.validateExecute: submission id, hashing scheme and ledger time, before the hash. */
-function validateExecuteFields(body: JsExecuteSubmissionRequest) {
+/**
+ * CommandsValidator.validateExecuteDeduplicationPeriod: `Empty` is the participant's maximum; only a negative
+ * duration (DeduplicationPeriodValidator) or a negative offset is refused here. There is no check against the
+ * maximum (a longer period is decided by CommandDeduplicator, against the last pruning).
+ */
+function validateDedupPeriod(state: SandboxState, d: JsExecuteSubmissionRequest['deduplicationPeriod']) {
+  if ('DeduplicationOffset' in d) {
+    const offset = d.DeduplicationOffset.value;
+    if (offset < 0)
+      throw err.negativeOffset(
+        'deduplication_period',
+        offset,
+        `the deduplication offset has to be a non-negative integer and not ${offset}`,
+      );
+    return {
+      kind: 'offset',
+      offset,
+      text: `DeduplicationOffset(${offset === 0 ? 'None' : `Some(Offset(${offset}))`})`,
+    };
+  }
+  const period =
+    'DeduplicationDuration' in d
+      ? durationMicros(d.DeduplicationDuration.value)
+      : BigInt(state.maxDeduplicationSeconds) * 1_000_000n;
+  if (period < 0n) throw err.invalidField('deduplication_period', 'Duration must be positive');
+  return { kind: 'duration', micros: period, text: `DeduplicationDuration(${javaDuration(period)})` };
+}
+
+/**
+ * SubmitRequestValidator.validateExecute: submission id, deduplication period, hashing scheme and ledger time,
+ * before the hash.
+ */
+function validateExecuteFields(state: SandboxState, body: JsExecuteSubmissionRequest) {
   // FieldValidator.validateSubmissionId: empty means "generate one"; otherwise a Daml-LF ledger string.
   if (body.submissionId !== '') {
     const problem = ledgerStringProblem(body.submissionId);
     if (problem) throw err.invalidField('submission_id', problem);
   }
   const submissionId = body.submissionId === '' ? randomUUID() : body.submissionId;
+  const dedup = validateDedupPeriod(state, body.deduplicationPeriod) as DedupPeriod;
   const scheme = body.hashingSchemeVersion;
   if (scheme === 'HASHING_SCHEME_VERSION_UNSPECIFIED')
     throw err.invalidField('hashing_scheme_version', 'Unspecified version');
@@ -69,7 +111,7 @@ function validateExecuteFields(body: JsExecuteSubmissionRequest) {
       throw err.invalidArgument(`Can not represent command ledger time now + ${rel}µs as a Daml timestamp`);
     minLedgerTime = { rel };
   }
-  return { submissionId, scheme, minLedgerTime };
+  return { submissionId, dedup, scheme: scheme as HashingSchemeVersion, minLedgerTime };
 }
 
 /** Synchronous checks that do not depend on ledger state changes: decode, hash, signatures. */
@@ -78,12 +120,12 @@ export function planExecution(
   body: JsExecuteSubmissionRequest,
   userId: string,
 ): ExecutionPlan {
-  const { submissionId, scheme, minLedgerTime } = validateExecuteFields(body);
+  const { submissionId, dedup, scheme, minLedgerTime } = validateExecuteFields(state, body);
   let tx: PreparedTransaction;
   let hash: Uint8Array;
   try {
     tx = decodePreparedTransactionBase64(body.preparedTransaction);
-    hash = hashPreparedTransaction(tx, scheme as HashingSchemeVersion);
+    hash = hashPreparedTransaction(tx, scheme);
   } catch (e) {
     if (e instanceof TransactionError) throw err.executeFailed(`Invalid prepared transaction: ${e.message}`);
     throw e;
@@ -129,48 +171,63 @@ export function planExecution(
   return {
     tx,
     hashHex,
+    scheme,
     changeKey,
+    changeId: changeIdText(userId, commandId, actAs),
     commandId,
     actAs,
     userId,
     submissionId,
     synchronizerId: meta.synchronizerId,
-    dedup: body.deduplicationPeriod,
+    dedup,
     minLedgerTime,
   };
 }
 
-/** Throws DUPLICATE_COMMAND when an accepted completion of the same change id lies within the period. */
+/** CantonTimestamp.MinValue (0001-01-01T00:00:00Z) in microseconds since the epoch. */
+const MIN_TIMESTAMP_MICROS = -62135596800n * 1_000_000n;
+
+/**
+ * CommandDeduplicator.checkDuplication: against the change id's latest acceptance when there is one
+ * (DUPLICATE_COMMAND when it lies within the period), otherwise against the last pruning
+ * (`checkAgainstPruning`: INVALID_DEDUPLICATION_PERIOD with `earliest_offset`). A duration reaching before the
+ * first timestamp is too early with `longest_duration`. The participant never prunes an offset published
+ * within the maximum deduplication duration (FirstUnsafeOffsetComputation), so only a longer duration can
+ * start before its last pruning; the sandbox's pruning has no such bound, so shorter ones are not checked.
+ */
 export function checkDeduplication(state: SandboxState, plan: ExecutionPlan, now: bigint): void {
-  const max = BigInt(state.maxDeduplicationSeconds) * 1_000_000n;
-  const longest = `PT${state.maxDeduplicationSeconds / 3600}H`;
   const d = plan.dedup;
-  let isDuplicate: (e: { completionOffset: number; recordTimeMicros: bigint }) => boolean;
-  if ('DeduplicationDuration' in d) {
-    const period = durationMicros(d.DeduplicationDuration.value);
-    if (period < 0n) throw err.invalidField('deduplication_period', 'Duration must be positive');
-    if (period > max)
-      throw err.invalidDedupPeriod(`The given period ${period / 1_000_000n}s exceeds the maximum`, longest);
-    isDuplicate = (e) => now - e.recordTimeMicros < period;
-  } else if ('DeduplicationOffset' in d) {
-    const offset = d.DeduplicationOffset.value;
-    if (offset < 0) throw err.negativeOffset('deduplication_period.deduplication_offset', offset);
-    if (offset < state.log.prunedUpTo) {
-      const e = err.invalidDedupPeriod(`The offset ${offset} precedes the pruned offset`, longest);
-      e.context.earliest_offset = String(state.log.prunedUpTo);
-      throw e;
-    }
-    isDuplicate = (e) => e.completionOffset > offset;
-  } else {
-    isDuplicate = (e) => now - e.recordTimeMicros < max;
-  }
   const entry = state.dedup.get(plan.changeKey);
-  if (entry && isDuplicate(entry)) {
-    throw err.duplicateCommand(entry.completionOffset, entry.submissionId, plan.changeKey);
+  const duplicate = (e: DedupEntry) =>
+    err.duplicateCommand(e.completionOffset, e.submissionId, plan.changeId);
+  const pruned = state.log.prunedUpTo;
+  if (d.kind === 'offset') {
+    if (entry) {
+      if (d.offset === 0 || entry.completionOffset > d.offset) throw duplicate(entry);
+    } else if (pruned > 0 && d.offset < pruned) {
+      throw err.dedupStartsTooEarly(plan.changeId, d.text, pruned);
+    }
+    return;
   }
+  const start = now - d.micros;
+  if (start < MIN_TIMESTAMP_MICROS)
+    throw err.dedupStartsTooEarlyDuration(plan.changeId, d.text, javaDuration(now - MIN_TIMESTAMP_MICROS));
+  if (entry) {
+    if (entry.recordTimeMicros >= start) throw duplicate(entry);
+    return;
+  }
+  const max = BigInt(state.maxDeduplicationSeconds) * 1_000_000n;
+  const prunedAt = state.prunedPublicationMicros;
+  if (d.micros > max && pruned > 0 && prunedAt !== undefined && start <= prunedAt)
+    throw err.dedupStartsTooEarly(plan.changeId, d.text, pruned);
 }
 
-/** Re-checks time, dedup and inputs, then commits. Runs in one synchronous turn (atomic). */
+/**
+ * Re-checks deduplication, time and inputs, then commits. Runs in one synchronous turn (atomic). The time
+ * checks follow the protocol the hashing scheme implies: on protocol 34 (V2) a passed max record time is
+ * never sequenced (NOT_SEQUENCED_TIMEOUT); on 35 (V3) it is sequenced and refused by TimeValidator after the
+ * ledger-time and preparation-time checks (LOCAL_VERDICT_MAX_RECORD_TIME_EXCEEDED).
+ */
 export function commitExecution(
   state: SandboxState,
   plan: ExecutionPlan,
@@ -180,11 +237,11 @@ export function commitExecution(
   const meta = plan.tx.metadata!;
   // Deduplication is decided before sequencing, so a late retry of a committed command is a duplicate.
   checkDeduplication(state, plan, now);
-  if (meta.maxRecordTime !== undefined && now > meta.maxRecordTime) {
-    throw err.notSequencedTimeout(isoFromMicros(meta.maxRecordTime));
-  }
-  // Canton's TimeValidator: the window around the record time is symmetric, so a preparation time too far
-  // in the future is refused like one too far in the past.
+  const passed = meta.maxRecordTime !== undefined && now > meta.maxRecordTime;
+  if (passed && plan.scheme !== 'HASHING_SCHEME_VERSION_V3') throw err.notSequencedTimeout();
+  // TimeValidator.checkTimestamps: ledger time, then preparation time, then the max record time. The window
+  // around the record time is symmetric, so a preparation time too far in the future is refused too.
+  const effective = ledgerEffectiveTime(state, plan, now);
   const tolerance = BigInt(state.preparationTimeToleranceSeconds) * 1_000_000n;
   const delta = now - meta.preparationTime;
   if (delta > tolerance || -delta > tolerance) {
@@ -194,12 +251,12 @@ export function commitExecution(
       `PT${state.preparationTimeToleranceSeconds}S`,
     );
   }
+  if (passed) throw err.maxRecordTimeExceeded(isoFromMicros(now), isoFromMicros(meta.maxRecordTime!));
   const inactive = meta.inputContracts
     .map((ic) => (ic.contract.oneofKind === 'v1' ? ic.contract.v1.contractId : ''))
     .filter((cid) => !state.isActive(cid));
   if (inactive.length > 0) throw err.inactiveContracts(inactive);
   checkConformance(state, plan.tx, validatePreparedTransaction(plan.tx));
-  const effective = ledgerEffectiveTime(state, plan, now);
   const nodes = committedNodes(state, plan, effective);
   const updateId = state.newUpdateId();
   const draft = {

@@ -130,7 +130,9 @@ describe('ledger time (item 2)', () => {
   });
 
   test('beyond ledgerTimeRecordTimeTolerance it is refused with LOCAL_VERDICT_LEDGER_TIME_OUT_OF_BOUND', async () => {
+    // Each refusal is a failed completion (a local verdict after sequencing): the ledger end moves by one.
     const endBefore = sb.state.log.end;
+    const commitsBefore = sb.state.commits.size;
     for (const minLedgerTime of [
       { time: { MinLedgerTimeRel: { value: { seconds: TOLERANCE_SECONDS + 30, nanos: 0 } } } },
       { time: { MinLedgerTimeAbs: { value: new Date(Date.now() + 3_600_000).toISOString() } } },
@@ -145,7 +147,8 @@ describe('ledger time (item 2)', () => {
       expect(e.cause).toContain(`maxDelta=PT${TOLERANCE_SECONDS}S`);
       expect(e.errorCategory).toBe(2);
     }
-    expect(sb.state.log.end).toBe(endBefore);
+    expect(sb.state.log.end).toBe(endBefore + 2);
+    expect(sb.state.commits.size).toBe(commitsBefore);
   });
 });
 

@@ -226,7 +226,8 @@ describe('reassignments (4.2, 4.5)', () => {
       { contractId: holding, target: global },
       admin,
     );
-    expect(again.status).toBe(409);
+    // LOCAL_VERDICT_INACTIVE_CONTRACTS is category 11 (LocalRejectError.ConsistencyRejections.InactiveContracts).
+    expect(again.status).toBe(404);
     const back = await call(
       sb.url,
       'POST',

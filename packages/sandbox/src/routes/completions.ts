@@ -25,7 +25,10 @@ function completion(rec: UpdateRecord, userId: string, parties: Set<string>) {
         actAs: rec.actAs,
         submissionId: rec.submissionId,
         deduplicationPeriod: null,
-        traceContext: null,
+        traceContext:
+          rec.kind === 'transaction' && rec.traceparent
+            ? { traceparent: rec.traceparent, tracestate: null }
+            : null,
         offset: rec.offset,
         synchronizerTime: { synchronizerId: rec.synchronizerId, recordTime: rec.recordTime },
         paidTrafficCost: 0,

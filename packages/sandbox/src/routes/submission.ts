@@ -2,6 +2,11 @@
  * Interactive submission: prepare, and the three execute forms. Execution registers the change id as in
  * flight, applies injected latency/pause, commits atomically, and can then be told to hide the outcome
  * (504 REQUEST_TIME_OUT, 503 text or a dropped socket: the ambiguous case the wallet must reconcile).
+ *
+ * A rejection after the submission was registered in flight (duplicate, deduplication period too early,
+ * NOT_SEQUENCED_TIMEOUT, LOCAL_VERDICT_*) is a failed completion at a new offset on the participant
+ * (ProtocolProcessor.submitWithTracking → observeSubmissionError; the mediator's verdict): plain `execute`
+ * answers `{}`, the waiting forms relay that completion's status (SubmissionTracker.Result.fromCompletion).
  */
 import { endpoints as E, type JsExecuteSubmissionRequest, wildcardEventFormat } from '@quill/canton/ledger';
 import { effectiveUserId, requireExecuteAs, requireReadAs } from '../auth.ts';
@@ -18,13 +23,16 @@ export const EXECUTE_PATHS: ReadonlySet<string> = new Set(
   [E.execute, E.executeAndWait, E.executeAndWaitForTransaction].map((e) => e.path),
 );
 
-/** Errors the participant answers synchronously even for the asynchronous `execute`. */
+/** Errors the participant answers synchronously, before registering the submission: no completion. */
 const SYNCHRONOUS = new Set([
   'INVALID_FIELD',
   'NEGATIVE_OFFSET',
   'PERMISSION_DENIED',
   'SUBMISSION_ALREADY_IN_FLIGHT',
 ]);
+
+/** A W3C traceparent header the participant would take as the submission's trace context. */
+const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -56,8 +64,10 @@ export function submissionRoutes(app: App, services: Services): void {
     const plan = planExecution(state, body, userId);
     requireExecuteAs(who, plan.actAs);
     const inFlight = state.inFlight.get(plan.changeKey);
-    if (inFlight !== undefined) throw err.inFlight(inFlight, plan.changeKey);
-    if (faults.pick('inFlight', path)) throw err.inFlight(`${plan.submissionId}-concurrent`, plan.changeKey);
+    if (inFlight !== undefined)
+      throw err.inFlight(inFlight, plan.changeId, plan.synchronizerId, inFlight === plan.submissionId);
+    if (faults.pick('inFlight', path))
+      throw err.inFlight(`${plan.submissionId}-concurrent`, plan.changeId, plan.synchronizerId);
     let record: TransactionUpdate;
     try {
       checkDeduplication(state, plan, state.nowMicros());
@@ -66,13 +76,21 @@ export function submissionRoutes(app: App, services: Services): void {
         const latency = faults.pick('latency', path);
         if (latency) await sleep(latency.latencyMs ?? 100);
         await faults.whileUnpaused();
-        record = commitExecution(state, plan, c.req.header('traceparent'));
+        const traceparent = c.req.header('traceparent');
+        record = commitExecution(
+          state,
+          plan,
+          traceparent && TRACEPARENT.test(traceparent) ? traceparent : undefined,
+        );
       } finally {
         state.inFlight.delete(plan.changeKey);
       }
     } catch (e) {
-      if (!async || !(e instanceof SandboxError) || SYNCHRONOUS.has(e.code)) throw e;
-      state.reject(plan, { code: e.grpcCode, message: `${e.code}(${e.category},0): ${e.cause_}` });
+      if (!(e instanceof SandboxError) || SYNCHRONOUS.has(e.code)) throw e;
+      // ErrorCode.toMsg: `CODE(category,<correlation id, 8 characters>): cause`.
+      const message = `${e.code}(${e.category},${plan.submissionId.slice(0, 8)}): ${e.cause_}`;
+      state.reject(plan, { code: e.grpcCode, message });
+      if (!async) throw e;
       return undefined;
     }
     const hide = faults.pick('timeoutAfterCommit', path);
@@ -81,7 +99,8 @@ export function submissionRoutes(app: App, services: Services): void {
       return new Response(null, { status: 500 });
     }
     if (hide?.answer === '503') return c.text(UNAVAILABLE_TEXT, 503);
-    if (hide) return c.json(err.requestTimeout().body(plan.submissionId), 504);
+    if (hide)
+      return c.json(err.requestTimeout(plan.commandId, plan.submissionId).body(plan.submissionId), 504);
     return record;
   }
 

@@ -61,6 +61,12 @@ function hostingKey(synchronizerId: string, participantId: string): string {
   return `${synchronizerId}\u0000${participantId}`;
 }
 
+/** A W3C `traceparent` (version 00, sampled) with fresh random trace and span ids. */
+export function newTraceparent(): string {
+  const b = randomBytes(24).toString('hex');
+  return ['00-', b.slice(0, 32), '-', b.slice(32), '-01'].join('');
+}
+
 export function qualifiedId(name: string): string {
   return `${name}::1220${hash64(`quill-sandbox-namespace:${name}`)}`;
 }
@@ -87,6 +93,11 @@ export class SandboxState {
   /** The coin rules contract and its operator (set by bootstrapCoin). */
   coinRules?: string;
   operator?: string;
+  /**
+   * The record time of the last pruned offset (CommandDeduplicationStore.latestPruning's publication time):
+   * a deduplication period starting at or before it is too early.
+   */
+  prunedPublicationMicros?: bigint;
   /** Added to the wall clock (tests move time forward to pass max record times). */
   clockOffsetMs = 0;
   private lastMicros = 0n;
@@ -204,14 +215,17 @@ export class SandboxState {
 
   /**
    * Commits a transaction atomically: appends the update, activates created contracts, archives consumed
-   * ones, records deduplication and activities. Callers have validated everything before.
+   * ones, records deduplication and activities. Callers have validated everything before. A transaction
+   * committed without the submitter's trace context gets one of its own, as the participant's ledger API
+   * server generates one (transaction.proto `trace_context`).
    */
   commit(
     draft: Omit<TransactionUpdate, 'offset' | 'kind' | 'nodes'> & { nodes: CommittedNode[] },
     changeKey: string | undefined,
     activities: (offset: number) => ActivityRecord[],
   ): TransactionUpdate {
-    const record = this.log.append(this.compact(draft));
+    const traced = draft.traceparent === undefined ? { ...draft, traceparent: newTraceparent() } : draft;
+    const record = this.log.append(this.compact(traced));
     for (const n of record.nodes) {
       if (n.kind === 'create') {
         n.contract.createdOffset = record.offset;
@@ -391,6 +405,8 @@ export class SandboxState {
 
   /** Prunes the ledger up to `offset` (inclusive): updates and archived contracts are gone. */
   prune(offset: number): void {
+    const last = this.log.at(offset)?.recordTime;
+    if (last !== undefined) this.prunedPublicationMicros = BigInt(Date.parse(last)) * 1000n + 999n;
     this.log.prune(offset);
     for (const [cid, c] of this.contracts) {
       if (c.archivedOffset !== undefined && c.archivedOffset <= offset) this.contracts.delete(cid);

@@ -171,8 +171,12 @@ const executeFields = {
   partySignatures: PartySignatures,
   /** No decoder default: always send (`{"Empty":{}}` = participant maximum). */
   deduplicationPeriod: DeduplicationPeriod,
-  /** New random id per attempt; not signed. Empty: the participant generates one. */
-  submissionId: protoDefault(z.string(), ''),
+  /**
+   * New random id per attempt; not signed. Required by the participant's decoder (`submissionId: String`
+   * without a default in JsExecuteSubmission*Request: a body without it is 400 text/plain). Empty: the
+   * participant generates one.
+   */
+  submissionId: z.string(),
   userId: protoDefault(z.string(), ''),
   hashingSchemeVersion: HashingSchemeVersion,
   minLedgerTime: opt(MinLedgerTime),
