@@ -6,7 +6,7 @@ import { loadConfig } from '../config/index.ts';
 import { consoleBaseUrl, signInLink } from '../console/index.tsx';
 import { UsageError } from '../errors.ts';
 import { type ServeOptions, type Serving, serve } from '../server/serve.ts';
-import { demoEnv, prepareDemo } from './demo.ts';
+import { demoEnv, prepareDemo, resetDemoState } from './demo.ts';
 import { demoRedis } from './private-redis.ts';
 import { loadSandbox } from './sandbox.ts';
 
@@ -31,6 +31,14 @@ export async function serveEmbedded(o: Omit<ServeOptions, 'embedded'> & { demo: 
         stops.push(redis.started.stop);
         env = { ...env, REDIS_URL: redis.url };
       }
+      // A new, empty embedded ledger: the wallet's state of an earlier run would name what it no longer holds.
+      const target = redis.started ? { url: redis.url } : config.redisTarget;
+      const cleared = await resetDemoState(target, config.redisPrefix);
+      if (cleared > 0)
+        process.stdout.write(
+          `The embedded ledger starts empty: cleared the wallet's earlier demo state (${cleared} Redis keys under ` +
+            `REDIS_PREFIX ${config.redisPrefix}).\n`,
+        );
     }
     const { startSandbox, COIN_RECOGNIZERS } = await loadSandbox();
     const secret = config.sandbox.authSecret;
