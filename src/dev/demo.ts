@@ -1,13 +1,17 @@
 // `quill serve --demo`: generated secrets kept in .demo/ (git-ignored), a demo key and party, and one
-// prepared transaction written to .demo/submission.json so that a single curl command submits it.
+// prepared transaction written to .demo/submission.json so that a single curl command submits it. The embedded
+// ledger lives in memory: each run resets the wallet's state in Redis with it (resetDemoState).
 import { randomBytes, randomUUID } from 'node:crypto';
 import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { LedgerClient } from '@quill/canton/ledger';
+import type { Redis } from 'ioredis';
 import { issueToken } from '../auth/index.ts';
 import { envHas } from '../config/index.ts';
 import { CommandFailure } from '../errors.ts';
 import type { Log } from '../log.ts';
+import { type RedisTarget, redisConnection } from '../redis/connection.ts';
+import { keyPrefix } from '../redis/keys.ts';
 
 export interface DemoSecrets {
   dir: string;
@@ -58,6 +62,34 @@ export async function demoEnv(
     await rm(join(overrides.KEYS_DIR, 'parties'), { recursive: true, force: true });
   }
   return { overrides, demo: { dir, secret } };
+}
+
+/**
+ * The embedded ledger starts empty on every run, so the wallet's state in Redis starts over with it: deletes every
+ * key under the prefix (records, history and the watcher's checkpoint, events, webhooks, policies, the audit
+ * chain, the queues) before the wallet starts. Returns how many keys it deleted.
+ */
+export async function resetDemoState(target: RedisTarget, prefix: string): Promise<number> {
+  const conn = redisConnection(target, { maxRetriesPerRequest: 1 });
+  // The prefix holds letters, digits, `_ . -` and a Cluster's braces: nothing a glob treats specially.
+  const match = `${keyPrefix(prefix)}*`;
+  const nodes = target.clusterNodes?.length
+    ? (conn as unknown as { nodes(role: 'master'): Redis[] }).nodes('master')
+    : [conn];
+  let deleted = 0;
+  try {
+    for (const node of nodes) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await node.scan(cursor, 'MATCH', match, 'COUNT', 1000);
+        cursor = next;
+        for (const key of keys) deleted += await conn.unlink(key);
+      } while (cursor !== '0');
+    }
+  } finally {
+    conn.disconnect();
+  }
+  return deleted;
 }
 
 /** An admin call to the wallet's own API. */

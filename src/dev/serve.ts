@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { loadConfig } from '../config/index.ts';
 import { consoleBaseUrl, signInLink } from '../console/index.tsx';
 import { UsageError } from '../errors.ts';
+import type { RedisTarget } from '../redis/connection.ts';
 import { type ServeOptions, type Serving, serve } from '../server/serve.ts';
-import { demoEnv, prepareDemo } from './demo.ts';
+import { demoEnv, prepareDemo, resetDemoState } from './demo.ts';
 import { demoRedis } from './private-redis.ts';
 import { loadSandbox } from './sandbox.ts';
 
@@ -22,6 +23,7 @@ export async function serveEmbedded(o: Omit<ServeOptions, 'embedded'> & { demo: 
   const stopAll = async () => {
     for (const s of stops.splice(0).reverse()) await s().catch(() => {});
   };
+  let demoTarget: RedisTarget | undefined;
   try {
     if (prepared) {
       // A fresh machine: no Redis yet. The demo starts a private one rather than retrying forever.
@@ -31,6 +33,7 @@ export async function serveEmbedded(o: Omit<ServeOptions, 'embedded'> & { demo: 
         stops.push(redis.started.stop);
         env = { ...env, REDIS_URL: redis.url };
       }
+      demoTarget = redis.started ? { url: redis.url } : config.redisTarget;
     }
     const { startSandbox, COIN_RECOGNIZERS } = await loadSandbox();
     const secret = config.sandbox.authSecret;
@@ -44,6 +47,16 @@ export async function serveEmbedded(o: Omit<ServeOptions, 'embedded'> & { demo: 
       ledger: { preparationTimeToleranceSeconds: config.commitWindow.preparationToleranceMs / 1000 },
     });
     stops.push(() => sandbox.close());
+    if (demoTarget) {
+      // A new, empty embedded ledger (its port now ours: no other demo runs on it): the wallet's state of an
+      // earlier run would name what the ledger no longer holds.
+      const cleared = await resetDemoState(demoTarget, config.redisPrefix);
+      if (cleared > 0)
+        process.stdout.write(
+          `The embedded ledger starts empty: cleared the wallet's earlier demo state (${cleared} Redis keys under ` +
+            `REDIS_PREFIX ${config.redisPrefix}).\n`,
+        );
+    }
     // With ledger auth on, the wallet acts as its own ledger user with a token naming it; without, as the user
     // LEDGER_USER_ID names (the demo: the participant's admin).
     const userId = secret ? (config.ledgerUserId ?? 'quill') : config.ledgerUserId;

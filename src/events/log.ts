@@ -17,6 +17,7 @@ export const EVENT_TYPES = [
   'submission.expired',
   'transaction.received',
   'ledger.gap',
+  'ledger.reset',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -35,7 +36,7 @@ export interface QuillEvent {
   /** The stream entry id `<ms>-<seq>`: unique, ordered, the SSE id and the webhook `eventId`. */
   id: string;
   type: EventType;
-  /** The party it concerns; '' for none (ledger.gap). */
+  /** The party it concerns; '' for none (ledger.reset). */
   party: string;
   /** ISO time it was written. */
   at: string;

@@ -1,7 +1,8 @@
 // The party history index the watcher writes: transactions by party in offset order, by update id and by
 // externalTransactionHash, the watcher's checkpoint, and the events that belong to them. One Lua step writes a
 // batch's index entries, its events (XADD to the event log, src/events) and the checkpoint
-// move, so a crash between them neither loses nor doubles anything; the checkpoint never goes backwards.
+// move, so a crash between them neither loses nor doubles anything; the checkpoint goes backwards only in `reset`,
+// with its `ledger.reset` event, when the ledger itself did.
 
 import type { JsTransaction } from '@quill/canton/ledger';
 import type { Redis } from 'ioredis';
@@ -36,6 +37,7 @@ export interface IngestBatch {
 }
 
 const INGEST = loadScript('ingest');
+const RESET = loadScript('watch-reset');
 
 export class HistoryIndex {
   readonly keys: RedisKeys;
@@ -91,6 +93,19 @@ export class HistoryIndex {
       new Date().toISOString(),
     ]).catch(unavailable);
     return Number(n);
+  }
+
+  /**
+   * The ledger moved backwards (its end `ledgerEnd` below the checkpoint `from`): moves the checkpoint back to
+   * `to` and writes a `ledger.reset` event, in one step; nothing when the checkpoint no longer is `from`. True
+   * when it moved.
+   */
+  async reset(from: number, to: number, ledgerEnd: number): Promise<boolean> {
+    const k = this.keys;
+    const body = JSON.stringify({ checkpoint: from, ledgerEnd });
+    const args = [String(from), String(to), body, new Date().toISOString()];
+    const n = await runScript(this.redis, RESET, [k.watchCheckpoint, k.events], args).catch(unavailable);
+    return Number(n) === 1;
   }
 
   async byUpdateId(updateId: string): Promise<IndexedTransaction | undefined> {

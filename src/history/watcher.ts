@@ -2,6 +2,15 @@
 // Redis and writes the party history index (index-store.ts) with its events. Exactly one runs across worker
 // processes: it acts only while it holds the lease (src/redis/lease.ts), which another worker takes over when the
 // holder dies. Duplicate writes are harmless anyway: the index adds a (party, transaction) pair only once.
+//
+// Every read ends well inside the JSON server's request timeout (20 s, then `503 text/plain`): it reads bounded
+// ranges up to the ledger end it has just asked for (they complete at once, whatever the traffic), and waits for
+// news with an open-ended read of one element that ends at the first update or after the idle timeout. A 503 is
+// answered by reading a shorter range (or waiting less) and trying again at once.
+//
+// A ledger end below the checkpoint means the ledger moved backwards (a participant restored from a backup, a
+// LocalNet reset): the watcher warns once, writes a `ledger.reset` event and reads the ledger again from its
+// earliest offset. The index keeps what it holds, so a transaction seen before is never announced again as new.
 
 import type { JsTransaction, LedgerClient, Update } from '@quill/canton/ledger';
 import { isLedgerError, updateOffset } from '@quill/canton/ledger';
@@ -33,6 +42,13 @@ export interface WatcherOptions {
 }
 
 const PRUNED = 'PARTICIPANT_PRUNED_DATA_ACCESSED';
+/** The longest wait for news, well inside the JSON server's 20 s request timeout. */
+const MAX_WAIT_MS = 10_000;
+
+/** The JSON server's request timeout (pekko-http's `503 text/plain`) or another text 503. */
+function timedOut(err: unknown): boolean {
+  return isLedgerError(err) && err.code === 'HTTP_503';
+}
 
 /** The parties a transaction concerns among `ours`. */
 export function concerned(tx: JsTransaction, ours: ReadonlySet<string>): string[] {
@@ -86,10 +102,15 @@ export class LedgerWatcher {
   #running: Running | undefined;
   /** Parties followed since this process began following; a new one is caught up from the earliest offset. */
   #followed: Set<string> | undefined;
+  /** How many offsets one bounded read covers at most (halved after a 503; undefined: up to the ledger end). */
+  #span: number | undefined;
+  /** How long one read waits for news (halved after a 503). */
+  #waitMs: number;
 
   constructor(o: WatcherOptions) {
     this.#o = o;
     this.#log = o.log ?? noLog;
+    this.#waitMs = Math.min(MAX_WAIT_MS, o.idleTimeoutMs);
     // Another holder may have followed parties this process has not: start over when the lease comes back.
     o.lease.onLost(() => {
       this.#followed = undefined;
@@ -117,8 +138,9 @@ export class LedgerWatcher {
   }
 
   /**
-   * One page: catch up new parties, then read from the checkpoint (the read waits up to the idle timeout for
-   * updates) and write the page in one step. False when there is no party to follow.
+   * One step: catch up new parties, then read the updates after the checkpoint up to the ledger end (a bounded
+   * range) and write them in one step, or wait for news when there are none. False when there is no party to
+   * follow, or nothing came while waiting.
    */
   async step(): Promise<boolean> {
     const { ledger, index } = this.#o;
@@ -129,32 +151,35 @@ export class LedgerWatcher {
       cp = await this.#earliest();
       this.#followed = new Set(parties);
     }
+    const end = await ledger.ledgerEndOffset();
+    if (end < cp) return this.#reset(cp, end);
     const fresh = this.#followed ? parties.filter((p) => !this.#followed!.has(p)) : [];
     if (this.#followed === undefined) this.#followed = new Set(parties);
     if (fresh.length > 0) await this.#catchUp(fresh, cp);
+    if (end === cp) return this.#wait(cp, parties);
 
-    const ours = new Set(parties);
+    const upTo = this.#span === undefined ? end : Math.min(end, cp + this.#span);
+    const limit = this.#o.pageSize;
     let page: { update?: Update | null | undefined }[];
     try {
       page = await ledger.updatesFlats(
-        { beginExclusive: cp, updateFormat: updateFormat(parties) },
-        { limit: this.#o.pageSize, streamIdleTimeoutMs: this.#o.idleTimeoutMs },
+        { beginExclusive: cp, endInclusive: upTo, updateFormat: updateFormat(parties) },
+        { limit },
       );
     } catch (err) {
-      if (isLedgerError(err) && err.code === PRUNED) {
-        const earliest = await this.#earliest();
-        if (earliest <= cp) throw err;
-        this.#log('warn', `ledger watcher: offsets ${cp + 1}..${earliest} were pruned before they were read`);
-        await index.ingest({
-          transactions: [],
-          checkpoint: earliest,
-          gaps: parties.map((party) => ({ party, fromExclusive: cp, toInclusive: earliest })),
-        });
-        this.#o.onProgress?.(earliest);
+      if (timedOut(err)) {
+        this.#span = Math.max(1, Math.floor((upTo - cp) / 2));
+        this.#log(
+          'warn',
+          `ledger watcher: reading ${cp + 1}..${upTo} timed out; reading ${this.#span} offsets`,
+        );
         return true;
       }
+      if (isLedgerError(err) && err.code === PRUNED) return this.#pruned(cp, parties, err);
       throw err;
     }
+    if (this.#span !== undefined) this.#span = this.#span * 2 >= 1 << 30 ? undefined : this.#span * 2;
+    const ours = new Set(parties);
     let last = cp;
     const txs: IndexedTransaction[] = [];
     for (const el of page) {
@@ -167,9 +192,64 @@ export class LedgerWatcher {
         if (ps.length) txs.push(indexed(tx, ps));
       } else last = Math.max(last, updateOffset(u));
     }
-    if (last === cp && txs.length === 0) return true;
-    await index.ingest({ transactions: txs, checkpoint: last });
-    this.#o.onProgress?.(last);
+    // A page shorter than the limit is the whole range (a bounded read completes once it has everything).
+    const checkpoint = page.length < limit ? upTo : last;
+    await index.ingest({ transactions: txs, checkpoint });
+    this.#o.onProgress?.(checkpoint);
+    return true;
+  }
+
+  /** Waits for news after `cp`: an open-ended read of one element, ended by the idle timeout. */
+  async #wait(cp: number, parties: string[]): Promise<boolean> {
+    let page: { update?: Update | null | undefined }[];
+    try {
+      page = await this.#o.ledger.updatesFlats(
+        { beginExclusive: cp, updateFormat: updateFormat(parties) },
+        { limit: 1, streamIdleTimeoutMs: this.#waitMs },
+      );
+    } catch (err) {
+      if (timedOut(err)) {
+        this.#waitMs = Math.max(10, Math.floor(this.#waitMs / 2));
+        this.#log('warn', `ledger watcher: a wait for updates timed out; waiting ${this.#waitMs} ms`);
+        return true;
+      }
+      if (isLedgerError(err) && err.code === PRUNED) return this.#pruned(cp, parties, err);
+      throw err;
+    }
+    // Something after the checkpoint (not a checkpoint where it stands): the next step reads it.
+    return page.some((el) => el.update != null && updateOffset(el.update) > cp);
+  }
+
+  /** The checkpoint lies below the pruning offset: resume after it and say which range was lost. */
+  async #pruned(cp: number, parties: string[], err: unknown): Promise<boolean> {
+    const earliest = await this.#earliest();
+    if (earliest <= cp) throw err;
+    this.#log('warn', `ledger watcher: offsets ${cp + 1}..${earliest} were pruned before they were read`);
+    await this.#o.index.ingest({
+      transactions: [],
+      checkpoint: earliest,
+      gaps: parties.map((party) => ({ party, fromExclusive: cp, toInclusive: earliest })),
+    });
+    this.#o.onProgress?.(earliest);
+    return true;
+  }
+
+  /**
+   * The ledger end is below the checkpoint: the ledger moved backwards. Warn once, write `ledger.reset` and move
+   * the checkpoint back to the earliest offset the ledger holds, in one step (only if no other holder moved it
+   * meanwhile). The whole ledger is read again: what it still holds of what was indexed is known by update id
+   * and not announced again; the rest is new.
+   */
+  async #reset(cp: number, end: number): Promise<boolean> {
+    const earliest = await this.#earliest();
+    this.#log(
+      'warn',
+      `ledger watcher: the ledger end ${end} is before the checkpoint ${cp}: the ledger was reset or restored; ` +
+        `reading it again from offset ${earliest}`,
+    );
+    if (await this.#o.index.reset(cp, earliest, end)) this.#o.onProgress?.(earliest);
+    this.#followed = undefined;
+    this.#span = undefined;
     return true;
   }
 

@@ -5,7 +5,7 @@ import { err } from './errors.ts';
 import { UNAVAILABLE_TEXT } from './faults.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { completionRoutes } from './routes/completions.ts';
-import { type Env, errorResponse, type Services } from './routes/http.ts';
+import { type Env, errorResponse, requestTimeout, type Services } from './routes/http.ts';
 import { packageRoutes } from './routes/packages.ts';
 import { partyRoutes } from './routes/parties.ts';
 import { stateRoutes } from './routes/state.ts';
@@ -20,6 +20,8 @@ export function ledgerApp(services: Services): Hono<Env> {
   const app = new Hono<Env>();
   app.onError((e, c) => errorResponse(c, e));
   app.notFound((c) => c.text('The requested resource could not be found.', 404));
+  const timeout = requestTimeout(services.options.requestTimeoutMs);
+  app.use('*', (c, next) => (c.req.path.startsWith('/admin/') ? next() : timeout(c, next)));
 
   app.use('*', async (c, next) => {
     const path = c.req.path;

@@ -12,7 +12,7 @@ import { type AuthConfig, Authenticator } from './auth.ts';
 import { demoLedgerOptions, runDemo } from './demo.ts';
 import { type FaultConfig, Faults } from './faults.ts';
 import { bootstrapCoin } from './internal.ts';
-import type { SandboxOptions, Services } from './routes/http.ts';
+import { DEFAULT_OPTIONS, type SandboxOptions, type Services } from './routes/http.ts';
 import { scanApp } from './routes/scan.ts';
 import { SandboxState, type SandboxStateOptions } from './state/index.ts';
 
@@ -88,7 +88,7 @@ export async function startSandbox(config: SandboxConfig = {}): Promise<Sandbox>
     state,
     auth,
     faults,
-    options: { maxListElements: 200, listWaitMs: 500, checkpointEvery: 1000, ...config.options },
+    options: { ...DEFAULT_OPTIONS, ...config.options },
   };
   state.users.create({ id: 'participant_admin' }, [{ kind: 'ParticipantAdmin' }]);
   bootstrapCoin(state);

@@ -62,18 +62,6 @@ describe('updates: offsets and order (UpdateServiceRequestValidator)', () => {
     );
     expect(e.cause).toBe('end_inclusive is not provided when descending_order is true');
   });
-
-  test.each([0, -2])(
-    'limit %i is a JSON INVALID_ARGUMENT (the participant answers [], see README)',
-    async (limit) => {
-      const e = await refused(
-        `${UPDATES}?limit=${limit}`,
-        { beginExclusive: 0, updateFormat: transactionsOf({ [alice.partyId]: {} }) },
-        'INVALID_ARGUMENT',
-      );
-      expect(e.cause).toContain(`limit must be a positive integer, got ${limit}`);
-    },
-  );
 });
 
 describe('formats (FormatValidator)', () => {

@@ -191,11 +191,8 @@ export function checkTransactionFormat(f: TransactionFormat): Violation | undefi
 
 export function checkUpdateFormat(u: UpdateFormat | null | undefined): Violation | undefined {
   if (!u) return { code: 'MISSING_FIELD', field: 'update_format' };
-  if (!(u.includeTransactions || u.includeReassignments || u.includeTopologyEvents)) {
-    return invalid(
-      'The update format must specify at least one of include_transactions, include_reassignments or include_topology_events',
-    );
-  }
+  // An empty format is valid (FormatValidator.validate(UpdateFormat) has no "at least one of" rule): it selects
+  // nothing, so streams answer [] and lookups 404 (IndexServiceImpl.memoizedInternalUpdateFormat → None).
   if (u.includeTransactions) {
     const t = checkTransactionFormat(u.includeTransactions);
     if (t) return t;

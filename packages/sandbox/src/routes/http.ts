@@ -14,8 +14,64 @@ export interface SandboxOptions {
   maxListElements: number;
   /** `http-list-wait-time` for open-ended streams (default 500 ms). */
   listWaitMs: number;
-  /** Emit an OffsetCheckpoint after this many offsets were scanned by a stream (default 1000). */
-  checkpointEvery: number;
+  /**
+   * How often the offset checkpoint cache takes the ledger end (the participant's
+   * `index-service.offset-checkpoint-cache-update-interval`, default 15 s). Open-ended streams carry the cached
+   * checkpoint once they have passed its offset; bounded ranges never carry one.
+   */
+  checkpointIntervalMs: number;
+  /**
+   * After this long without an element, an open-ended stream looks at the cache again
+   * (`index-service.idle-stream-offset-checkpoint-timeout`, default 60 s); the first look is at 500 ms.
+   */
+  idleCheckpointTimeoutMs: number;
+  /**
+   * The JSON server's `http-ledger-api.request-timeout` (default 20 s): a request not answered by then gets
+   * pekko-http's `503 text/plain`, while the work behind it goes on.
+   */
+  requestTimeoutMs: number;
+}
+
+/** The participant's defaults (canton 3.5: `IndexServiceConfig`, `JsonApiConfig`, `WebsocketConfig`). */
+export const DEFAULT_OPTIONS: SandboxOptions = {
+  maxListElements: 200,
+  listWaitMs: 500,
+  checkpointIntervalMs: 15_000,
+  idleCheckpointTimeoutMs: 60_000,
+  requestTimeoutMs: 20_000,
+};
+
+/** pekko-http's answer to a request past `request-timeout` (`HttpServerBluePrint.TimeoutAccessImpl`). */
+export const REQUEST_TIMEOUT_TEXT =
+  'The server was not able to produce a timely response to your request.\r\nPlease try again in a short while!';
+
+/**
+ * The JSON server's request timeout (`HttpService.serverBinding`: `withRequestTimeout`): the answer is a
+ * `503 text/plain` once `ms` pass; the handler goes on (an execute still commits), its answer is dropped.
+ */
+export function requestTimeout(ms: number) {
+  return async (c: Ctx, next: () => Promise<void>): Promise<Response | undefined> => {
+    // pekko-http counts from the end of the request entity; reading it now also keeps it for a handler that
+    // outlives the answer (the connection may have moved on by then).
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') await c.req.text();
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), ms);
+    });
+    const handled = next().then(
+      () => 'done' as const,
+      () => 'done' as const,
+    );
+    const first = await Promise.race([handled, expired]);
+    clearTimeout(timer);
+    if (first === 'timeout') {
+      return new Response(REQUEST_TIMEOUT_TEXT, {
+        status: 503,
+        headers: { 'content-type': 'text/plain; charset=UTF-8' },
+      });
+    }
+    return undefined;
+  };
 }
 
 export interface Services {
@@ -42,13 +98,18 @@ export interface ServeOptions<P extends string, B extends z.ZodType, Q extends z
    * its request validation. Throws to refuse.
    */
   authorize?: (c: Ctx, req: Request<P, B, Q>) => void;
+  /**
+   * Runs after `authorize` and before the rule: a check the participant makes before some of the rule's (the
+   * ledger end, before the range). Throws to refuse.
+   */
+  precheck?: (c: Ctx, req: Request<P, B, Q>) => void;
 }
 
 /**
  * Serves a declared ledger endpoint: its method and path, its body and query decoded with its schemas (the
- * participant's decoder answers 400 text on failure), `authorize`, then its rule (the participant's error for
- * each violation), then `handle`. A rule the participant checks after the commit (`ruleAfterCommit`) is the
- * handler's to apply.
+ * participant's decoder answers 400 text on failure), `authorize`, `precheck`, then its rule (the participant's
+ * error for each violation), then `handle`. A rule the participant checks after the commit (`ruleAfterCommit`)
+ * is the handler's to apply.
  */
 export function serve<P extends string, B extends z.ZodType, Q extends z.ZodType, R extends z.ZodType>(
   app: App,
@@ -67,6 +128,7 @@ export function serve<P extends string, B extends z.ZodType, Q extends z.ZodType
     ) as z.output<B>;
     const req = { body, query, params };
     options.authorize?.(c, req);
+    options.precheck?.(c, req);
     const violation = ep.ruleAfterCommit ? undefined : ep.rule?.(body, params, query);
     if (violation) throw violationError(violation);
     return handle(c, req);

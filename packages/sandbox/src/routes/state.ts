@@ -2,7 +2,9 @@
 import { endpoints as E } from '@quill/canton/ledger';
 import { type App, type Services, serve } from './http.ts';
 
-export function stateRoutes(app: App, { state }: Services): void {
+export function stateRoutes(app: App, { state, options }: Services): void {
+  // LedgerApiServer.getLedgerFeatures: the cache interval plus the idle-stream timeout (75 s by default).
+  const delayMs = options.checkpointIntervalMs + options.idleCheckpointTimeoutMs;
   serve(app, E.version, (c) =>
     c.json({
       version: '3.5.10',
@@ -10,7 +12,12 @@ export function stateRoutes(app: App, { state }: Services): void {
         experimental: { staticTime: { supported: false }, commandInspectionService: { supported: false } },
         userManagement: { supported: true, maxRightsPerUser: 1000, maxUsersPageSize: 1000 },
         partyManagement: { maxPartiesPageSize: 10000 },
-        offsetCheckpoint: { maxOffsetCheckpointEmissionDelay: { seconds: 1, nanos: 0 } },
+        offsetCheckpoint: {
+          maxOffsetCheckpointEmissionDelay: {
+            seconds: Math.floor(delayMs / 1000),
+            nanos: (delayMs % 1000) * 1_000_000,
+          },
+        },
         packageFeature: { maxVettedPackagesPageSize: state.packages.maxPageSize },
       },
     }),

@@ -1,14 +1,19 @@
 /**
  * The list form of the update stream: scans offsets (ascending or descending) without copying the log,
- * renders what the format makes visible, interleaves OffsetCheckpoints (after `checkpointEvery` offsets
- * without a visible update, and when the scan reaches the ledger end past the last visible update), honours
- * `limit` and the server list maximum (more → 413), and for open-ended ranges waits for new updates until
- * `idleMs` pass without a new element.
+ * renders what the format makes visible, honours `limit` and the server list maximum (more → 413), and for
+ * open-ended ranges waits for new updates until `idleMs` pass without a new element.
+ *
+ * OffsetCheckpoints follow the participant (canton 3.5 `IndexServiceImpl.updates`/`checkpointFlow`,
+ * `injectCheckpoints`; `InMemoryStateUpdater.updateOffsetCheckpointCacheFlow`): only open-ended streams carry
+ * them (`cond = endInclusive.isEmpty`), never bounded ranges. A cache takes the ledger end (and each
+ * synchronizer's last record time) every `checkpointIntervalMs`; a stream emits the cached checkpoint once it
+ * has passed its offset (before the first later element, or at the end of the range holding it), one that
+ * equals the start at a range's beginning, and, 500 ms after the start and after `idleCheckpointTimeoutMs`
+ * without elements, one that equals where it stands.
  */
 import { err } from '../errors.ts';
-import { isoFromMicros } from '../lfjson.ts';
 import type { SandboxState, UpdateRecord } from '../state/index.ts';
-import type { Services } from './http.ts';
+import type { SandboxOptions, Services } from './http.ts';
 
 export interface StreamRequest {
   begin: number;
@@ -21,6 +26,73 @@ export interface StreamRequest {
 /** What a stream shows of one update (undefined: nothing visible). */
 export type Renderer = (record: UpdateRecord) => unknown;
 
+interface Checkpoint {
+  offset: number;
+  /** Each synchronizer's last record time (ISO) up to `offset`. */
+  times: ReadonlyMap<string, string>;
+}
+
+/**
+ * The offset checkpoint cache, ticked lazily: at each multiple of `intervalMs` since it was made it holds the
+ * ledger as it stood then (the last appended offset and the record times per synchronizer); undefined before the
+ * first update.
+ */
+class CheckpointCache {
+  readonly #t0 = Date.now();
+  readonly #pending: { at: number; offset: number; synchronizerId: string; recordTime: string }[] = [];
+  #current: { offset: number; times: Map<string, string> } | undefined;
+  #cached: Checkpoint | undefined;
+  #lastTick = 0;
+
+  constructor(
+    private readonly state: SandboxState,
+    private readonly intervalMs: number,
+  ) {
+    const times = new Map<string, string>();
+    for (let o = state.log.end; o > state.log.prunedUpTo && times.size < state.synchronizers.length; o--) {
+      const r = state.log.at(o);
+      if (r && !times.has(r.synchronizerId)) times.set(r.synchronizerId, r.recordTime);
+    }
+    if (state.log.end > 0) this.#current = { offset: state.log.end, times };
+    state.log.onAppend(() => {
+      const r = state.log.at(state.log.end);
+      if (r) this.#pending.push({ at: Date.now(), ...pick(r) });
+    });
+  }
+
+  fetch(): Checkpoint | undefined {
+    const elapsed = Date.now() - this.#t0;
+    const tick = Math.floor(elapsed / Math.max(1, this.intervalMs));
+    if (tick > this.#lastTick) {
+      const at = this.#t0 + tick * Math.max(1, this.intervalMs);
+      while (this.#pending.length > 0 && this.#pending[0]!.at <= at) {
+        const p = this.#pending.shift()!;
+        this.#current ??= { offset: 0, times: new Map() };
+        this.#current.offset = p.offset;
+        this.#current.times.set(p.synchronizerId, p.recordTime);
+      }
+      this.#lastTick = tick;
+      if (this.#current) this.#cached = { offset: this.#current.offset, times: new Map(this.#current.times) };
+    }
+    return this.#cached;
+  }
+}
+
+function pick(r: UpdateRecord) {
+  return { offset: r.offset, synchronizerId: r.synchronizerId, recordTime: r.recordTime };
+}
+
+const caches = new WeakMap<SandboxState, CheckpointCache>();
+
+function cacheOf(state: SandboxState, options: SandboxOptions): CheckpointCache {
+  let c = caches.get(state);
+  if (!c) {
+    c = new CheckpointCache(state, options.checkpointIntervalMs);
+    caches.set(state, c);
+  }
+  return c;
+}
+
 export async function streamUpdates(
   services: Services,
   render: Renderer,
@@ -28,85 +100,138 @@ export async function streamUpdates(
 ): Promise<unknown[]> {
   const { state, options } = services;
   const max = options.maxListElements;
-  const take = req.limit !== undefined && req.limit > 0 && req.limit <= max ? req.limit : max + 1;
+  // Endpoints.asList: take(min(limit, max + 1)); a limit ≤ 0 takes nothing.
+  const take = Math.min(req.limit ?? max + 1, max + 1);
   const out: unknown[] = [];
+  if (take <= 0) return out;
   if (req.descending) {
     for (let o = req.end ?? 0; o > req.begin && out.length < take; o--) {
       const rec = state.log.at(o);
       const u = rec ? render(rec) : undefined;
       if (u) out.push(u);
     }
+  } else if (req.end !== undefined) {
+    for (let o = req.begin + 1; o <= req.end && out.length < take; o++) {
+      const rec = state.log.at(o);
+      const u = rec ? render(rec) : undefined;
+      if (u) out.push(u);
+    }
   } else {
-    let next = req.begin + 1;
-    let lastVisible = req.begin;
-    let sinceCheckpoint = 0;
-    const scan = (limitOffset: number): boolean => {
-      for (; next <= limitOffset && out.length < take; next++) {
-        const rec = state.log.at(next);
-        const u = rec ? render(rec) : undefined;
-        if (u) {
-          out.push(u);
-          lastVisible = next;
-          sinceCheckpoint = 0;
-        } else if (++sinceCheckpoint >= options.checkpointEvery) {
-          out.push(checkpoint(state, next));
-          lastVisible = next;
-          sinceCheckpoint = 0;
-        }
-      }
-      const scanned = next - 1;
-      if (scanned === state.log.end && scanned > lastVisible && out.length < take) {
-        out.push(checkpoint(state, scanned));
-        lastVisible = scanned;
-        sinceCheckpoint = 0;
-      }
-      return out.length >= take;
-    };
-    const full = scan(req.end ?? state.log.end);
-    if (!full && req.end === undefined) await waitForMore(services, scan, () => out.length, req.idleMs);
+    await tail(services, cacheOf(state, options), render, req.begin, take, req.idleMs, out);
   }
   if (out.length > max) throw err.listTooLarge(max);
   return out;
 }
 
-/** Keeps scanning new updates until the list is full or `idleMs` pass without a new element. */
-function waitForMore(
-  { state }: Services,
-  scan: (to: number) => boolean,
-  count: () => number,
+/** An open-ended stream from `begin`: ranges up to the ledger end as it moves, with checkpoints. */
+function tail(
+  { state, options }: Services,
+  cache: CheckpointCache,
+  render: Renderer,
+  begin: number,
+  take: number,
   idleMs: number,
+  out: unknown[],
 ): Promise<void> {
+  let next = begin + 1;
+  let relevant: Checkpoint | undefined;
+  let streamed: Checkpoint | undefined;
+  let processed: { offset: number; rangeEnd: boolean } | undefined;
+  const full = () => out.length >= take;
+  const emit = (c: Checkpoint) => {
+    out.push(checkpoint(c));
+    streamed = c;
+  };
+  /** One range of the dispatcher: (next - 1, to]. */
+  const range = (to: number) => {
+    if (next > to || full()) return;
+    const fetched = cache.fetch();
+    if (
+      fetched &&
+      fetched !== streamed &&
+      fetched.offset === next - 1 &&
+      (processed === undefined || fetched.offset >= processed.offset)
+    )
+      emit(fetched);
+    relevant = fetched && fetched.offset >= next ? fetched : undefined;
+    processed = { offset: next, rangeEnd: false };
+    for (; next <= to && !full(); next++) {
+      const rec = state.log.at(next);
+      const u = rec ? render(rec) : undefined;
+      if (!u) continue;
+      if (relevant && relevant.offset < next) {
+        emit(relevant);
+        relevant = undefined;
+        if (full()) return;
+      }
+      out.push(u);
+      processed = { offset: next, rangeEnd: false };
+    }
+    if (next > to && !full()) {
+      if (relevant && relevant.offset <= to) {
+        emit(relevant);
+        relevant = undefined;
+      }
+      processed = { offset: to, rangeEnd: true };
+    }
+  };
+  /** keepAlive's Timeout element: a checkpoint where the stream stands, if the cache has one there. */
+  const timeout = () => {
+    const c = cache.fetch();
+    if (!c || (streamed && streamed.offset >= c.offset) || full()) return;
+    const here =
+      processed === undefined ? c.offset === begin : processed.rangeEnd && processed.offset === c.offset;
+    if (here) emit(c);
+  };
+  range(state.log.end);
+  if (full()) return Promise.resolve();
   return new Promise((resolve) => {
-    let timer = setTimeout(done, Math.max(0, idleMs));
     let finished = false;
+    let idle = setTimeout(done, Math.max(0, idleMs));
+    const first = setTimeout(() => step(timeout), 500);
+    let keepAlive = setTimeout(onKeepAlive, options.idleCheckpointTimeoutMs);
+    function onKeepAlive() {
+      step(timeout);
+      keepAlive = setTimeout(onKeepAlive, options.idleCheckpointTimeoutMs);
+    }
+    function step(f: () => void) {
+      if (finished) return;
+      const before = out.length;
+      f();
+      if (full()) return done();
+      if (out.length > before) {
+        clearTimeout(idle);
+        idle = setTimeout(done, Math.max(0, idleMs));
+      }
+    }
     // Scan after the committing turn is over (contracts are activated after the append).
     const unsubscribe = state.log.onAppend(() =>
       queueMicrotask(() => {
         if (finished) return;
-        const before = count();
-        if (scan(state.log.end)) return done();
-        if (count() > before) {
-          clearTimeout(timer);
-          timer = setTimeout(done, Math.max(0, idleMs));
-        }
+        clearTimeout(keepAlive);
+        keepAlive = setTimeout(onKeepAlive, options.idleCheckpointTimeoutMs);
+        step(() => range(state.log.end));
       }),
     );
     function done() {
       finished = true;
-      clearTimeout(timer);
+      clearTimeout(idle);
+      clearTimeout(first);
+      clearTimeout(keepAlive);
       unsubscribe();
       resolve();
     }
   });
 }
 
-function checkpoint(state: SandboxState, offset: number) {
-  const now = isoFromMicros(state.nowMicros());
+function checkpoint(c: Checkpoint) {
   return {
     OffsetCheckpoint: {
       value: {
-        offset,
-        synchronizerTimes: state.synchronizers.map((s) => ({ synchronizerId: s.id, recordTime: now })),
+        offset: c.offset,
+        synchronizerTimes: [...c.times]
+          .sort(([a], [b]) => (a < b ? -1 : 1))
+          .map(([synchronizerId, recordTime]) => ({ synchronizerId, recordTime })),
       },
     },
   };

@@ -1,13 +1,16 @@
 /**
  * Update reading: `/v2/updates(/flats)` as a bounded JSON list (limit, server list maximum → 413, idle
  * timeout for open-ended ranges, descending order only with endInclusive, pruning, legacy filter/verbose vs
- * updateFormat, periodic OffsetCheckpoints), transaction-by-offset/-id, update-by-offset/-id, and
- * events-by-contract-id.
+ * updateFormat, OffsetCheckpoints in open-ended streams only), transaction-by-offset/-id, update-by-offset/-id,
+ * and events-by-contract-id. Point lookups do no pruning check (`UpdatePointwiseReader.lookupUpdateBy`; pruning
+ * deletes the update's meta row): a pruned offset or update id is 404 UPDATE_NOT_FOUND. An empty `updateFormat`
+ * is valid and shows nothing (`IndexServiceImpl.memoizedInternalUpdateFormat` → None): `[]`, or 404.
  */
 import {
   endpoints as E,
   type EventFormat,
   type GetTransactionByIdRequest,
+  type GetUpdatesRequest,
   type StreamQuery,
   type TransactionFilter,
   wildcardEventFormat,
@@ -65,32 +68,32 @@ function transactionFormatFrom(
   return transactionFormatOf(tf)!;
 }
 
-/** Stricter than the participant, which answers `[]` (issue 19): a limit below 1 is a client bug. */
-function refuseNonPositiveLimit(limit: number | null | undefined): void {
-  if (limit != null && limit <= 0)
-    throw err.invalidArgument(`limit must be a positive integer, got ${limit}`);
-}
-
-/** A point lookup at or below the pruning offset (the rule already refused a non-positive one). */
-function checkPruned(state: SandboxState, offset: number): void {
-  if (offset <= state.log.prunedUpTo) {
-    throw err.pruned(
-      `Transactions request from ${offset} to ${offset} precedes pruned offset ${state.log.prunedUpTo}`,
-      state.log.prunedUpTo,
-    );
-  }
+/**
+ * `UpdateServiceRequestValidator.validate` checks the offsets against the ledger end right after their syntax,
+ * before the format and before `IndexServiceImpl.between` compares end with begin (OFFSET_OUT_OF_RANGE): a
+ * begin past the ledger end is OFFSET_AFTER_LEDGER_END whatever the end. Runs before the endpoint's rule, only
+ * when the syntax checks the rule starts with pass.
+ */
+function checkLedgerEnd(
+  state: SandboxState,
+  body: { beginExclusive: number; endInclusive?: number | null; descendingOrder?: boolean | null },
+): void {
+  const begin = body.beginExclusive;
+  const end = body.endInclusive ?? undefined;
+  if (begin < 0 || (end !== undefined && end <= 0) || (body.descendingOrder && end === undefined)) return;
+  const ledgerEnd = state.log.end;
+  if (begin > ledgerEnd) throw err.offsetAfterLedgerEnd('Begin', begin, ledgerEnd);
+  if (end !== undefined && end > ledgerEnd) throw err.offsetAfterLedgerEnd('End', end, ledgerEnd);
 }
 
 export function updateRoutes(app: App, services: Services): void {
   const { state } = services;
 
-  /** The range checks of a list request against the ledger's end and pruning offset. */
+  /** The range checks of a list request against the pruning offset (the ledger end was checked first). */
   const checkRange = (body: { beginExclusive: number; endInclusive?: number | null }) => {
     const begin = body.beginExclusive;
     const end = body.endInclusive ?? undefined;
     const ledgerEnd = state.log.end;
-    if (begin > ledgerEnd) throw err.offsetAfterLedgerEnd('Begin', begin, ledgerEnd);
-    if (end !== undefined && end > ledgerEnd) throw err.offsetAfterLedgerEnd('End', end, ledgerEnd);
     if (begin < state.log.prunedUpTo) {
       throw err.pruned(
         `Updates request from ${begin + 1} to ${end ?? ledgerEnd} precedes pruned offset ${state.log.prunedUpTo}`,
@@ -104,7 +107,8 @@ export function updateRoutes(app: App, services: Services): void {
     c: Ctx,
     { body, query }: Request<string, typeof E.updates.body, typeof StreamQuery>,
   ) => {
-    refuseNonPositiveLimit(query.limit);
+    // Endpoints.asList takes min(limit, max + 1) elements: a limit ≤ 0 takes none and answers [] at once.
+    if (query.limit != null && query.limit <= 0) return c.json([]);
     const format = body.updateFormat
       ? formatOf(body.updateFormat)
       : legacyFormat(body.filter!, body.verbose ?? false);
@@ -123,24 +127,30 @@ export function updateRoutes(app: App, services: Services): void {
     });
     return c.json(out.map((update) => ({ update })));
   };
-  serve(app, E.updatesFlats, flats);
-  serve(app, E.updates, flats);
+  const precheck = { precheck: (_c: Ctx, r: { body: GetUpdatesRequest }) => checkLedgerEnd(state, r.body) };
+  serve(app, E.updatesFlats, flats, precheck);
+  serve(app, E.updates, flats, precheck);
 
   // The deprecated tree form (INTERFACE.md 4.2): the legacy filter as LEDGER_EFFECTS, with reassignments.
-  serve(app, E.updatesTrees, async (c, { body, query }) => {
-    refuseNonPositiveLimit(query.limit);
-    const reader = readerOf({ ...body.filter, verbose: body.verbose ?? false }); // the rule required the filter
-    const { begin, end } = checkRange(body);
-    requireReadAs(caller(c), [...reader.byParty.keys()], reader.anyParty !== undefined);
-    const out = await streamUpdates(services, (rec) => renderUpdateTree(rec, reader), {
-      begin,
-      end,
-      descending: body.descendingOrder === true,
-      limit: query.limit ?? undefined,
-      idleMs: query.stream_idle_timeout_ms ?? services.options.listWaitMs,
-    });
-    return c.json(out.map((update) => ({ update })));
-  });
+  serve(
+    app,
+    E.updatesTrees,
+    async (c, { body, query }) => {
+      if (query.limit != null && query.limit <= 0) return c.json([]);
+      const reader = readerOf({ ...body.filter, verbose: body.verbose ?? false }); // the rule required the filter
+      const { begin, end } = checkRange(body);
+      requireReadAs(caller(c), [...reader.byParty.keys()], reader.anyParty !== undefined);
+      const out = await streamUpdates(services, (rec) => renderUpdateTree(rec, reader), {
+        begin,
+        end,
+        descending: body.descendingOrder === true,
+        limit: query.limit ?? undefined,
+        idleMs: query.stream_idle_timeout_ms ?? services.options.listWaitMs,
+      });
+      return c.json(out.map((update) => ({ update })));
+    },
+    precheck,
+  );
 
   const treeLookup = (
     c: Ctx,
@@ -158,7 +168,6 @@ export function updateRoutes(app: App, services: Services): void {
 
   serve(app, E.transactionTreeByOffset, (c, { params, query }) => {
     const offset = Number(params.offset);
-    checkPruned(state, offset);
     return treeLookup(c, offset, query.parties ?? [], ['OFFSET', params.offset]);
   });
 
@@ -173,7 +182,6 @@ export function updateRoutes(app: App, services: Services): void {
     const f = transactionFormatFrom(body);
     authorizeFormat(caller(c), { transactions: f });
     checkKnownIdentifiers(state.packages, body.transactionFormat ? [body.transactionFormat.eventFormat] : []);
-    checkPruned(state, body.offset);
     const rec = state.log.at(body.offset);
     const tx = rec?.kind === 'transaction' ? renderTransaction(rec, f) : undefined;
     if (!tx) throw err.updateNotFound('OFFSET', String(body.offset));
@@ -195,7 +203,6 @@ export function updateRoutes(app: App, services: Services): void {
     const f = formatOf(body.updateFormat!); // the rule refused a missing one
     authorizeFormat(caller(c), f);
     checkKnownIdentifiers(state.packages, eventFormatsOf(body.updateFormat!));
-    checkPruned(state, body.offset);
     const rec = state.log.at(body.offset);
     const update = rec ? renderUpdate(rec, f) : undefined;
     if (!update) throw err.updateNotFound('OFFSET', String(body.offset));

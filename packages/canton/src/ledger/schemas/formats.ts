@@ -65,7 +65,10 @@ export const TopologyFormat = z.object({
 });
 export type TopologyFormat = z.infer<typeof TopologyFormat>;
 
-/** Unset members exclude that kind of update; all three unset is rejected by the participant. */
+/**
+ * Unset members exclude that kind of update. All three unset is valid and selects nothing: streams answer `[]`,
+ * lookups 404 `UPDATE_NOT_FOUND` (canton 3.5 `FormatValidator`, `IndexServiceImpl.memoizedInternalUpdateFormat`).
+ */
 export const UpdateFormat = z.object({
   includeTransactions: opt(TransactionFormat),
   includeReassignments: opt(EventFormat),
