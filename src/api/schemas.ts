@@ -339,7 +339,12 @@ export const TransactionPreview = z
     hashBase64: z.string(),
     actAs: Parties,
     commandId: z.string(),
-    synchronizerId: z.string(),
+    synchronizerId: z
+      .string()
+      .openapi({ description: 'as signed: the physical id under protocol version 35' }),
+    logicalSynchronizerId: z
+      .string()
+      .openapi({ description: 'as /v2/state/connected-synchronizers lists it' }),
     transactionUuid: z.string(),
     mediatorGroup: z.number().int(),
     preparationTime: z.string(),

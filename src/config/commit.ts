@@ -24,7 +24,8 @@ export const commit = section({
       'how long past `canCommitUntil` an unknown outcome is still searched for (clock skew, participant lag)',
     ),
     ALLOWED_SYNCHRONIZERS: list.describe(
-      'synchronizer ids a prepared transaction may name, comma-separated; empty = any',
+      'synchronizer ids a prepared transaction may name, comma-separated, logical (as connected-synchronizers ' +
+        'lists them) or physical (`<logical>::35-<serial>`), compared by logical id; empty = any',
     ),
   },
   outputs: { dedup: true, commitWindow: true, allowedSynchronizers: true },

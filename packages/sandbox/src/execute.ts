@@ -12,6 +12,7 @@ import {
   decodePreparedTransactionBase64,
   type HashingSchemeVersion,
   hashPreparedTransaction,
+  logicalSynchronizerId,
   type PreparedTransaction,
   TransactionError,
   validatePreparedTransaction,
@@ -21,7 +22,7 @@ import { checkConformance } from './conformance.ts';
 import { changeIdText, err, javaDuration } from './errors.ts';
 import { checkSignature } from './keys.ts';
 import { isoFromMicros } from './lfjson.ts';
-import { durationMicros, micros } from './prepare.ts';
+import { durationMicros, micros, synchronizerIdForHashing } from './prepare.ts';
 import {
   type CommittedNode,
   type Contract,
@@ -133,8 +134,20 @@ export function planExecution(
   const meta = tx.metadata!;
   const actAs = meta.submitterInfo?.actAs ?? [];
   const commandId = meta.submitterInfo?.commandId ?? '';
-  if (!state.synchronizers.some((s) => s.id === meta.synchronizerId)) {
+  const synchronizerId = logicalSynchronizerId(meta.synchronizerId);
+  if (!state.synchronizers.some((s) => s.id === synchronizerId)) {
     throw err.executeFailed(`Unknown synchronizer ${meta.synchronizerId}`);
+  }
+  // The form the synchronizer's protocol version signs (ExternalTransactionProcessor, checked up front).
+  const expected = synchronizerIdForHashing(synchronizerId, scheme);
+  if (meta.synchronizerId !== expected) {
+    const v35 = scheme === 'HASHING_SCHEME_VERSION_V3';
+    throw err.executeFailed(
+      `The selected synchronizer ${synchronizerId}::${v35 ? 35 : 34}-0 is on Protocol Version ${v35 ? 35 : 34}. ` +
+        (v35
+          ? 'Please use a Physical Synchronizer ID in the prepared transaction metadata on PVs > 34'
+          : 'Please use a Logical Synchronizer ID in the prepared transaction metadata on PVs <= 34'),
+    );
   }
   const hashHex = Buffer.from(hash).toString('hex');
   // INTERFACE.md 2 (PartySignatures) and 8: only single-party submissions are supported in execution.
@@ -178,7 +191,7 @@ export function planExecution(
     actAs,
     userId,
     submissionId,
-    synchronizerId: meta.synchronizerId,
+    synchronizerId,
     dedup,
     minLedgerTime,
   };

@@ -33,6 +33,15 @@ function schemeOf(v: string | null | undefined, fallback: HashingSchemeVersion):
   return fallback;
 }
 
+/**
+ * The sandbox runs V3 hashing as protocol version 35 and V2 as 34. Protocol 35 names the physical synchronizer,
+ * `<logical>::35-<serial>`, in what is signed; 34 the logical one (PhysicalSynchronizerId.forExternalTransactionHashing).
+ * The sandbox's synchronizers keep serial 0.
+ */
+export function synchronizerIdForHashing(logical: string, scheme: HashingSchemeVersion): string {
+  return scheme === 'HASHING_SCHEME_VERSION_V3' ? `${logical}::35-0` : logical;
+}
+
 export function prepare(state: SandboxState, req: JsPrepareSubmissionRequest) {
   if (req.commands.length === 0) throw err.missingField('commands');
   if (req.actAs.length === 0) throw err.missingField('act_as');
@@ -62,7 +71,7 @@ export function prepare(state: SandboxState, req: JsPrepareSubmissionRequest) {
       roots: draft.roots,
       actAs: [...req.actAs],
       commandId: req.commandId,
-      synchronizerId,
+      synchronizerId: synchronizerIdForHashing(synchronizerId, scheme),
       preparationTime: now,
       inputContracts: draft.inputs.map((c) => ({
         contract: {

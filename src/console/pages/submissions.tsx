@@ -220,7 +220,13 @@ export async function submissionPage(c: Ctx, id: string) {
             <Facts
               rows={[
                 ['Act as', tx.actAs.join(', ')],
-                ['Synchronizer', <span class="mono wrap">{tx.synchronizerId}</span>],
+                [
+                  'Synchronizer',
+                  <span class="mono wrap">
+                    {tx.logicalSynchronizerId}
+                    {tx.synchronizerId !== tx.logicalSynchronizerId && ` (physical: ${tx.synchronizerId})`}
+                  </span>,
+                ],
                 ['Preparation time', <Time at={tx.preparationTime} />],
                 ['Ledger time from', <Time at={tx.minLedgerEffectiveTime} />],
                 ['Ledger time until', <Time at={tx.maxLedgerEffectiveTime} />],

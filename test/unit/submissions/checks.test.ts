@@ -102,6 +102,18 @@ describe('checkWindow', () => {
     );
   });
 
+  it('compares synchronizers by logical id: protocol 35 signs the physical id, either form may be configured', () => {
+    const logical = 'global::1220aa';
+    const physical = `${logical}::35-0`;
+    const allowed = (ids: string[], named: string) =>
+      refusal(() => checkWindow(tx({ synchronizerId: named }), { ...window, allowedSynchronizers: ids }));
+    expect(allowed([logical], physical)).toBeUndefined();
+    expect(allowed([physical], logical)).toBeUndefined();
+    expect(allowed([`${logical}::35-1`], physical)).toBeUndefined(); // a later serial: the same synchronizer
+    expect(allowed(['other::1220aa'], physical)?.code).toBe('SYNCHRONIZER_NOT_ALLOWED');
+    expect(allowed(['global::1220bb::35-0'], physical)?.code).toBe('SYNCHRONIZER_NOT_ALLOWED');
+  });
+
   it('never accepts a transaction whose deadline has passed, whatever its times', () => {
     fc.assert(
       fc.property(

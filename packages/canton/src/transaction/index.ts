@@ -17,6 +17,7 @@ export {
   type TransactionPreview,
 } from './preview.ts';
 export { microsToIso, renderValue } from './render.ts';
+export { logicalSynchronizerId } from './synchronizer.ts';
 export { topologyMultiHash, topologyTransactionHash } from './topology.ts';
 export type {
   Create,

@@ -1,6 +1,7 @@
 // A structured, human-readable summary of what a signature over a PreparedTransaction authorizes.
 import { hashPreparedTransaction } from './hash/index.ts';
 import { identifierText, type Json, microsToIso, renderValue } from './render.ts';
+import { logicalSynchronizerId } from './synchronizer.ts';
 import type { Create, GlobalKeyWithMaintainers, HashingSchemeVersion, PreparedTransaction } from './types.ts';
 import { type IndexedNode, validatePreparedTransaction } from './validate.ts';
 
@@ -57,7 +58,10 @@ export interface TransactionPreview {
   hashBase64: string;
   actAs: string[];
   commandId: string;
+  /** As signed: the physical id under protocol version 35. */
   synchronizerId: string;
+  /** The logical id, as `/v2/state/connected-synchronizers` lists it. */
+  logicalSynchronizerId: string;
   transactionUuid: string;
   mediatorGroup: number;
   preparationTime: string;
@@ -218,6 +222,7 @@ export function previewPreparedTransaction(
     actAs: [...m.submitterInfo!.actAs],
     commandId: m.submitterInfo!.commandId,
     synchronizerId: m.synchronizerId,
+    logicalSynchronizerId: logicalSynchronizerId(m.synchronizerId),
     transactionUuid: m.transactionUuid,
     mediatorGroup: m.mediatorGroup,
     preparationTime: microsToIso(m.preparationTime),
