@@ -69,7 +69,9 @@ describe('a transactionFormat the participant reads with only after the commit',
     });
     expect(res.status).toBe(400);
     expect(res.json.error).toMatchObject({ code: 'INVALID_REQUEST' });
-    expect(String((res.json.error as unknown as { message: string }).message)).toContain('expected a package name');
+    expect(String((res.json.error as unknown as { message: string }).message)).toContain(
+      'expected a package name',
+    );
   });
 
   it('a package name the participant does not have is refused at accept (422 UNKNOWN_PACKAGE_NAME)', async () => {
