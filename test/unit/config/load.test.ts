@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { QuillError } from '@quill/canton/errors';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../../src/config/index.ts';
+import { KEY_BACKEND_TYPES } from '../../../src/signing/backends.ts';
 import { tempDir } from '../../support/tmp.ts';
 
 function problems(env: Record<string, string>): string[] {
@@ -70,7 +71,7 @@ describe('loadConfig', () => {
       pkcs11: { module: '/lib/p11.so', tokenLabel: 'quill', pin: '1234', sessions: 8, dir: 'keys' },
     });
     expect(problems({ KEYS_DEFAULT_BACKEND: 'vault' })).toEqual([
-      'KEYS_DEFAULT_BACKEND: must be one of file, pkcs11',
+      `KEYS_DEFAULT_BACKEND: must be one of ${KEY_BACKEND_TYPES.map((t) => t.name).join(', ')}`,
     ]);
     expect(problems({ KEYS_DEFAULT_BACKEND: 'pkcs11' })).toEqual([
       'KEYS_DEFAULT_BACKEND=pkcs11 needs its settings: set PKCS11_MODULE, the token (PKCS11_TOKEN_LABEL or PKCS11_SLOT) and its PIN',
