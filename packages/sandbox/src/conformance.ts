@@ -22,7 +22,7 @@ function nonConformant(why: string): SandboxError {
     `Rejected transaction due to a failed model conformance check: ${why}`,
     {},
     [],
-    true,
+    false, // a LocalRejectError: definite_answer "false", as every local verdict
   );
 }
 
