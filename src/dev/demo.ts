@@ -32,6 +32,9 @@ async function secretFile(path: string): Promise<string> {
   return s;
 }
 
+/** The demo's Redis key prefix, unless REDIS_PREFIX names another (then nothing is cleared). */
+export const DEMO_REDIS_PREFIX = 'quill-demo';
+
 /**
  * Creates .demo/ with an auth secret and a key-store passphrase (once) and returns the environment overrides
  * that point the wallet at them; the config is loaded from the result, never changed afterwards.
@@ -56,6 +59,9 @@ export async function demoEnv(
   if (!envHas(env, 'KEYSTORE_PASSPHRASE') && !envHas(env, 'KEYSTORE_PASSPHRASE_FILE')) {
     overrides.KEYSTORE_PASSPHRASE = await secretFile(join(dir, 'keystore-passphrase'));
   }
+  // Its own key space, which each run clears with the new, empty embedded ledger (resetDemoState): never the
+  // default `quill` another wallet on this Redis may use.
+  if (!envHas(env, 'REDIS_PREFIX')) overrides.REDIS_PREFIX = DEMO_REDIS_PREFIX;
   if (!envHas(env, 'KEYS_DIR')) {
     overrides.KEYS_DIR = join(dir, 'keys');
     // The embedded ledger starts empty: parties registered by an earlier demo run no longer exist on it.
@@ -66,7 +72,7 @@ export async function demoEnv(
 
 /**
  * The embedded ledger starts empty on every run, so the wallet's state in Redis starts over with it: deletes every
- * key under the prefix (records, history and the watcher's checkpoint, events, webhooks, policies, the audit
+ * key under the demo's own prefix (records, history and the watcher's checkpoint, events, webhooks, policies, the audit
  * chain, the queues) before the wallet starts. Returns how many keys it deleted.
  */
 export async function resetDemoState(target: RedisTarget, prefix: string): Promise<number> {

@@ -7,7 +7,7 @@ import { consoleBaseUrl, signInLink } from '../console/index.tsx';
 import { UsageError } from '../errors.ts';
 import type { RedisTarget } from '../redis/connection.ts';
 import { type ServeOptions, type Serving, serve } from '../server/serve.ts';
-import { demoEnv, prepareDemo, resetDemoState } from './demo.ts';
+import { DEMO_REDIS_PREFIX, demoEnv, prepareDemo, resetDemoState } from './demo.ts';
 import { demoRedis } from './private-redis.ts';
 import { loadSandbox } from './sandbox.ts';
 
@@ -47,9 +47,9 @@ export async function serveEmbedded(o: Omit<ServeOptions, 'embedded'> & { demo: 
       ledger: { preparationTimeToleranceSeconds: config.commitWindow.preparationToleranceMs / 1000 },
     });
     stops.push(() => sandbox.close());
-    if (demoTarget) {
+    if (demoTarget && config.redisPrefix === DEMO_REDIS_PREFIX) {
       // A new, empty embedded ledger (its port now ours: no other demo runs on it): the wallet's state of an
-      // earlier run would name what the ledger no longer holds.
+      // earlier run would name what the ledger no longer holds. Only the demo's own prefix is ever cleared.
       const cleared = await resetDemoState(demoTarget, config.redisPrefix);
       if (cleared > 0)
         process.stdout.write(
