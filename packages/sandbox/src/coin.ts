@@ -19,7 +19,7 @@ import type { Contract, SandboxState } from './state/index.ts';
 export const COIN_PACKAGE = 'quill-coin';
 export const COIN_MODULE = 'Quill.Coin';
 /** The templates the coin package defines (a filter may name one before any contract of it exists). */
-const COIN_TEMPLATES = ['CoinRules', 'Holding', 'TransferInstruction'];
+export const COIN_TEMPLATES = ['CoinRules', 'Holding', 'TransferInstruction'];
 
 const coinChoice = (choice: string, receiver = 'receiver') => ({
   template: `#${COIN_PACKAGE}:${COIN_MODULE}:`,

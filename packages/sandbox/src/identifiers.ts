@@ -2,8 +2,8 @@
  * The participant's check of the packages and templates a format's filters name, run by its index when it
  * reads (IndexServiceImpl.checkUnknownIdentifiers), after the request validator accepted their form: a package
  * name no uploaded package has is 404 PACKAGE_NAMES_NOT_FOUND; a known package name without that template (or
- * interface) is 404 NO_TEMPLATES_FOR_PACKAGE_NAME_AND_QUALIFIED_NAME (NO_INTERFACE_FOR_…). The sandbox defines
- * no interfaces.
+ * interface) is 404 NO_TEMPLATES_FOR_PACKAGE_NAME_AND_QUALIFIED_NAME (NO_INTERFACE_FOR_…). The sandbox's
+ * interfaces are the token standard's (token-standard.ts).
  */
 import { type EventFormat, typeRefs, type UpdateFormat } from '@quill/canton/ledger';
 import { SandboxError } from './errors.ts';
@@ -27,8 +27,9 @@ export function checkKnownIdentifiers(packages: PackageStore, formats: readonly 
     const name = pkg.slice(1);
     const qualified = `${module}:${entity}`;
     if (packages.idForName(name) === undefined) unknownNames.add(name);
-    else if (ref.kind === 'interface') noInterface.add(`(${name},${qualified})`);
-    else if (!packages.hasTemplate(name, qualified)) noTemplate.add(`(${name},${qualified})`);
+    else if (ref.kind === 'interface') {
+      if (!packages.hasInterface(name, qualified)) noInterface.add(`(${name},${qualified})`);
+    } else if (!packages.hasTemplate(name, qualified)) noTemplate.add(`(${name},${qualified})`);
   }
   const list = (s: Set<string>) => `[${[...s].join(', ')}]`;
   if (unknownNames.size > 0) {

@@ -15,6 +15,7 @@ import { bootstrapCoin } from './internal.ts';
 import { DEFAULT_OPTIONS, type SandboxOptions, type Services } from './routes/http.ts';
 import { scanApp } from './routes/scan.ts';
 import { SandboxState, type SandboxStateOptions } from './state/index.ts';
+import { uploadTokenStandardApis } from './token-standard.ts';
 
 export type { AuthConfig } from './auth.ts';
 export { COIN_MODULE, COIN_PACKAGE, COIN_RECOGNIZERS } from './coin.ts';
@@ -92,6 +93,7 @@ export async function startSandbox(config: SandboxConfig = {}): Promise<Sandbox>
   };
   state.users.create({ id: 'participant_admin' }, [{ kind: 'ParticipantAdmin' }]);
   bootstrapCoin(state);
+  uploadTokenStandardApis(state);
   if (config.demo) runDemo(state);
   const app = ledgerApp(services);
   const ledger = await listen(app.fetch, config.port ?? 7575, host);

@@ -5,7 +5,7 @@
 
 import { activitiesOf } from './activities.ts';
 import type { BuildNode } from './build/index.ts';
-import { COIN_MODULE, COIN_PACKAGE, coinTemplate, interpret } from './coin.ts';
+import { COIN_MODULE, COIN_PACKAGE, COIN_TEMPLATES, coinTemplate, interpret } from './coin.ts';
 import { isoFromMicros } from './lfjson.ts';
 import {
   type CommittedNode,
@@ -108,6 +108,7 @@ export function bootstrapCoin(state: SandboxState): void {
   if (state.coinRules) return;
   const operator = state.allocateLocalParty('operator').partyId;
   const pkg = state.packages.upload(COIN_PACKAGE, '1.0.0');
+  for (const entity of COIN_TEMPLATES) state.packages.addTemplate(COIN_PACKAGE, `${COIN_MODULE}:${entity}`);
   for (const p of [state.participantId, ...state.otherParticipants]) {
     for (const s of state.synchronizers) state.packages.vet(p, s.id, { packageId: pkg.packageId });
   }

@@ -115,6 +115,17 @@ describe('reads', () => {
     );
   });
 
+  test("the token standard's interfaces are known, as on a network participant: they match nothing here", async () => {
+    const res = await fetch(`${sb.url}${FLATS}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${alice.token}` },
+      body: JSON.stringify(
+        flats(only('#splice-api-token-holding-v1:Splice.Api.Token.HoldingV1:Holding', 'InterfaceFilter')),
+      ),
+    });
+    expect(res.status).toBe(200);
+  });
+
   test('a known template in the package-name form reads', async () => {
     const res = await fetch(`${sb.url}${FLATS}`, {
       method: 'POST',

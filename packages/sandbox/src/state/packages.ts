@@ -36,6 +36,15 @@ export interface VettingFilter {
   synchronizerIds?: string[] | null;
 }
 
+function addTo(map: Map<string, Set<string>>, key: string, value: string): void {
+  let set = map.get(key);
+  if (!set) {
+    set = new Set();
+    map.set(key, set);
+  }
+  set.add(value);
+}
+
 /** Deterministic 64-hex package id for a package name + version (the sandbox has no real DARs). */
 export function packageIdFor(name: string, version: string): string {
   return createHash('sha256').update(`quill-sandbox-package:${name}:${version}`).digest('hex');
@@ -46,8 +55,9 @@ export class PackageStore {
   private readonly packages = new Map<string, PackageRecord>();
   private readonly byName = new Map<string, string>();
   private readonly vetting = new Map<string, VettingState>();
-  /** Package name → the qualified names (`Module:Entity`) of the templates its packages define. */
+  /** Package name → the qualified names (`Module:Entity`) of the templates (interfaces) its packages define. */
   private readonly templates = new Map<string, Set<string>>();
+  private readonly interfaces = new Map<string, Set<string>>();
 
   constructor(maxPageSize = 100) {
     this.maxPageSize = maxPageSize;
@@ -79,16 +89,20 @@ export class PackageStore {
 
   /** Records that the packages named `name` define the template `qualifiedName` (`Module:Entity`). */
   addTemplate(name: string, qualifiedName: string): void {
-    let set = this.templates.get(name);
-    if (!set) {
-      set = new Set();
-      this.templates.set(name, set);
-    }
-    set.add(qualifiedName);
+    addTo(this.templates, name, qualifiedName);
   }
 
   hasTemplate(name: string, qualifiedName: string): boolean {
     return this.templates.get(name)?.has(qualifiedName) ?? false;
+  }
+
+  /** Records that the packages named `name` define the interface `qualifiedName` (`Module:Entity`). */
+  addInterface(name: string, qualifiedName: string): void {
+    addTo(this.interfaces, name, qualifiedName);
+  }
+
+  hasInterface(name: string, qualifiedName: string): boolean {
+    return this.interfaces.get(name)?.has(qualifiedName) ?? false;
   }
 
   /** Vets (or re-vets with a new window) a package on a participant and synchronizer; bumps the serial. */
