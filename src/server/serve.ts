@@ -94,15 +94,15 @@ export async function serve(o: ServeOptions): Promise<Serving> {
     ? o.embedded.token
     : ledgerTokenOption(loaded.ledgerToken, { timeoutMs: loaded.ledgerTimeoutMs });
   const client = ledgerClient(loaded, ledgerUrl, token);
-  // The ledger user the wallet executes as (every execution's userId; onboarding grants it CanActAs for each
-  // new party): LEDGER_USER_ID, or the user the ledger token names; known before anything starts.
-  const walletUser = await resolveLedgerUser({
-    configured: o.embedded?.userId ?? loaded.ledgerUserId,
-    client,
-    hasToken: token !== undefined,
-    log,
-  });
-  const config: Config = { ...loaded, ledgerUserId: walletUser };
+  // The ledger user the wallet executes as (the userId the API records on each submission; onboarding grants it
+  // CanActAs for each new party): LEDGER_USER_ID, or the user the ledger token names; known before the API
+  // starts. A worker executes as each record says and needs none.
+  const configured = o.embedded?.userId ?? loaded.ledgerUserId;
+  const walletUser =
+    o.role === 'worker'
+      ? configured
+      : await resolveLedgerUser({ configured, client, hasToken: token !== undefined, log });
+  const config: Config = { ...loaded, ...(walletUser ? { ledgerUserId: walletUser } : {}) };
   const recognizers: AssetRecognizers = o.embedded
     ? {
         transfers: [...o.embedded.recognizers.transfers, ...DEFAULT_RECOGNIZERS.transfers],
@@ -124,7 +124,7 @@ export async function serve(o: ServeOptions): Promise<Serving> {
       ledger: client,
       signer,
       keys,
-      userId: walletUser,
+      ...(walletUser ? { userId: walletUser } : {}),
     });
   }
 
