@@ -42,6 +42,8 @@ function unmatchedUserId(pathId: string, bodyId: string | undefined): JsonLayerE
     {},
     [],
     false,
+    undefined,
+    true,
   );
 }
 
