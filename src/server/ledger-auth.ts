@@ -88,35 +88,40 @@ export class LedgerAuthHealth {
   }
 }
 
-/** `port` with every answer reported to `health`. */
+/**
+ * `port` with every answer reported to `health`: each method, those added to the port later included (a Proxy,
+ * so none is dropped); `transactions` is an async iterable, reported when it ends.
+ */
 export function watchLedgerAuth(port: LedgerPort, health: LedgerAuthHealth): LedgerPort {
-  async function run<T>(what: string, execution: boolean, call: () => Promise<T>): Promise<T> {
+  const failed = (what: string, err: unknown) => {
+    const code = authCodeOf(err);
+    if (code) health.refused(code, what);
+  };
+  async function* transactions(party: string, beginExclusive: number, endInclusive: number) {
     try {
-      const out = await call();
-      health.succeeded(execution);
-      return out;
+      yield* port.transactions(party, beginExclusive, endInclusive);
+      health.succeeded(false);
     } catch (err) {
-      const code = authCodeOf(err);
-      if (code) health.refused(code, what);
+      failed('updates', err);
       throw err;
     }
   }
-  const watched: LedgerPort = {
-    execute: (body, opts) => run('executeAndWaitForTransaction', true, () => port.execute(body, opts)),
-    ledgerEnd: () => run('ledger end', false, () => port.ledgerEnd()),
-    transactionAt: (offset, party) =>
-      run('transaction by offset', false, () => port.transactionAt(offset, party)),
-    async *transactions(party, beginExclusive, endInclusive) {
-      try {
-        yield* port.transactions(party, beginExclusive, endInclusive);
-        health.succeeded(false);
-      } catch (err) {
-        const code = authCodeOf(err);
-        if (code) health.refused(code, 'updates');
-        throw err;
-      }
+  return new Proxy(port, {
+    get(target, prop, receiver) {
+      if (prop === 'transactions') return transactions;
+      const value = Reflect.get(target, prop, receiver);
+      if (typeof value !== 'function') return value;
+      const name = String(prop);
+      return async (...args: unknown[]) => {
+        try {
+          const out = await value.apply(target, args);
+          health.succeeded(name === 'execute');
+          return out;
+        } catch (err) {
+          failed(name, err);
+          throw err;
+        }
+      };
     },
-  };
-  if (port.indexed) watched.indexed = port.indexed.bind(port);
-  return watched;
+  });
 }
