@@ -74,6 +74,7 @@ async function main(): Promise<void> {
     REDIS_PREFIX: `bench-${randomBytes(3).toString('hex')}`,
     AUTH_JWT_SECRET: SECRET,
     LOG_LEVEL: 'silent',
+    LEDGER_USER_ID: 'bench', // the sandbox runs without auth, which refuses an empty userId
   });
   const keysDir = mkdtempSync(join(tmpdir(), 'quill-bench-keys-'));
   const client = new LedgerClient({ baseUrl: sb.url });
@@ -107,6 +108,7 @@ async function main(): Promise<void> {
   let last = '';
   for (let i = 0; i < N; i++) {
     const p = await client.prepare({
+      userId: 'bench',
       commandId: randomUUID(),
       actAs: [party],
       synchronizerId: '',

@@ -291,6 +291,7 @@ async function main(): Promise<void> {
     }[] = [];
     await pool(Array.from({ length: n }), 16, async () => {
       const p = await client.prepare({
+        userId: 'bench',
         commandId: randomUUID(),
         actAs: [party.partyId],
         synchronizerId: party.synchronizerId,
@@ -327,6 +328,7 @@ async function main(): Promise<void> {
       preparedTransaction: p.preparedTransaction,
       partySignatures: { signatures: [{ party: party.partyId, signatures: [sig] }] },
       submissionId: randomUUID(),
+      userId: 'bench',
       hashingSchemeVersion: p.hashingSchemeVersion,
       deduplicationPeriod: { DeduplicationDuration: { value: { seconds: 600, nanos: 0 } } },
     } as never);
@@ -361,6 +363,7 @@ async function main(): Promise<void> {
     REDIS_PREFIX: `bench-${Date.now()}`,
     AUTH_JWT_SECRET: secret,
     WORKER_CONCURRENCY: String(CONCURRENCY),
+    LEDGER_USER_ID: 'bench', // the sandbox runs without auth, which refuses an empty userId
   });
   let child: ChildProcess | undefined;
   if (SPLIT) {
@@ -371,6 +374,7 @@ async function main(): Promise<void> {
         PORT: '0',
         HOST: '127.0.0.1',
         LEDGER_URL: sandbox.url,
+        LEDGER_USER_ID: 'bench',
         REDIS_URL: redisUrl,
         REDIS_PREFIX: config.redisPrefix,
         WORKER_CONCURRENCY: String(CONCURRENCY),
@@ -471,6 +475,7 @@ async function shapes(o: {
         ...process.env,
         HOST: '127.0.0.1',
         LEDGER_URL: o.sandboxUrl,
+        LEDGER_USER_ID: 'bench',
         REDIS_URL: o.redisUrl,
         REDIS_PREFIX: prefix,
         AUTH_JWT_SECRET: o.secret,

@@ -74,6 +74,8 @@ export interface AppDeps {
   redis: Redis;
   /** Resolves when the ledger answers; rejects otherwise. */
   ledgerReady: () => Promise<void>;
+  /** Whether the ledger accepts the wallet's credentials (/readyz `ledgerAuth`). */
+  ledgerAuth?: () => { ok: boolean; code?: string; since?: string; message?: string };
   keys?: KeyAdmin;
   parties?: PartyAdmin;
   /** Versions of the approval policy (issue 15); absent: GET/PUT /wallet/v1/policy answer from accept.policy. */

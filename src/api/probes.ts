@@ -9,6 +9,11 @@ export interface ProbeDeps {
   ledgerReady: () => Promise<void>;
   /** The process's metrics (src/metrics.ts). */
   registry: Registry;
+  /**
+   * Whether the ledger accepts the wallet's credentials (src/server/ledger-auth.ts). A 401 also fails the ledger
+   * check; a 403 refuses executions, not the probe's call, so it is detail: it names what to fix.
+   */
+  ledgerAuth?: () => { ok: boolean; code?: string; since?: string; message?: string };
   /** The key store, where this process has one: /readyz counts key files that fail to open. */
   keys?: { survey(): Promise<{ problems: { file: string; problem: string }[] }> };
 }
@@ -36,6 +41,8 @@ export function probeRoutes(deps: ProbeDeps) {
         deps.keys?.survey(),
       ]);
       const ok = redis.status === 'fulfilled' && ledger.status === 'fulfilled';
+      // Read after the ledger check, whose answer it includes.
+      const ledgerAuth = deps.ledgerAuth?.();
       // Key files are detail, not readiness: one damaged key must not take every other key out of service. The
       // probe needs no token, so it gives a count; the files are named to admins by GET /wallet/v1/keys.
       const keyDetail =
@@ -49,6 +56,7 @@ export function probeRoutes(deps: ProbeDeps) {
           status: ok ? 'ok' : 'unavailable',
           redis: redis.status === 'fulfilled',
           ledger: ledger.status === 'fulfilled',
+          ...(ledgerAuth ? { ledgerAuth } : {}),
           ...keyDetail,
         },
         ok ? 200 : 503,

@@ -36,7 +36,9 @@ export const ledger = section({
     LEDGER_OAUTH_AUDIENCE: optionalText.describe('the `audience` asked for with the OAuth token, if any'),
     LEDGER_OAUTH_SCOPE: optionalText.describe('the `scope` asked for with the OAuth token, if any'),
     LEDGER_USER_ID: optionalText.describe(
-      '`userId` sent with executions (part of the ledger\'s change id); unset = `""`',
+      'the ledger user the wallet executes as (`userId`, part of the change id); unset = the user the ledger ' +
+        'token names (`GET /v2/authenticated-user`). Required without a ledger token: `quill serve` refuses to ' +
+        'start, as a participant without auth refuses an empty `userId`',
     ),
     LEDGER_TIMEOUT_MS: intIn(100, 600_000, 30_000).describe('timeout of one ledger call'),
   },

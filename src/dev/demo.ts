@@ -136,7 +136,8 @@ interface PartyItem {
 export async function prepareDemo(o: {
   demo: DemoSecrets;
   walletUrl: string;
-  sandbox: { url: string; scanUrl: string; token?: string };
+  /** `userId`: the wallet's ledger user, which prepares the demo transaction too. */
+  sandbox: { url: string; scanUrl: string; userId: string; token?: string };
   /** The console sign-in link for the admin who started the demo (absent: the console is off). */
   consoleLink?: string;
   log: Log;
@@ -167,6 +168,7 @@ export async function prepareDemo(o: {
     ...(o.sandbox.token ? { token: o.sandbox.token } : {}),
   });
   const prepared = await ledger.prepare({
+    userId: o.sandbox.userId,
     commandId: `demo-${randomUUID()}`,
     actAs: [party.partyId],
     synchronizerId: party.synchronizerId,

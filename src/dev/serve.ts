@@ -58,9 +58,9 @@ export async function serveEmbedded(o: Omit<ServeOptions, 'embedded'> & { demo: 
         );
     }
     // With ledger auth on, the wallet acts as its own ledger user with a token naming it; without, as the user
-    // LEDGER_USER_ID names (the demo: the participant's admin).
-    const userId = secret ? (config.ledgerUserId ?? 'quill') : config.ledgerUserId;
-    const token = secret && userId ? await sandbox.mintToken(userId, { admin: true }) : undefined;
+    // LEDGER_USER_ID names, by default the embedded ledger's admin (a ledger without auth refuses an empty one).
+    const userId = config.ledgerUserId ?? (secret ? 'quill' : 'participant_admin');
+    const token = secret ? await sandbox.mintToken(userId, { admin: true }) : undefined;
     const serving = await serve({
       ...o,
       env,
@@ -69,7 +69,7 @@ export async function serveEmbedded(o: Omit<ServeOptions, 'embedded'> & { demo: 
         scanUrl: sandbox.scanUrl,
         recognizers: COIN_RECOGNIZERS,
         ...(token ? { token } : {}),
-        ...(userId ? { userId } : {}),
+        userId,
       },
     });
     stops.push(() => serving.stop());
@@ -85,7 +85,7 @@ export async function serveEmbedded(o: Omit<ServeOptions, 'embedded'> & { demo: 
       await prepareDemo({
         demo: prepared.demo,
         walletUrl: serving.url,
-        sandbox: { url: sandbox.url, scanUrl: sandbox.scanUrl, ...(token ? { token } : {}) },
+        sandbox: { url: sandbox.url, scanUrl: sandbox.scanUrl, userId, ...(token ? { token } : {}) },
         ...(wallet.console.enabled
           ? {
               consoleLink: await signInLink(secretForLinks, base, {

@@ -1,7 +1,10 @@
 // The parts every command builds from its configuration: the key store, a ledger client, party onboarding.
 
-import { LedgerClient, ledgerTokenOption, type TokenOption } from '@quill/canton/ledger';
+import { echo } from '@quill/canton/errors';
+import { LedgerClient, LedgerError, ledgerTokenOption, type TokenOption } from '@quill/canton/ledger';
 import { ConfigError, type ConfigOf } from '../config/index.ts';
+import { CommandFailure, UsageError } from '../errors.ts';
+import type { Log } from '../log.ts';
 import { onboardExternalParty, PartyRegistry } from '../parties/index.ts';
 import {
   KEY_BACKEND_TYPES,
@@ -61,4 +64,62 @@ export async function onboardFromConfig(
   } finally {
     await keys.close();
   }
+}
+
+/**
+ * The ledger user the wallet executes as: LEDGER_USER_ID, else the user its ledger token names (`GET
+ * /v2/authenticated-user`). A participant refuses an empty `userId` when its auth is off (400 INVALID_TOKEN,
+ * Authorizer.defaultUserId) and a token acting as another user always (403, Claims.validForUser), so a wallet
+ * that cannot know its user, or whose LEDGER_USER_ID is not its token's user, refuses to start (exit 2).
+ */
+export async function resolveLedgerUser(o: {
+  configured: string | undefined;
+  client: Pick<LedgerClient, 'authenticatedUser'>;
+  hasToken: boolean;
+  log: Log;
+}): Promise<string> {
+  const { configured } = o;
+  if (!o.hasToken) {
+    if (configured) return configured;
+    throw new UsageError(
+      'refusing to start: no ledger user is known: set LEDGER_USER_ID (without a ledger token nothing names ' +
+        'one, and a participant without auth refuses an empty userId)',
+    );
+  }
+  let named: string | undefined;
+  try {
+    named = (await o.client.authenticatedUser()).user?.id || undefined;
+  } catch (err) {
+    const status = err instanceof LedgerError ? err.status : undefined;
+    // 400: the participant's auth is off (no user in any token): only LEDGER_USER_ID can say.
+    if (status === 400) named = undefined;
+    else if (configured) {
+      o.log('warn', 'cannot check LEDGER_USER_ID against the ledger token\u2019s user', {
+        error: err instanceof Error ? err.message : String(err),
+      });
+      return configured;
+    } else if (status === 401 || status === 403) {
+      throw new UsageError(
+        `refusing to start: the ledger refuses the wallet's token (GET /v2/authenticated-user answered ${status}): ` +
+          'fix LEDGER_TOKEN, LEDGER_TOKEN_FILE or LEDGER_OAUTH_*, or set LEDGER_USER_ID',
+      );
+    } else {
+      throw new CommandFailure(
+        `cannot learn the ledger user from GET /v2/authenticated-user (${err instanceof Error ? err.message : 'failed'}): set LEDGER_USER_ID, or start again when the ledger answers`,
+      );
+    }
+  }
+  if (configured && named && named !== configured) {
+    throw new UsageError(
+      `refusing to start: LEDGER_USER_ID is ${echo(configured)} but the ledger token is for user ${echo(named)}, ` +
+        'and the participant refuses every execution as another user (403): unset LEDGER_USER_ID or make them agree',
+    );
+  }
+  const user = configured ?? named;
+  if (!user)
+    throw new UsageError(
+      'refusing to start: no ledger user is known: set LEDGER_USER_ID (the ledger names no user for the token: ' +
+        'its auth is off, and it refuses an empty userId)',
+    );
+  return user;
 }

@@ -14,7 +14,7 @@ import { type AssetRecognizers, DEFAULT_RECOGNIZERS } from '../policy/index.ts';
 import type { Keyring, Signer } from '../signing/index.ts';
 import { ledgerPort } from '../submissions/index.ts';
 import { partyServices } from './adapters.ts';
-import { ledgerClient, openKeyring, signerFromConfig } from './parts.ts';
+import { ledgerClient, openKeyring, resolveLedgerUser, signerFromConfig } from './parts.ts';
 import { type Role, startWallet } from './wallet.ts';
 
 /** A ledger started in this process by src/dev (the embedded sandbox), used instead of LEDGER_URL. */
@@ -85,17 +85,24 @@ function verifier(config: Config, o: ServeOptions, log: Log): Verifier | 'none' 
 
 /** Starts everything; `stop` stops it all. */
 export async function serve(o: ServeOptions): Promise<Serving> {
-  const config = loadConfig(o.env);
-  const ledgerUrl = o.embedded?.url ?? config.ledgerUrl;
+  const loaded = loadConfig(o.env);
+  const ledgerUrl = o.embedded?.url ?? loaded.ledgerUrl;
   if (!ledgerUrl) throw new UsageError(NO_LEDGER);
-  const log = jsonLog(config.logLevel);
-  const auth = verifier(config, o, log);
+  const log = jsonLog(loaded.logLevel);
+  const auth = verifier(loaded, o, log);
   const token: TokenOption | undefined = o.embedded
     ? o.embedded.token
-    : ledgerTokenOption(config.ledgerToken, { timeoutMs: config.ledgerTimeoutMs });
-  const client = ledgerClient(config, ledgerUrl, token);
-  // The ledger user the wallet acts as: onboarding grants it CanActAs for each new party.
-  const walletUser = o.embedded?.userId ?? config.ledgerUserId;
+    : ledgerTokenOption(loaded.ledgerToken, { timeoutMs: loaded.ledgerTimeoutMs });
+  const client = ledgerClient(loaded, ledgerUrl, token);
+  // The ledger user the wallet executes as (the userId the API records on each submission; onboarding grants it
+  // CanActAs for each new party): LEDGER_USER_ID, or the user the ledger token names; known before the API
+  // starts. A worker executes as each record says and needs none.
+  const configured = o.embedded?.userId ?? loaded.ledgerUserId;
+  const walletUser =
+    o.role === 'worker'
+      ? configured
+      : await resolveLedgerUser({ configured, client, hasToken: token !== undefined, log });
+  const config: Config = { ...loaded, ...(walletUser ? { ledgerUserId: walletUser } : {}) };
   const recognizers: AssetRecognizers = o.embedded
     ? {
         transfers: [...o.embedded.recognizers.transfers, ...DEFAULT_RECOGNIZERS.transfers],

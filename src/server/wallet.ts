@@ -20,6 +20,7 @@ import type {
 } from '../submissions/index.ts';
 import type { PartyLookup } from './adapters.ts';
 import { listen } from './http.ts';
+import { LedgerAuthHealth, watchLedgerAuth } from './ledger-auth.ts';
 import { startApi } from './roles/api.ts';
 import { startShared } from './roles/shared.ts';
 import { startWorkerRole, type WorkerRoleOptions } from './roles/worker.ts';
@@ -69,6 +70,10 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
   const { config } = o;
   const log = o.log ?? noLog;
   const shared = startShared(config, log);
+  // Every ledger answer of this process tells whether its credentials are accepted (/readyz, /metrics).
+  const health = new LedgerAuthHealth(shared.registry, log);
+  const ledger = watchLedgerAuth(o.ledger, health);
+  const ledgerAuth = () => health.state();
   const closers: (() => Promise<void>)[] = [];
   const stop = async () => {
     for (const c of closers) await c().catch((err) => log('warn', `shutdown: ${(err as Error).message}`));
@@ -78,7 +83,8 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
     let http: { url: string; port: number } | undefined;
     if (o.role !== 'worker') {
       const api = await startApi(shared, {
-        ledger: o.ledger,
+        ledger,
+        ledgerAuth,
         auth: o.auth ?? 'none',
         recognizers: o.recognizers ?? DEFAULT_RECOGNIZERS,
         ...(o.keys ? { keys: o.keys } : {}),
@@ -94,8 +100,9 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
         redis: shared.redis,
         registry: shared.registry,
         ledgerReady: async () => {
-          await o.ledger.ledgerEnd();
+          await ledger.ledgerEnd();
         },
+        ledgerAuth,
       });
       const server = await listen(probes.fetch, config);
       closers.push(() => server.close());
@@ -104,7 +111,7 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
     const worker =
       o.role !== 'api'
         ? startWorkerRole(shared, {
-            ledger: o.ledger,
+            ledger,
             ...(o.watch ? { watch: o.watch } : {}),
             ...(o.worker ? { timing: o.worker } : {}),
           })

@@ -76,8 +76,11 @@ export function classifyError(err: unknown): Classification {
   if (err.outcomeUnknown || err.errorCategory === 3) return { kind: 'ambiguous', error };
   if (NEVER_HEALS.has(err.code)) return { kind: 'rejected', error };
   if (err.retryable) return { kind: 'retryable', error };
-  // Our own credentials or a throttle: not the transaction's fault, it has not been applied.
-  if (err.status === 401 || err.status === 403 || err.status === 429) return { kind: 'retryable', error };
+  // Our own credentials, refused by the authorizer before anything was submitted (a provider token was already
+  // refreshed once): retrying cannot help, so stop at once with a code that says so. A throttle heals: retry.
+  if (err.status === 401) return { kind: 'rejected', error: { ...error, code: 'LEDGER_UNAUTHENTICATED' } };
+  if (err.status === 403) return { kind: 'rejected', error: { ...error, code: 'LEDGER_PERMISSION_DENIED' } };
+  if (err.status === 429) return { kind: 'retryable', error };
   // The ledger says for sure that it did not apply it (a definite answer), and trying again would not help.
   if (err.definiteAnswer === true) return { kind: 'rejected', error };
   if (err.status !== undefined && err.status >= 500 && err.errorCategory === -1) {

@@ -13,6 +13,8 @@ import { ledgerPort } from '../../src/submissions/ledger.ts';
 import { tempDir } from './tmp.ts';
 
 export const SECRET = 'e2e-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
+/** The ledger user the test wallets execute as and prepare with: the sandbox runs without auth, which refuses an empty one. */
+export const LEDGER_USER = 'e2e';
 export type Scheme = 'HASHING_SCHEME_VERSION_V2' | 'HASHING_SCHEME_VERSION_V3';
 export const coinTemplate = (entity: string) => `#${COIN_PACKAGE}:${COIN_MODULE}:${entity}`;
 
@@ -35,6 +37,7 @@ export function walletConfig(redisUrl: string, env: Record<string, string> = {})
     AUTH_JWT_SECRET: SECRET,
     RETRY_BASE_DELAY_MS: '20',
     RETRY_MAX_DELAY_MS: '500',
+    LEDGER_USER_ID: LEDGER_USER,
     ...env,
   });
   return config;
@@ -92,6 +95,7 @@ export async function prepareOn(
   extra: Record<string, unknown> = {},
 ) {
   const p = await client.prepare({
+    userId: LEDGER_USER,
     commandId: randomUUID(),
     actAs: [party],
     synchronizerId: '',

@@ -101,6 +101,7 @@ const inProcessMs = performance.now() - t;
 const prepared = [];
 for (let i = 0; i < EXECUTES * 2; i++) {
   const p = await post('/v2/interactive-submission/prepare', {
+    userId: 'bench',
     commandId: `bench-${randomUUID()}`,
     commands: [tap('2.0000000000')],
     actAs: [party],
@@ -117,7 +118,7 @@ const body = (p: { preparedTransaction: string; preparedTransactionHash: string 
   submissionId: randomUUID(),
   hashingSchemeVersion: 'HASHING_SCHEME_VERSION_V2' as const,
   deduplicationPeriod: { Empty: {} },
-  userId: '',
+  userId: 'bench', // auth is off: the participant refuses an empty userId (INVALID_TOKEN)
 });
 t = performance.now();
 for (const p of prepared.slice(0, EXECUTES)) await post('/v2/interactive-submission/executeAndWait', body(p));

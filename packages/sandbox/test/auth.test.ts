@@ -72,11 +72,8 @@ describe('JWKS (RS256 / ES256)', () => {
       .setProtectedHeader({ alg: 'ES256', kid: 'ES256' })
       .sign(keys.ES256!.privateKey);
     const r = await call(sb.url, 'GET', '/v2/state/ledger-end', undefined, bare);
-    expect([r.status, r.json.code, r.json.context.ledger_api_error]).toEqual([
-      401,
-      'UNAUTHENTICATED',
-      'invalid token',
-    ]);
+    // Redacted (DecodedCantonError.redactedError): participant-auth.test.ts checks the whole body.
+    expect([r.status, r.json.code, r.json.context]).toEqual([401, 'NA', {}]);
     const stranger = await claims(sb, 'audience', 'nobody')
       .setProtectedHeader({ alg: 'ES256', kid: 'ES256' })
       .sign(keys.ES256!.privateKey);
@@ -96,7 +93,7 @@ describe('HS256 and auth off', () => {
       const plain = await sb.mintToken('plain-user');
       expect((await call(sb.url, 'GET', '/v2/state/ledger-end', undefined, plain)).status).toBe(200);
       const users = await call(sb.url, 'GET', '/v2/users', undefined, plain);
-      expect([users.status, users.json.code]).toEqual([403, 'PERMISSION_DENIED']);
+      expect([users.status, users.json.code]).toEqual([403, 'NA']);
       await call(
         sb.url,
         'POST',

@@ -61,6 +61,38 @@ export async function expectLedgerError(
   return a.json;
 }
 
+/**
+ * Calls `method path` and expects the participant's redacted 401/403 (DecodedCantonError.redactedError, as
+ * JsCantonError.fromDecodedCantonError renders it): code "NA", errorCategory -1, the fixed cause, the gRPC code
+ * of the status, no resources, no retry, `definiteAnswer` null and context `{}` (or only `ledger_api_error:
+ * "invalid token"` when resolving the token's user failed, Endpoints.validateJwtToken). Returns the body.
+ */
+export async function expectRedacted(
+  base: string,
+  request: { specPath: string; method: string; path: string; body?: unknown; token?: string },
+  status: 401 | 403,
+  tokenProblem = false,
+) {
+  const { specPath, method, path, body, token } = request;
+  const a = await call(base, method, path, body, token);
+  expect(a.status, a.text).toBe(status);
+  expect(a.contentType).toContain('application/json');
+  expect(a.json).toMatchObject({
+    code: 'NA',
+    cause: 'A security-sensitive error has been received',
+    errorCategory: -1,
+    grpcCodeValue: status === 401 ? 16 : 7,
+    resources: [],
+    retryInfo: null,
+    definiteAnswer: null,
+  });
+  expect(a.json.context).toEqual(tokenProblem ? { ledger_api_error: 'invalid token' } : {});
+  ledgerSpec().expectValidComponent('JsCantonError', a.json);
+  const documented = ledgerSpec().validateResponse(specPath, method.toLowerCase(), status, a.json).valid;
+  expect(documented, `${status} of ${method} ${specPath} matches the spec`).toBe(true);
+  return a.json;
+}
+
 export interface Key {
   alg: Alg;
   privateKey: KeyObject;

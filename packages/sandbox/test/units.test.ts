@@ -143,10 +143,8 @@ describe('user updates', () => {
     ]);
     expect(u1.annotations).toEqual({ b: '2', c: '3' });
     expect(u1.resourceVersion).toBe(1);
-    const u2 = users.update({ id: 'u', metadata: { annotations: { z: '9' } } }, [
-      'metadata.annotations!replace',
-    ]);
-    expect(u2.annotations).toEqual({ z: '9' });
+    const u2 = users.update({ id: 'u', metadata: { annotations: { z: '9' } } }, ['metadata.annotations']);
+    expect(u2.annotations).toEqual({ b: '2', c: '3', z: '9' });
     expect(() => users.update({ id: 'u', metadata: { resourceVersion: '0' } }, ['primary_party'])).toThrow(
       /CONCURRENT/,
     );

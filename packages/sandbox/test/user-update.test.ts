@@ -2,6 +2,7 @@
 // self-deactivation, primaryParty and annotation keys validated (Ref.Party, ResourceAnnotationValidator), a
 // non-numeric resourceVersion is INVALID_FIELD, every successful update bumps resourceVersion (a no-op too),
 // and the 3.5 path primary_party_authentication is applied.
+import { ledgerSpec } from '@quill/canton/testing/openapi';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { call, expectLedgerError, type Sandbox, sandboxWithAdmin } from './helpers.ts';
 
@@ -137,5 +138,51 @@ describe('user update', () => {
     expect(a.json.user.primaryPartyAuthentication).toBe(true);
     const got = await call(sb.url, 'GET', '/v2/users/ppa', undefined, admin);
     expect(got.json.user.primaryPartyAuthentication).toBe(true);
+  });
+
+  test('A24: paths are split on "." only (UpdatePath.parseSingle): a !replace or !merge suffix is an unknown field', async () => {
+    await newUser('suffix', []);
+    await patch('suffix', { metadata: { annotations: { k: 'v' } } }, ['metadata.annotations']);
+    for (const path of [
+      'metadata.annotations!replace',
+      'metadata.annotations!merge',
+      'is_deactivated!replace',
+    ]) {
+      const e = await refused(
+        'suffix',
+        { metadata: { annotations: { z: '9' } } },
+        [path],
+        'INVALID_USER_UPDATE_REQUEST',
+      );
+      expect(e.cause).toContain(`The update path: '${path}' points to an unknown field.`);
+      expect(e.resources).toEqual([['USER', 'suffix']]);
+    }
+    // Annotations are always merged (LocalAnnotationsUtils): a new key joins, an empty value deletes.
+    const merged = await patch('suffix', { metadata: { annotations: { z: '9' } } }, ['metadata.annotations']);
+    expect(merged.json.user.metadata.annotations).toEqual({ k: 'v', z: '9' });
+  });
+
+  test('A25: PATCH without user, or naming another, is 400 INVALID_ARGUMENT from the JSON layer (JsUserManagementService.updateUser unmatchedUserId)', async () => {
+    await newUser('a25');
+    for (const [body, shown] of [
+      [{ updateMask: { paths: ['is_deactivated'] } }, 'None'],
+      [{ user: { id: 'other' }, updateMask: { paths: ['is_deactivated'] } }, 'Some(other)'],
+    ] as const) {
+      const a = await call(sb.url, 'PATCH', '/v2/users/a25', body, admin);
+      expect([a.status, a.json?.code], a.text).toEqual([400, 'INVALID_ARGUMENT']);
+      expect(a.json).toMatchObject({
+        cause: `The submitted request has invalid arguments: a25 does not match user in body: ${shown} `,
+        errorCategory: 8,
+        grpcCodeValue: 3,
+        definiteAnswer: false,
+        resources: [],
+      });
+      // Built by JsCantonError.fromErrorCode, not decoded from a gRPC status: no category, no tid.
+      expect(a.json.context).toEqual({});
+      ledgerSpec().expectValidComponent('JsCantonError', a.json);
+      // Checked before the gRPC call, so before its authorization: a user without rights gets the same answer.
+      const plain = await call(sb.url, 'PATCH', '/v2/users/a25', body, await sb.mintToken('a25'));
+      expect([plain.status, plain.json?.code]).toEqual([400, 'INVALID_ARGUMENT']);
+    }
   });
 });

@@ -30,6 +30,11 @@ export async function overviewPage(c: Ctx, deps: ConsoleDeps) {
         <h2 id="h-ready">Readiness</h2>
         <Ready label="Redis" ok={ready?.redis} />
         <Ready label="Ledger" ok={ready?.ledger} />
+        {ready?.ledgerAuth && !ready.ledgerAuth.ok && (
+          <p class="card bad" data-testid="ready-ledger-auth">
+            <strong>{ready.ledgerAuth.code}</strong> {ready.ledgerAuth.message}
+          </p>
+        )}
       </section>
       <section aria-labelledby="h-status">
         <h2 id="h-status">Submissions by status{party ? ' (your party)' : ''}</h2>

@@ -28,6 +28,8 @@ import type { Shared } from './shared.ts';
 
 export interface ApiRoleOptions {
   ledger: LedgerPort;
+  /** Whether the ledger accepts the wallet's credentials (/readyz). */
+  ledgerAuth?: AppDeps['ledgerAuth'];
   /** How callers are authenticated ('none' = --insecure-no-auth). */
   auth: Verifier | 'none';
   keys?: Keyring;
@@ -107,6 +109,7 @@ export async function startApi(s: Shared, o: ApiRoleOptions): Promise<Listening>
     ledgerReady: async () => {
       await o.ledger.ledgerEnd();
     },
+    ...(o.ledgerAuth ? { ledgerAuth: o.ledgerAuth } : {}),
     accept: {
       store,
       ports: {

@@ -47,6 +47,7 @@ describe.each(['HASHING_SCHEME_VERSION_V2', 'HASHING_SCHEME_VERSION_V3'] as cons
       expect(party.partyId).toBe(`e2e-${algorithm}::${key.fingerprint}`);
 
       const prepared = await ledger.prepare({
+        userId: 'onboarding',
         commandId: randomUUID(),
         actAs: [party.partyId],
         synchronizerId: party.synchronizerId,
@@ -74,6 +75,7 @@ describe.each(['HASHING_SCHEME_VERSION_V2', 'HASHING_SCHEME_VERSION_V3'] as cons
         partySignatures: partySignatures(party.partyId, [signature]),
         deduplicationPeriod: { Empty: {} },
         submissionId: randomUUID(),
+        userId: 'onboarding',
         hashingSchemeVersion: prepared.hashingSchemeVersion,
       } as never);
       expect(transaction.updateId).toBeTruthy();
@@ -94,6 +96,7 @@ it('the sandbox rejects a signature by a key that does not control the party', a
     partyHint: 'victim',
   });
   const prepared = await ledger.prepare({
+    userId: 'onboarding',
     commandId: randomUUID(),
     actAs: [party.partyId],
     synchronizerId: party.synchronizerId,
@@ -115,6 +118,7 @@ it('the sandbox rejects a signature by a key that does not control the party', a
       partySignatures: partySignatures(party.partyId, [signature]),
       deduplicationPeriod: { Empty: {} },
       submissionId: randomUUID(),
+      userId: 'onboarding',
       hashingSchemeVersion: prepared.hashingSchemeVersion,
     } as never),
   ).rejects.toMatchObject({ status: 400 });

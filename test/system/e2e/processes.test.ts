@@ -43,6 +43,7 @@ describe('quill serve --processes', () => {
     const port = await freePort();
     const q = quill(['serve', '--role', 'api', '--processes', '2'], {
       LEDGER_URL: sandbox.url,
+      LEDGER_USER_ID: 'processes',
       PORT: String(port),
       REDIS_URL: inject('redisUrl'),
       REDIS_PREFIX: `proc-${port}`,

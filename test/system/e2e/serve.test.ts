@@ -218,7 +218,9 @@ describe('quill serve', () => {
           baseUrl: `http://127.0.0.1:${sandboxPort}`,
           ...(ledgerToken ? { token: ledgerToken } : {}),
         });
-        const body = await prepareOn(ledger, party, noteCommand(party));
+        const body = await prepareOn(ledger, party, noteCommand(party), undefined, {
+          userId: sandboxSecret ? 'quill' : 'participant_admin',
+        });
         const file = join(keysDir, 'request.json');
         writeFileSync(file, JSON.stringify(body));
         const submitter = (

@@ -394,8 +394,9 @@ export function checkUserRightsRequest(userId: string, req: { userId: string }):
 }
 
 /**
- * `userId` is the `{user-id}` path segment. Paths may end in `!replace` / `!merge` (how annotations are
- * applied); each field may be named once.
+ * `userId` is the `{user-id}` path segment. Each path names a field of User, split on `.` as the participant's
+ * `UpdatePath.parseSingle` does (there is no `!replace` / `!merge` suffix: annotations are always merged), and
+ * each field may be named once.
  */
 export function checkUpdateUserRequest(userId: string, req: UpdateUserRequest): Violation | undefined {
   if (!req.user) return { code: 'MISSING_FIELD', field: 'user' };
@@ -407,10 +408,9 @@ export function checkUpdateUserRequest(userId: string, req: UpdateUserRequest): 
   const paths = req.updateMask.paths ?? [];
   if (paths.length === 0) return refuse('The update mask contains no entries');
   const seen = new Set<string>();
-  for (const raw of paths) {
-    const path = raw.replace(/!(replace|merge)$/, '');
-    if (!USER_UPDATE_PATHS.has(path)) return refuse(`The update path: '${raw}' points to an unknown field.`);
-    if (seen.has(path)) return refuse(`The update path: '${raw}' is duplicated.`);
+  for (const path of paths) {
+    if (!USER_UPDATE_PATHS.has(path)) return refuse(`The update path: '${path}' points to an unknown field.`);
+    if (seen.has(path)) return refuse(`The update path: '${path}' is duplicated.`);
     seen.add(path);
   }
   return undefined;

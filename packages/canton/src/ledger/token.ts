@@ -8,7 +8,11 @@
 import { readFile } from 'node:fs/promises';
 import { LedgerError, oneLine } from './errors.ts';
 
-export type TokenOption = string | (() => Promise<string>);
+/**
+ * A fixed token, or a provider. `refresh: true` asks a provider that caches for a new token: the ledger has just
+ * refused the one it gave (401).
+ */
+export type TokenOption = string | ((opts?: { refresh?: boolean }) => Promise<string>);
 
 /** Seconds-since-epoch `exp` of a JWT, or undefined when the token is not a JWT or has none. */
 export function jwtExpiry(token: string): number | undefined {
@@ -26,6 +30,8 @@ export function jwtExpiry(token: string): number | undefined {
 export class TokenSource {
   private cached?: { token: string; refreshAt: number };
   private pending?: Promise<string>;
+  /** The ledger refused the last token: the next fetch asks the provider for a new one. */
+  private stale = false;
 
   constructor(
     private readonly option: TokenOption | undefined,
@@ -42,21 +48,27 @@ export class TokenSource {
     if (option === undefined || typeof option === 'string') return option;
     const now = (this.opts.now ?? Date.now)();
     if (this.cached && now < this.cached.refreshAt) return this.cached.token;
-    this.pending ??= this.fetch(option).finally(() => {
+    const refresh = this.stale;
+    this.stale = false;
+    this.pending ??= this.fetch(option, refresh).finally(() => {
       this.pending = undefined;
     });
     return this.pending;
   }
 
-  /** Forget the cached token (after a 401). */
+  /** Forget the cached token, and have the provider's own cache skipped once (after a 401). */
   invalidate(): void {
     this.cached = undefined;
+    this.stale = true;
   }
 
-  private async fetch(provider: () => Promise<string>): Promise<string> {
+  private async fetch(
+    provider: (opts?: { refresh?: boolean }) => Promise<string>,
+    refresh: boolean,
+  ): Promise<string> {
     let token: unknown;
     try {
-      token = await provider();
+      token = await (refresh ? provider({ refresh: true }) : provider());
     } catch (err) {
       if (err instanceof LedgerError && err.code === 'AUTH_TOKEN_UNAVAILABLE') throw err;
       const detail = err instanceof Error ? oneLine(err.message, 200) : 'provider failed';
@@ -129,15 +141,18 @@ export function ledgerTokenOption(
   return oauthProvider(settings.oauth, opts);
 }
 
-/** Client credentials: the token is kept until a minute before `expires_in` ends (at least 30 s). */
+/**
+ * Client credentials: the token is kept until a minute before `expires_in` ends (at least 30 s), or until the
+ * ledger refuses it (`refresh`: a new one is asked for at once).
+ */
 function oauthProvider(
   o: OAuthClientCredentials,
   opts: { now?: () => number; timeoutMs?: number },
-): () => Promise<string> {
+): (call?: { refresh?: boolean }) => Promise<string> {
   const now = opts.now ?? Date.now;
   let cached: { token: string; until: number } | undefined;
-  return async () => {
-    if (cached && now() < cached.until) return cached.token;
+  return async (call) => {
+    if (cached && now() < cached.until && !call?.refresh) return cached.token;
     const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: o.clientId });
     form.set('client_secret', o.clientSecret);
     if (o.audience) form.set('audience', o.audience);

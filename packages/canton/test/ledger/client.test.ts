@@ -119,6 +119,32 @@ describe('token provider', () => {
     expect(server.requests.map((r) => r.headers.authorization)).toEqual(['Bearer token-1', 'Bearer token-2']);
   });
 
+  it('after a 401 (redacted, as the participant answers) a caching provider is asked past its cache, once (issue 26)', async () => {
+    const asked: (boolean | undefined)[] = [];
+    const provider = async (o?: { refresh?: boolean }) => {
+      asked.push(o?.refresh);
+      return o?.refresh ? 'fresh' : 'cached';
+    };
+    const redacted = {
+      code: 'NA',
+      cause: 'A security-sensitive error has been received',
+      context: {},
+      errorCategory: -1,
+    };
+    server.handle((req, res) =>
+      req.headers.authorization === 'Bearer fresh' ? json(res, 200, { offset: 3 }) : json(res, 401, redacted),
+    );
+    const client = new LedgerClient({ baseUrl: server.url, token: provider });
+    expect(await client.ledgerEnd()).toEqual({ offset: 3 });
+    expect(asked).toEqual([undefined, true]);
+    // Refused again after the refresh: the 401 is the answer, no third request.
+    server.handle((_req, res) => json(res, 401, redacted));
+    const before = server.requests.length;
+    const again = new LedgerClient({ baseUrl: server.url, token: provider });
+    await expect(again.ledgerEnd()).rejects.toMatchObject({ status: 401, code: 'NA' });
+    expect(server.requests.length - before).toBe(2);
+  });
+
   it('a failing provider is a retryable error that sends nothing and leaks no token', async () => {
     const client = new LedgerClient({
       baseUrl: server.url,

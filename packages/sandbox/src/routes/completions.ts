@@ -4,7 +4,7 @@
  * completions of the request's user (default: the token's) with an actAs party among `parties`.
  */
 import { endpoints as E } from '@quill/canton/ledger';
-import { isAdmin, requireReadAs } from '../auth.ts';
+import { effectiveUserId, requireReadAs } from '../auth.ts';
 import { err } from '../errors.ts';
 import type { UpdateRecord } from '../state/index.ts';
 import { type App, caller, type Services, serve } from './http.ts';
@@ -41,12 +41,11 @@ export function completionRoutes(app: App, services: Services): void {
   const { state } = services;
   serve(app, E.completions, async (c, { body, query }) => {
     const who = caller(c);
+    // CommandCompletionServiceAuthorization (before request validation): MatchUserId, skipped for
+    // CanReadAsAnyParty readers.
+    const userId = effectiveUserId(who, body.userId, { anyPartyReaders: true });
     const parties = body.parties ?? [];
     if (parties.length === 0) throw err.missingField('parties');
-    const userId = body.userId || who.userId || '';
-    if (userId === '') throw err.missingField('user_id');
-    if (!who.wildcard && userId !== who.userId && !isAdmin(who))
-      throw err.permissionDenied('user id does not match the token');
     requireReadAs(who, parties);
     const begin = body.beginExclusive ?? 0;
     if (begin < 0) throw err.negativeOffset('begin_exclusive', begin);

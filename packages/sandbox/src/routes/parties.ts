@@ -5,7 +5,7 @@
  */
 import { endpoints as E } from '@quill/canton/ledger';
 import { topologyMultiHash, topologyTransactionHash } from '@quill/canton/transaction';
-import { isAdmin, requireIdpAdmin } from '../auth.ts';
+import { isAdmin, permissionDenied, requireIdpAdmin } from '../auth.ts';
 import { err, SandboxError } from '../errors.ts';
 import { checkSignature, parsePublicKey } from '../keys.ts';
 import type { PartyRecord, TopologyEventRecord } from '../state/index.ts';
@@ -52,7 +52,7 @@ function requireListParties(c: Ctx): void {
   ) {
     return;
   }
-  throw err.permissionDenied('ParticipantAdmin or CanReadAsAnyParty right required');
+  throw permissionDenied('ParticipantAdmin or CanReadAsAnyParty right required');
 }
 
 export function partyRoutes(app: App, { state }: Services): void {

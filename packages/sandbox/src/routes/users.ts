@@ -1,7 +1,7 @@
 /** User management: create, list, get, delete, PATCH (field mask), rights grant/revoke/list, authenticated user. */
 import { endpoints as E } from '@quill/canton/ledger';
-import { isAdmin, requireAdmin, requireIdpAdmin } from '../auth.ts';
-import { err, SandboxError } from '../errors.ts';
+import { isAdmin, permissionDenied, requireAdmin, requireIdpAdmin } from '../auth.ts';
+import { err, type JsCantonErrorBody, SandboxError } from '../errors.ts';
 import { rightFromJson, rightJson, type UserRight, userJson } from '../state/index.ts';
 import { type App, type Ctx, caller, type Services, serve } from './http.ts';
 
@@ -13,7 +13,38 @@ function rightsOf(list: { kind?: unknown }[] | null | undefined): UserRight[] {
 function requireSelfOrAdmin(c: Ctx, userId: string): void {
   const who = caller(c);
   if (who.wildcard || who.userId === userId || isAdmin(who)) return;
-  throw err.permissionDenied('only administrators may read other users');
+  throw permissionDenied('only administrators may read other users');
+}
+
+/**
+ * An error the JSON layer builds itself (`JsCantonError.fromErrorCode`), never crossing gRPC: the body keeps
+ * `definiteAnswer` and its context is the error's own (empty here), without the `category` and `tid` a decoded
+ * gRPC status carries.
+ */
+class JsonLayerError extends SandboxError {
+  override body(correlationId?: string): JsCantonErrorBody {
+    const full = super.body(correlationId);
+    return { ...full, context: { ...this.context } };
+  }
+}
+
+/**
+ * JsUserManagementService.updateUser (`unmatchedUserId`): the path's user id must be the body's `user.id`,
+ * checked in the JSON layer before the gRPC call (so before its authorization and validation). Scala prints the
+ * body's id as an Option: `None` when `user` is missing, `Some(x)` otherwise; the trailing space is theirs.
+ */
+function unmatchedUserId(pathId: string, bodyId: string | undefined): JsonLayerError {
+  const shown = bodyId === undefined ? 'None' : `Some(${bodyId})`;
+  return new JsonLayerError(
+    'INVALID_ARGUMENT',
+    8,
+    `The submitted request has invalid arguments: ${pathId} does not match user in body: ${shown} `,
+    {},
+    [],
+    false,
+    undefined,
+    true,
+  );
 }
 
 const USER_ID = /^[a-z0-9@^$.!`\-#+'~_|:()]{1,128}$/i;
@@ -39,7 +70,7 @@ function requireUserAdmin(
 /** ParticipantAdmin is granted and revoked by participant admins only, never by an identity provider admin. */
 function refuseParticipantAdmin(c: Ctx, rights: readonly UserRight[]): void {
   if (!isAdmin(caller(c)) && rights.some((r) => r.kind === 'ParticipantAdmin')) {
-    throw err.permissionDenied('only a participant administrator may grant or revoke ParticipantAdmin');
+    throw permissionDenied('only a participant administrator may grant or revoke ParticipantAdmin');
   }
 }
 
@@ -91,19 +122,21 @@ export function userRoutes(app: App, { state }: Services): void {
       // The rule refused a request without user or updateMask.
       const user = body.user!;
       const paths = body.updateMask!.paths ?? [];
-      const deactivates = paths.some((p) => p.replace(/!(replace|merge)$/, '') === 'is_deactivated');
+      const deactivates = paths.includes('is_deactivated');
       if (deactivates && user.isDeactivated === true && caller(c).userId === params['user-id'])
         throw err.invalidArgument('Requesting user cannot self-deactivate');
       return c.json({ user: userJson(users.update(user, paths)) });
     },
     {
-      authorize: (c, { body, params }) =>
+      authorize: (c, { body, params }) => {
+        if (body.user?.id !== params['user-id']) throw unmatchedUserId(params['user-id'], body.user?.id);
         requireUserAdmin(
           c,
           body.user?.identityProviderId ?? '',
           users.get(params['user-id']),
           params['user-id'],
-        ),
+        );
+      },
     },
   );
 

@@ -123,7 +123,7 @@ export class UserStore {
   /** PATCH /v2/users/{id}: applies `paths` of `input` (already checked by the endpoint's rule) to the user. */
   update(input: UserInput, paths: readonly string[]): UserRecord {
     const id = input.id;
-    const seen = new Set(paths.map((raw) => raw.replace(/!(replace|merge)$/, '')));
+    const seen = new Set(paths);
     const user = this.require(id);
     const version = input.metadata?.resourceVersion;
     if (
@@ -138,18 +138,16 @@ export class UserStore {
       throw err.invalidUserUpdateRequest(id, 'The identity provider id cannot be changed with an update');
     }
     let next = { ...user, annotations: { ...user.annotations } };
-    for (const raw of paths) {
-      const path = raw.replace(/!(replace|merge)$/, '');
-      const replace = raw.endsWith('!replace');
+    for (const path of paths) {
       if (path === 'primary_party') next.primaryParty = input.primaryParty ?? '';
       else if (path === 'is_deactivated') next.isDeactivated = input.isDeactivated ?? false;
       else if (path === 'primary_party_authentication')
         next.primaryPartyAuthentication = input.primaryPartyAuthentication ?? false;
       else if (path === 'metadata' || path === 'metadata.annotations') {
-        const given = input.metadata?.annotations ?? {};
+        // Always merged (LocalAnnotationsUtils): an empty value deletes a key; there is no replace.
         next = {
           ...next,
-          annotations: replace ? cleanAnnotations(given) : mergeAnnotations(next.annotations, given),
+          annotations: mergeAnnotations(next.annotations, input.metadata?.annotations ?? {}),
         };
       }
     }
