@@ -98,7 +98,20 @@ export async function executeStep(deps: ExecutorDeps, id: string, signal?: Abort
 
   // The ledger end before the first attempt bounds the reconciliation scan. Any value read earlier is a
   // valid (if wider) bound, so a worker may share one recent reading between submissions.
-  const fromOffset = rec.reconcileFromOffset ?? (await (deps.ledgerEnd ?? (() => ledger.ledgerEnd()))());
+  let fromOffset: number;
+  try {
+    fromOffset = rec.reconcileFromOffset ?? (await (deps.ledgerEnd ?? (() => ledger.ledgerEnd()))());
+  } catch (err) {
+    // Nothing was sent yet: a ledger that refuses our credentials stops the submission here, as it would the
+    // attempt, instead of a retry of the step until the job gives up.
+    const c = classifyError(err);
+    if (
+      c.kind === 'rejected' &&
+      (c.error.code === 'LEDGER_UNAUTHENTICATED' || c.error.code === 'LEDGER_PERMISSION_DENIED')
+    )
+      return finalize(deps, rec.id, reject(c.error));
+    throw err;
+  }
 
   // A new attempt: earlier unfinished attempts (crashed workers, lost locks) become "ambiguous".
   const submissionId = randomUUID();

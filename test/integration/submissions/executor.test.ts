@@ -25,13 +25,15 @@ const TX_FIELDS = {
   events: [],
 };
 
-type Behaviour = 'commit' | 'commitThenTimeout' | 'unavailable' | 'reject' | 'timeout';
+type Behaviour = 'commit' | 'commitThenTimeout' | 'commitThenRefuse' | 'unavailable' | 'reject' | 'timeout';
 
 class ScriptedLedger implements LedgerPort {
   readonly log: JsTransaction[] = [];
   readonly commits = new Map<string, number>();
   readonly submissionIds: string[] = [];
   readonly dedupSeconds: number[] = [];
+  /** The ledger-end read answers the participant's redacted 401. */
+  endUnauthenticated = false;
   constructor(
     private readonly script: Behaviour[],
     private readonly hashOf: (body: ExecuteRequest) => string,
@@ -68,6 +70,9 @@ class ScriptedLedger implements LedgerPort {
     };
     this.log.push(tx);
     this.commits.set(cmd, (this.commits.get(cmd) ?? 0) + 1);
+    // The participant reads the committed transaction with the caller's format only now, and refuses the format.
+    if (b === 'commitThenRefuse')
+      throw this.err('PACKAGE_NAMES_NOT_FOUND', { status: 404, errorCategory: 11, definiteAnswer: false });
     if (b === 'commitThenTimeout')
       throw this.err('REQUEST_TIME_OUT', {
         status: 504,
@@ -78,6 +83,7 @@ class ScriptedLedger implements LedgerPort {
     return tx;
   }
   async ledgerEnd() {
+    if (this.endUnauthenticated) throw this.err('NA', { status: 401, errorCategory: -1 });
     return this.log.length;
   }
   async transactionAt(offset: number) {
@@ -150,6 +156,27 @@ describe('executeStep', () => {
     const done = await run();
     expect(done).toMatchObject({ status: 'rejected', error: { code: 'FAILED_TO_EXECUTE_TRANSACTION' } });
     expect(ledger.log).toHaveLength(0);
+  });
+
+  it('checks the ledger before believing a refusal that can follow a commit, even on a first attempt', async () => {
+    const { run, ledger, rec } = await setup(['commitThenRefuse']);
+    const done = await run();
+    expect(done).toMatchObject({ status: 'committed', updateId: ledger.log[0]?.updateId });
+    expect(done?.attempts).toHaveLength(1);
+    expect(done?.attempts[0]).toMatchObject({
+      outcome: 'duplicate',
+      error: { code: 'PACKAGE_NAMES_NOT_FOUND' },
+    });
+    expect(ledger.commits.get(rec.commandId)).toBe(1);
+  });
+
+  it('stops before a first attempt when the ledger refuses our credentials: nothing sent', async () => {
+    const { run, ledger } = await setup(['commit']);
+    ledger.endUnauthenticated = true;
+    const done = await run();
+    expect(done).toMatchObject({ status: 'rejected', error: { code: 'LEDGER_UNAUTHENTICATED' } });
+    expect(done?.attempts).toHaveLength(0);
+    expect(ledger.submissionIds).toHaveLength(0);
   });
 
   it('checks the ledger before believing a rejection that follows an unknown outcome', async () => {
