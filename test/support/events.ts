@@ -103,3 +103,15 @@ export async function until(check: () => boolean | Promise<boolean>, timeoutMs =
     await new Promise((r) => setTimeout(r, 25));
   }
 }
+
+/** The entries of a deployment's event log (`<prefix>events`) of one type, as field maps. */
+export async function eventsOfType(
+  redis: Redis,
+  prefix: string,
+  type: string,
+): Promise<Record<string, string>[]> {
+  const entries = await redis.xrange(`${prefix}events`, '-', '+');
+  return entries
+    .map(([, f]) => Object.fromEntries(f.flatMap((_, i) => (i % 2 ? [] : [[f[i]!, f[i + 1]!]]))))
+    .filter((e) => e.type === type);
+}

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HistoryIndex, LedgerWatcher } from '../../../src/history/index.ts';
 import type { Log } from '../../../src/log.ts';
 import { Lease } from '../../../src/redis/lease.ts';
+import { eventsOfType, until } from '../../support/events.ts';
 import { testRedis } from '../../support/records.ts';
 
 let redis: Redis;
@@ -51,21 +52,6 @@ function watcher(
   });
 }
 
-async function until(cond: () => Promise<boolean>, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-async function events(prefix: string, type: string): Promise<Record<string, string>[]> {
-  const entries = await redis.xrange(`${prefix}events`, '-', '+');
-  return entries
-    .map(([, f]) => Object.fromEntries(f.flatMap((_, i) => (i % 2 ? [] : [[f[i]!, f[i + 1]!]]))))
-    .filter((e) => e.type === type);
-}
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('ledger watcher against the JSON server request timeout (bug 4)', () => {
@@ -97,7 +83,7 @@ describe('ledger watcher against the JSON server request timeout (bug 4)', () =>
     } finally {
       clearInterval(traffic);
     }
-    await until(async () => (await index.count(alice)) === minted);
+    await until(async () => (await index.count(alice)) === minted, 10_000);
     await w.stop();
     expect(await index.checkpoint()).toBe(sb.state.log.end);
   }, 30_000);
@@ -115,7 +101,7 @@ describe('a ledger that moves backwards (bug 6)', () => {
     for (let i = 0; i < 5; i++) mint(first.sb.state, alice, '1.0');
     let w = watcher({ client: first.client, index, prefix, parties: [alice] }, tuning);
     w.start();
-    await until(async () => (await index.count(alice)) === 5);
+    await until(async () => (await index.count(alice)) === 5, 10_000);
     await w.stop();
     const before = (await index.checkpoint())!;
     expect(before).toBe(first.sb.state.log.end);
@@ -130,19 +116,19 @@ describe('a ledger that moves backwards (bug 6)', () => {
       if (level === 'warn') warnings.push(msg);
     });
     w.start();
-    await until(async () => (await index.count(alice)) === 6);
+    await until(async () => (await index.count(alice)) === 6, 10_000);
     mint(second.sb.state, alice, '3.0');
-    await until(async () => (await index.count(alice)) === 7);
+    await until(async () => (await index.count(alice)) === 7, 10_000);
     await sleep(200); // more steps: no second warning, no second event
     await w.stop();
     expect(warnings.filter((m) => m.includes('before the checkpoint'))).toHaveLength(1);
-    const resets = await events(prefix, 'ledger.reset');
+    const resets = await eventsOfType(redis, prefix, 'ledger.reset');
     expect(resets).toHaveLength(1);
     expect(resets[0]!.party).toBe('');
     expect(JSON.parse(resets[0]!.body!)).toEqual({ checkpoint: before, ledgerEnd: end });
     expect(await index.checkpoint()).toBe(second.sb.state.log.end);
     // Each transaction announced once: the five of the first ledger, the two of the second.
-    const received = await events(prefix, 'transaction.received');
+    const received = await eventsOfType(redis, prefix, 'transaction.received');
     const ids = received.map((e) => JSON.parse(e.body!).updateId as string);
     expect(ids).toHaveLength(7);
     expect(new Set(ids).size).toBe(7);

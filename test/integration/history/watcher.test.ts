@@ -15,6 +15,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HistoryIndex, LedgerWatcher } from '../../../src/history/index.ts';
 import { Lease } from '../../../src/redis/lease.ts';
+import { eventsOfType, until } from '../../support/events.ts';
 import { testRedis } from '../../support/records.ts';
 
 let sb: Sandbox;
@@ -49,21 +50,6 @@ function setup(parties: string[], prefix = `w-${randomBytes(4).toString('hex')}:
   return { index, prefix, make, checkpoints };
 }
 
-async function until(cond: () => Promise<boolean>, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error('timed out');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-async function events(prefix: string, type: string): Promise<Record<string, string>[]> {
-  const entries = await redis.xrange(`${prefix}events`, '-', '+');
-  return entries
-    .map(([, f]) => Object.fromEntries(f.flatMap((_, i) => (i % 2 ? [] : [[f[i]!, f[i + 1]!]]))))
-    .filter((e) => e.type === type);
-}
-
 describe('ledger watcher', () => {
   it('indexes 10,000 updates exactly once across stops and restarts, the checkpoint never going back', async () => {
     const alice = sb.state.allocateLocalParty(`alice-${randomBytes(3).toString('hex')}`).partyId;
@@ -83,14 +69,14 @@ describe('ledger watcher', () => {
       w.start();
     }
     const end = await client.ledgerEndOffset();
-    await until(async () => ((await index.checkpoint()) ?? 0) >= end);
+    await until(async () => ((await index.checkpoint()) ?? 0) >= end, 20_000);
     await w.stop();
     expect(await index.count(alice)).toBe(N);
     expect(await index.count(other)).toBe(0);
     for (let i = 1; i < checkpoints.length; i++)
       expect(checkpoints[i]).toBeGreaterThanOrEqual(checkpoints[i - 1]!);
     // Minted by the operator, not submitted through Quill: each is a transaction.received, once.
-    const received = await events(prefix, 'transaction.received');
+    const received = await eventsOfType(redis, prefix, 'transaction.received');
     expect(received.length).toBe(N);
     expect(new Set(received.map((e) => JSON.parse(e.body!).updateId)).size).toBe(N);
     // Cursor paging both ways covers the history exactly.
@@ -120,7 +106,7 @@ describe('ledger watcher', () => {
     mint(sb.state, bob, '1.0');
     let w = make();
     w.start();
-    await until(async () => (await index.count(bob)) === 1);
+    await until(async () => (await index.count(bob)) === 1, 20_000);
     await w.stop();
     const cp = (await index.checkpoint())!;
     for (let i = 0; i < 5; i++) mint(sb.state, bob, '1.0');
@@ -134,9 +120,9 @@ describe('ledger watcher', () => {
     mint(sb.state, bob, '1.0');
     w = make();
     w.start();
-    await until(async () => (await index.count(bob)) === 2);
+    await until(async () => (await index.count(bob)) === 2, 20_000);
     await w.stop();
-    const gaps = await events(prefix, 'ledger.gap');
+    const gaps = await eventsOfType(redis, prefix, 'ledger.gap');
     expect(gaps.length).toBe(1);
     expect(gaps[0]!.party).toBe(bob);
     expect(JSON.parse(gaps[0]!.body!)).toMatchObject({ fromExclusive: cp, toInclusive: pruneTo });
@@ -151,13 +137,13 @@ describe('ledger watcher', () => {
     const w = make();
     w.start();
     mint(sb.state, first, '1.0');
-    await until(async () => (await index.count(first)) === 1);
+    await until(async () => (await index.count(first)) === 1, 20_000);
     const id = sb.state.allocateLocalParty(carol).partyId;
     mint(sb.state, id, '2.0'); // before the registry names it
-    await until(async () => ((await index.checkpoint()) ?? 0) >= sb.state.log.end);
+    await until(async () => ((await index.checkpoint()) ?? 0) >= sb.state.log.end, 20_000);
     parties.push(id);
     mint(sb.state, id, '3.0');
-    await until(async () => (await index.count(id)) === 2);
+    await until(async () => (await index.count(id)) === 2, 20_000);
     await w.stop();
   }, 20_000);
 
@@ -169,15 +155,15 @@ describe('ledger watcher', () => {
     a.start();
     b.start();
     const la = new Lease(redis, `${prefix}watch:lease`, { ttlMs: 600 });
-    await until(async () => (await redis.get(`${prefix}watch:lease`)) !== null);
+    await until(async () => (await redis.get(`${prefix}watch:lease`)) !== null, 20_000);
     expect(await la.acquire()).toBe(false); // held by one of them
     mint(sb.state, erin, '1.0');
-    await until(async () => (await index.count(erin)) === 1);
+    await until(async () => (await index.count(erin)) === 1, 20_000);
     const holder = await redis.get(`${prefix}watch:lease`);
     // The holder "dies": stop() releases; the other must take over and keep indexing.
     await a.stop();
     mint(sb.state, erin, '1.0');
-    await until(async () => (await index.count(erin)) === 2);
+    await until(async () => (await index.count(erin)) === 2, 20_000);
     const now = await redis.get(`${prefix}watch:lease`);
     expect(now).not.toBeNull();
     if (holder !== now) expect(now).not.toBe(holder);
@@ -209,9 +195,9 @@ describe('ledger watcher', () => {
       ],
       [stranger],
     );
-    await until(async () => (await index.count(ours)) === 1);
+    await until(async () => (await index.count(ours)) === 1, 20_000);
     await w.stop();
-    const received = await events(prefix, 'transaction.received');
+    const received = await eventsOfType(redis, prefix, 'transaction.received');
     expect(received.map((e) => [e.party, JSON.parse(e.body!).updateId])).toEqual([[ours, transfer.updateId]]);
     const page = await index.page(ours, { limit: 10, order: 'asc' });
     expect(page.items.map((t) => t.updateId)).toEqual([transfer.updateId]);
