@@ -153,7 +153,11 @@ function decodeQuery<Q extends z.ZodType>(c: Ctx, schema: Q): z.output<Q> {
 
 /** Reads a JSON body (no Content-Type needed, as the SDK sends it) and decodes it with `schema`. */
 export async function readJson<T extends z.ZodType>(c: Ctx, schema: T): Promise<z.output<T>> {
-  const text = await c.req.text();
+  return decodeJson(await c.req.text(), schema);
+}
+
+/** Decodes a JSON text with `schema`; a failure is a `BodyDecodeError` naming what could not be read. */
+export function decodeJson<T extends z.ZodType>(text: string, schema: T): z.output<T> {
   let json: unknown;
   try {
     json = JSON.parse(text);
