@@ -5,6 +5,7 @@
  * starts, what end-to-end tests run against, and what `quill-sandbox` (`quill sandbox`) offers other clients.
  */
 import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { ledgerApp } from './app.ts';
@@ -14,6 +15,8 @@ import { type FaultConfig, Faults } from './faults.ts';
 import { bootstrapCoin } from './internal.ts';
 import { DEFAULT_OPTIONS, type SandboxOptions, type Services } from './routes/http.ts';
 import { scanApp } from './routes/scan.ts';
+import type { StreamForms } from './routes/stream.ts';
+import { serveWebSockets } from './routes/websocket.ts';
 import { SandboxState, type SandboxStateOptions } from './state/index.ts';
 
 export type { AuthConfig } from './auth.ts';
@@ -93,12 +96,17 @@ export async function startSandbox(config: SandboxConfig = {}): Promise<Sandbox>
   state.users.create({ id: 'participant_admin' }, [{ kind: 'ParticipantAdmin' }]);
   bootstrapCoin(state);
   if (config.demo) runDemo(state);
-  const app = ledgerApp(services);
+  const streams: StreamForms = new Map();
+  const app = ledgerApp(services, streams);
   const ledger = await listen(app.fetch, config.port ?? 7575, host);
+  const sockets = serveWebSockets(ledger.server as Server, services, streams, (req, env) =>
+    app.fetch(req, env as never),
+  );
   let scan: Awaited<ReturnType<typeof listen>>;
   try {
     scan = await listen(scanApp(state).fetch, config.scanPort ?? 7576, host);
   } catch (e) {
+    sockets.close();
     await closeServer(ledger.server);
     throw e;
   }
@@ -111,6 +119,7 @@ export async function startSandbox(config: SandboxConfig = {}): Promise<Sandbox>
     routes: app.routes.map((r) => ({ method: r.method, path: r.path })),
     async close() {
       faults.setPaused(false);
+      sockets.close();
       await Promise.all([closeServer(ledger.server), closeServer(scan.server)]);
     },
     async mintToken(userId, opts = {}) {
