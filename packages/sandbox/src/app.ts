@@ -43,7 +43,7 @@ export function ledgerApp(services: Services, streams: StreamForms = new Map()):
     }
     if (c.req.method === 'GET' && streams.has(streamPath(c.req.url))) {
       // A websocket route asked without the upgrade: authenticated as the upgrade is, then pekko-http's 400.
-      await wsCaller(auth, c.env.incoming.headers);
+      await wsCaller(auth, c.req.header());
       return c.text(EXPECTED_UPGRADE_TEXT, 400);
     }
     c.set('caller', OPEN.has(path) ? WILDCARD : await auth.authenticate(c.req.header('authorization')));
