@@ -53,23 +53,23 @@ export interface Sandbox {
 }
 
 /**
- * Idle kept-alive connections stay open this long, as the participant's HTTP server (pekko-http's default
- * `idle-timeout = 60 s`) keeps them: clients close idle sockets first, never racing a server that closed them.
+ * Idle kept-alive connections stay open `idleMs` (`SandboxOptions.idleTimeoutMs`), as the participant's HTTP server
+ * (pekko-http's default `idle-timeout = 60 s`) keeps them: clients close idle sockets first, never racing a server
+ * that closed them.
  */
-const IDLE_TIMEOUT_MS = 60_000;
-
 function listen(
   fetch: (req: Request, env: never) => Response | Promise<Response>,
   port: number,
   host: string,
+  idleMs = DEFAULT_OPTIONS.idleTimeoutMs,
 ) {
   return new Promise<{ server: ReturnType<typeof serve>; port: number }>((resolve, reject) => {
     const server = serve({ fetch: fetch as never, port, hostname: host }, (info: AddressInfo) =>
       resolve({ server, port: info.port }),
     );
     const node = server as unknown as { keepAliveTimeout: number; headersTimeout: number };
-    node.keepAliveTimeout = IDLE_TIMEOUT_MS;
-    node.headersTimeout = IDLE_TIMEOUT_MS + 1000;
+    node.keepAliveTimeout = idleMs;
+    node.headersTimeout = idleMs + 1000;
     server.once('error', reject);
   });
 }
@@ -98,7 +98,7 @@ export async function startSandbox(config: SandboxConfig = {}): Promise<Sandbox>
   if (config.demo) runDemo(state);
   const streams: StreamForms = new Map();
   const app = ledgerApp(services, streams);
-  const ledger = await listen(app.fetch, config.port ?? 7575, host);
+  const ledger = await listen(app.fetch, config.port ?? 7575, host, services.options.idleTimeoutMs);
   const sockets = serveWebSockets(ledger.server as Server, services, streams, (req, env) =>
     app.fetch(req, env as never),
   );

@@ -258,6 +258,38 @@ describe('open-ended streams (prepareSingleWsStream: no limit, no idle timeout)'
     }
   });
 
+  test('pekko-http’s idle-timeout drops a quiet socket (no keep-alive pings); traffic keeps it', async () => {
+    const { DEFAULT_OPTIONS } = await import('../src/routes/http.ts');
+    expect(DEFAULT_OPTIONS.idleTimeoutMs).toBe(60_000);
+    const other = await sandboxWithAdmin({ options: { idleTimeoutMs: 400 } });
+    try {
+      const erin = await onboard(other.sb, other.admin);
+      const url = `${other.sb.url.replace(/^http/, 'ws')}/v2/commands/completions`;
+      const request = JSON.stringify({ userId: erin.userId, parties: [erin.partyId], beginExclusive: 0 });
+      const connect = async () => {
+        const ws = new WebSocket(url, [`jwt.token.${erin.token}`, 'daml.ws.auth']);
+        const closed = new Promise<number>((r) => ws.once('close', r));
+        await new Promise((r) => ws.once('open', r));
+        ws.send(request);
+        return { ws, closed };
+      };
+      const quiet = await connect();
+      const started = Date.now();
+      expect(await quiet.closed).toBe(1006); // no close frame: the connection is dropped
+      expect(Date.now() - started).toBeGreaterThanOrEqual(350);
+      const busy = await connect();
+      for (let i = 0; i < 4; i++) {
+        await sleep(200);
+        busy.ws.ping();
+      }
+      expect(busy.ws.readyState).toBe(WebSocket.OPEN);
+      busy.ws.close();
+      await busy.closed;
+    } finally {
+      await other.sb.close();
+    }
+  });
+
   test('later messages are ignored: the first one is the request (prepareSingleWsStream: take(1))', async () => {
     const body = {
       beginExclusive: 0,

@@ -20,11 +20,14 @@
  *   (`handleErrorInSocket`) and ends the stream. When the stream ends (a bounded range after its last element, or
  *   after an error frame) pekko-http closes with 1000 (`FrameOutHandler`: UserHandlerCompleted); an open-ended
  *   stream never ends (no limit, no idle timeout) and carries checkpoints as the participant's stream does.
+ * - No keep-alive pings (tapir's pekko interpreter has none; `periodic-keep-alive-max-idle = infinite`), and
+ *   pekko-http's `idle-timeout` (60 s) applies: a socket without traffic either way that long is dropped.
  * - A plain `GET` (no upgrade) passes authentication and is pekko-http's `400 Expected WebSocket Upgrade request`.
  * - tapir matches path segments and skips empty ones: `//v2/updates` is `/v2/updates` (the SDK sends that).
  */
 import type { IncomingHttpHeaders, IncomingMessage, Server } from 'node:http';
 import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { type RawData, type WebSocket, WebSocketServer } from 'ws';
 import type { Authenticator, Caller } from '../auth.ts';
@@ -136,7 +139,11 @@ export function serveWebSockets(
     } catch (e) {
       return answer(socket, errorAnswer(e));
     }
-    wss.handleUpgrade(req, socket, head, (ws) => session(ws, form, who));
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      // pekko-http's idle-timeout drops a websocket without traffic either way (ws cleared the socket's timeout).
+      (socket as Socket).setTimeout(services.options.idleTimeoutMs, () => socket.destroy());
+      session(ws, form, who);
+    });
   };
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
