@@ -88,21 +88,23 @@ async function whole(path: string, message: unknown, opts: Parameters<typeof ope
 }
 
 /** The handshake's failure as the client sees it: an HTTP answer instead of the upgrade. */
-function refusedUpgrade(path: string, protocols: string[]) {
-  return new Promise<{ status: number; body: Frame; type: string }>((resolve, reject) => {
-    const ws = new WebSocket(wsUrl(path), protocols);
+function refusedUpgrade(path: string, protocols: string[], headers: Record<string, string> = {}) {
+  return new Promise<{ status: number; body: Frame; text: string; type: string }>((resolve, reject) => {
+    const ws = new WebSocket(wsUrl(path), protocols, { headers });
     ws.on('unexpected-response', (_req, res) => {
       let text = '';
       res.on('data', (d) => {
         text += String(d);
       });
-      res.on('end', () =>
-        resolve({
-          status: res.statusCode ?? 0,
-          body: JSON.parse(text),
-          type: String(res.headers['content-type']),
-        }),
-      );
+      res.on('end', () => {
+        let body: Frame;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          body = undefined;
+        }
+        resolve({ status: res.statusCode ?? 0, body, text, type: String(res.headers['content-type']) });
+      });
     });
     ws.on('open', () => reject(new Error('upgraded')));
     ws.on('error', () => undefined);
@@ -469,6 +471,27 @@ describe('bad request messages (PekkoWebSockets.pipeToBody, Endpoints.handleErro
 });
 
 describe('the HTTP side of the websocket routes', () => {
+  test('every channel of the asyncapi is served, but active-contracts and command-completions (not served)', async () => {
+    const NOT_SERVED = ['/v2/state/active-contracts', '/v2/commands/command-completions'];
+    const channels = Object.keys(asyncSpec().raw.channels as object);
+    expect(channels).toEqual(expect.arrayContaining(NOT_SERVED));
+    for (const channel of channels) {
+      if (NOT_SERVED.includes(channel)) {
+        const refused = await refusedUpgrade(channel, ['daml.ws.auth'], {
+          authorization: `Bearer ${alice.token}`,
+        });
+        expect([refused.status, refused.text], channel).toEqual([
+          404,
+          'The requested resource could not be found.',
+        ]);
+      } else {
+        const s = await open(channel, {}, { token: alice.token });
+        expect(s.ws.protocol, channel).toBe('daml.ws.auth');
+        expect((await s.closed, s.frames.length), channel).toBe(1); // {} is refused in one frame
+      }
+    }
+  });
+
   test('a plain GET is pekko-http’s 400 "Expected WebSocket Upgrade request" (ExpectedWebSocketRequestRejection)', async () => {
     for (const path of [
       '/v2/updates',
