@@ -9,13 +9,16 @@ import { type Env, errorResponse, requestTimeout, type Services } from './routes
 import { packageRoutes } from './routes/packages.ts';
 import { partyRoutes } from './routes/parties.ts';
 import { stateRoutes } from './routes/state.ts';
+import type { StreamForms } from './routes/stream.ts';
 import { EXECUTE_PATHS, submissionRoutes } from './routes/submission.ts';
 import { updateRoutes } from './routes/updates.ts';
 import { userRoutes } from './routes/users.ts';
+import { EXPECTED_UPGRADE_TEXT, streamPath, wsCaller } from './routes/websocket.ts';
 
 const OPEN = new Set(['/livez', '/readyz']);
 
-export function ledgerApp(services: Services): Hono<Env> {
+/** `streams` receives the streams served in both forms, for the websocket upgrade (`routes/websocket.ts`). */
+export function ledgerApp(services: Services, streams: StreamForms = new Map()): Hono<Env> {
   const { faults, auth } = services;
   const app = new Hono<Env>();
   app.onError((e, c) => errorResponse(c, e));
@@ -38,6 +41,11 @@ export function ledgerApp(services: Services): Hono<Env> {
       if (faults.pick('unavailable', path)) return c.text(UNAVAILABLE_TEXT, 503);
       if (faults.pick('timeout', path)) return c.json(err.requestTimeout().body(), 504);
     }
+    if (c.req.method === 'GET' && streams.has(streamPath(c.req.url))) {
+      // A websocket route asked without the upgrade: authenticated as the upgrade is, then pekko-http's 400.
+      await wsCaller(auth, c.req.header());
+      return c.text(EXPECTED_UPGRADE_TEXT, 400);
+    }
     c.set('caller', OPEN.has(path) ? WILDCARD : await auth.authenticate(c.req.header('authorization')));
     await next();
   });
@@ -46,9 +54,9 @@ export function ledgerApp(services: Services): Hono<Env> {
   userRoutes(app, services);
   partyRoutes(app, services);
   packageRoutes(app, services);
-  updateRoutes(app, services);
+  updateRoutes(app, services, streams);
   submissionRoutes(app, services);
-  completionRoutes(app, services);
+  completionRoutes(app, services, streams);
   adminRoutes(app, services);
   return app;
 }

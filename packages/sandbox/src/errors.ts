@@ -438,6 +438,24 @@ export const err = {
       undefined,
       true,
     ),
+  /**
+   * A websocket request message the endpoint's decoder cannot read: tapir's `WebSocketFrameDecodeFailure`
+   * (`PekkoWebSockets.pipeToBody`) fails the flow, whose `recover` (`Endpoints.websocket`, `handleError`'s
+   * `NonFatal` case) answers LedgerApiErrors.InternalError.Generic(message, Some(error)) as one frame.
+   */
+  frameDecode: (frame: string, reason: string) => {
+    const message = `Cannot decode frame: ${frame}, due to: ${reason}`;
+    return new SandboxError(
+      'LEDGER_API_INTERNAL_ERROR',
+      4,
+      message,
+      { throwableO: `Some(sttp.tapir.model.WebSocketFrameDecodeFailure: ${message})` },
+      [],
+      false,
+      undefined,
+      true,
+    );
+  },
   listTooLarge: (max: number) =>
     new SandboxError(
       'JSON_API_MAXIMUM_LIST_ELEMENTS_NUMBER_REACHED',

@@ -5,6 +5,7 @@
  * starts, what end-to-end tests run against, and what `quill-sandbox` (`quill sandbox`) offers other clients.
  */
 import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import { ledgerApp } from './app.ts';
@@ -14,6 +15,8 @@ import { type FaultConfig, Faults } from './faults.ts';
 import { bootstrapCoin } from './internal.ts';
 import { DEFAULT_OPTIONS, type SandboxOptions, type Services } from './routes/http.ts';
 import { scanApp } from './routes/scan.ts';
+import type { StreamForms } from './routes/stream.ts';
+import { serveWebSockets } from './routes/websocket.ts';
 import { SandboxState, type SandboxStateOptions } from './state/index.ts';
 import { uploadTokenStandardApis } from './token-standard.ts';
 
@@ -51,23 +54,23 @@ export interface Sandbox {
 }
 
 /**
- * Idle kept-alive connections stay open this long, as the participant's HTTP server (pekko-http's default
- * `idle-timeout = 60 s`) keeps them: clients close idle sockets first, never racing a server that closed them.
+ * Idle kept-alive connections stay open `idleMs` (`SandboxOptions.idleTimeoutMs`), as the participant's HTTP server
+ * (pekko-http's default `idle-timeout = 60 s`) keeps them: clients close idle sockets first, never racing a server
+ * that closed them.
  */
-const IDLE_TIMEOUT_MS = 60_000;
-
 function listen(
   fetch: (req: Request, env: never) => Response | Promise<Response>,
   port: number,
   host: string,
+  idleMs = DEFAULT_OPTIONS.idleTimeoutMs,
 ) {
   return new Promise<{ server: ReturnType<typeof serve>; port: number }>((resolve, reject) => {
     const server = serve({ fetch: fetch as never, port, hostname: host }, (info: AddressInfo) =>
       resolve({ server, port: info.port }),
     );
     const node = server as unknown as { keepAliveTimeout: number; headersTimeout: number };
-    node.keepAliveTimeout = IDLE_TIMEOUT_MS;
-    node.headersTimeout = IDLE_TIMEOUT_MS + 1000;
+    node.keepAliveTimeout = idleMs;
+    node.headersTimeout = idleMs + 1000;
     server.once('error', reject);
   });
 }
@@ -95,12 +98,17 @@ export async function startSandbox(config: SandboxConfig = {}): Promise<Sandbox>
   bootstrapCoin(state);
   uploadTokenStandardApis(state);
   if (config.demo) runDemo(state);
-  const app = ledgerApp(services);
-  const ledger = await listen(app.fetch, config.port ?? 7575, host);
+  const streams: StreamForms = new Map();
+  const app = ledgerApp(services, streams);
+  const ledger = await listen(app.fetch, config.port ?? 7575, host, services.options.idleTimeoutMs);
+  const sockets = serveWebSockets(ledger.server as Server, services, streams, (req, env) =>
+    app.fetch(req, env as never),
+  );
   let scan: Awaited<ReturnType<typeof listen>>;
   try {
     scan = await listen(scanApp(state).fetch, config.scanPort ?? 7576, host);
   } catch (e) {
+    sockets.close();
     await closeServer(ledger.server);
     throw e;
   }
@@ -113,6 +121,7 @@ export async function startSandbox(config: SandboxConfig = {}): Promise<Sandbox>
     routes: app.routes.map((r) => ({ method: r.method, path: r.path })),
     async close() {
       faults.setPaused(false);
+      sockets.close();
       await Promise.all([closeServer(ledger.server), closeServer(scan.server)]);
     },
     async mintToken(userId, opts = {}) {

@@ -2,7 +2,11 @@
 import { randomUUID } from 'node:crypto';
 import { startSandbox } from '@quill/sandbox';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { WebSocket as WsWebSocket } from 'ws';
 import { connect, createdBy, hashes, RawLedger, step } from './sdk.ts';
+
+// Node 20 has no global WebSocket (the SDK's websocket client uses it); browsers and Node ≥ 22 do.
+globalThis.WebSocket ??= WsWebSocket as unknown as typeof WebSocket;
 
 const SECRET = `interop-${randomUUID()}`;
 const ADMIN = 'participant_admin';
@@ -172,6 +176,54 @@ describe.each(modes)('official wallet SDK 1.4.0 against the sandbox ($name)', ({
       'JsUnassignedEvent',
       'JsAssignmentEvent',
     ]);
+  }, 60_000);
+
+  test('the events namespace reads the websocket streams: a tap’s completion and transaction', async () => {
+    // core-asyncapi-client: `${websocketURL}/v2/commands/completions` and `/v2/updates` (with the `//` of a
+    // URL's trailing slash), subprotocols `jwt.token.<token>`, `daml.ws.auth`; open-ended from `beginOffset`.
+    const conn = await freshUser(sandbox.url, tokenSecret);
+    const { sdk } = conn;
+    const { keys, party } = await onboard(conn, `ws${randomUUID().slice(0, 6)}`);
+    const a = party.partyId;
+    const since = await sdk.ledger.ledgerEnd();
+    const tapCommand = {
+      ExerciseCommand: {
+        templateId: '#quill-coin:Quill.Coin:CoinRules',
+        contractId: sandbox.state.coinRules,
+        choice: 'CoinRules_DevNet_Tap',
+        choiceArgument: { receiver: a, amount: '5.0000000000' },
+      },
+    };
+    const tap = await step('tap (prepare, sign, executeAndWait)', () =>
+      sdk.ledger
+        .prepare({ partyId: a, commands: [tapCommand] })
+        .sign(keys.privateKey)
+        .execute({ partyId: a }),
+    );
+    const events = (
+      await sdk.extend({ events: { auth: conn.auth, websocketURL: sandbox.url.replace(/^http/, 'ws') } })
+    ).events;
+    const firstOf = async <T>(stream: AsyncIterable<T>, found: (e: T) => boolean) => {
+      for await (const e of stream) if (found(e)) return e; // leaving the loop closes the socket
+      throw new Error('the stream ended first');
+    };
+    const completion = await step('events.completions (websocket)', () =>
+      firstOf(events.completions({ parties: [a], beginOffset: since }), (e) =>
+        Object.hasOwn(e.completionResponse ?? {}, 'Completion'),
+      ),
+    );
+    expect(completion.completionResponse).toMatchObject({
+      Completion: { value: { updateId: tap.updateId, offset: tap.completionOffset } },
+    });
+    const update = await step('events.updates (websocket)', () =>
+      firstOf(
+        events.updates({ partyId: a, templateIds: ['#quill-coin:Quill.Coin:Holding'], beginOffset: since }),
+        (e) => Object.hasOwn(e.update ?? {}, 'Transaction'),
+      ),
+    );
+    expect(update.update).toMatchObject({
+      Transaction: { value: { updateId: tap.updateId, offset: tap.completionOffset } },
+    });
   }, 60_000);
 });
 

@@ -1,6 +1,7 @@
 /**
  * Conformance helper: validates request/response bodies against the real OpenAPI 3.0 documents copied into
- * `test/fixtures/spec/` (the participant's JSON Ledger API 3.5 and the scan API with `/v0/activities`).
+ * `test/fixtures/spec/` (the participant's JSON Ledger API 3.5 and the scan API with `/v0/activities`), and
+ * websocket frames against the components of the participant's AsyncAPI document.
  *
  * - OpenAPI 3.0 `nullable` is translated to JSON Schema; `$ref`s (also the scan spec's
  *   `../../../../common/...` refs → the splice-common files) resolve through ajv schema ids.
@@ -25,6 +26,7 @@ type Obj = { [key: string]: Json };
 const SPEC_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'spec');
 const DOCS = {
   ledger: 'ledger-json-api-openapi-3.5.yaml',
+  async: 'ledger-json-api-asyncapi-3.5.yaml',
   scan: 'scan-openapi-with-activities.yaml',
   'common-external': 'splice-common-external.yaml',
   'common-internal': 'splice-common-internal.yaml',
@@ -327,6 +329,18 @@ let ledger: OpenApiSpec | undefined;
 export function ledgerSpec(): OpenApiSpec {
   ledger ??= new OpenApiSpec('ledger', loadDocs());
   return ledger;
+}
+
+let async: OpenApiSpec | undefined;
+/**
+ * The participant's AsyncAPI document of the websocket streams, for its components (messages name them:
+ * `asyncSpec().expectValidComponent('JsGetUpdatesResponse', frame)`). Its `Either_JsCantonError_…` are a
+ * `oneOf` that a JsCantonError matches twice (the response has no required property): check errors against
+ * `JsCantonError`.
+ */
+export function asyncSpec(): OpenApiSpec {
+  async ??= new OpenApiSpec('async', loadDocs());
+  return async;
 }
 
 const scans = new Map<boolean, OpenApiSpec>();

@@ -8,7 +8,7 @@ import { effectiveUserId, requireReadAs } from '../auth.ts';
 import { err } from '../errors.ts';
 import type { UpdateRecord } from '../state/index.ts';
 import { type App, caller, type Services, serve } from './http.ts';
-import { streamUpdates } from './stream.ts';
+import { type StreamForm, type StreamForms, streamUpdates } from './stream.ts';
 
 function completion(rec: UpdateRecord, userId: string, parties: Set<string>) {
   // Topology events and admin reassignments complete no command.
@@ -37,33 +37,42 @@ function completion(rec: UpdateRecord, userId: string, parties: Set<string>) {
   };
 }
 
-export function completionRoutes(app: App, services: Services): void {
+export function completionRoutes(app: App, services: Services, streams: StreamForms = new Map()): void {
   const { state } = services;
+  const form: StreamForm<typeof E.completions.body> = {
+    endpoint: E.completions,
+    open(who, body) {
+      // CommandCompletionServiceAuthorization (before request validation): MatchUserId, skipped for
+      // CanReadAsAnyParty readers.
+      const userId = effectiveUserId(who, body.userId, { anyPartyReaders: true });
+      const parties = body.parties ?? [];
+      if (parties.length === 0) throw err.missingField('parties');
+      requireReadAs(who, parties);
+      const begin = body.beginExclusive ?? 0;
+      if (begin < 0) throw err.negativeOffset('begin_exclusive', begin);
+      if (begin > state.log.end) throw err.offsetAfterLedgerEnd('Begin', begin, state.log.end);
+      if (begin < state.log.prunedUpTo) {
+        throw err.pruned(
+          `Command completions request from ${begin + 1} to ${state.log.end} overlaps with pruned offset ${state.log.prunedUpTo}`,
+          state.log.prunedUpTo,
+        );
+      }
+      const wanted = new Set(parties);
+      return {
+        render: (rec) => completion(rec, userId, wanted),
+        range: { begin, end: undefined, descending: false },
+        wrap: (completionResponse) => ({ completionResponse }),
+      };
+    },
+  };
+  streams.set(E.completions.path, form as StreamForm);
   serve(app, E.completions, async (c, { body, query }) => {
-    const who = caller(c);
-    // CommandCompletionServiceAuthorization (before request validation): MatchUserId, skipped for
-    // CanReadAsAnyParty readers.
-    const userId = effectiveUserId(who, body.userId, { anyPartyReaders: true });
-    const parties = body.parties ?? [];
-    if (parties.length === 0) throw err.missingField('parties');
-    requireReadAs(who, parties);
-    const begin = body.beginExclusive ?? 0;
-    if (begin < 0) throw err.negativeOffset('begin_exclusive', begin);
-    if (begin > state.log.end) throw err.offsetAfterLedgerEnd('Begin', begin, state.log.end);
-    if (begin < state.log.prunedUpTo) {
-      throw err.pruned(
-        `Command completions request from ${begin + 1} to ${state.log.end} overlaps with pruned offset ${state.log.prunedUpTo}`,
-        state.log.prunedUpTo,
-      );
-    }
-    const wanted = new Set(parties);
-    const out = await streamUpdates(services, (rec) => completion(rec, userId, wanted), {
-      begin,
-      end: undefined,
-      descending: false,
+    const { render, range, wrap } = form.open(caller(c), body);
+    const out = await streamUpdates(services, render, {
+      ...range,
       limit: query.limit ?? undefined,
       idleMs: query.stream_idle_timeout_ms ?? services.options.listWaitMs,
     });
-    return c.json(out.map((completionResponse) => ({ completionResponse })));
+    return c.json(out.map(wrap));
   });
 }

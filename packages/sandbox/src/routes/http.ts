@@ -30,6 +30,12 @@ export interface SandboxOptions {
    * pekko-http's `503 text/plain`, while the work behind it goes on.
    */
   requestTimeoutMs: number;
+  /**
+   * pekko-http's `idle-timeout` (default 60 s; the JSON server sets only the request timeout): a connection without
+   * traffic either way that long is closed. It applies to an upgraded websocket too, and the participant sends no
+   * keep-alive pings (`periodic-keep-alive-max-idle = infinite`): a quiet stream's socket is dropped (1006).
+   */
+  idleTimeoutMs: number;
 }
 
 /** The participant's defaults (canton 3.5: `IndexServiceConfig`, `JsonApiConfig`, `WebsocketConfig`). */
@@ -39,6 +45,7 @@ export const DEFAULT_OPTIONS: SandboxOptions = {
   checkpointIntervalMs: 15_000,
   idleCheckpointTimeoutMs: 60_000,
   requestTimeoutMs: 20_000,
+  idleTimeoutMs: 60_000,
 };
 
 /** pekko-http's answer to a request past `request-timeout` (`HttpServerBluePrint.TimeoutAccessImpl`). */
@@ -153,7 +160,11 @@ function decodeQuery<Q extends z.ZodType>(c: Ctx, schema: Q): z.output<Q> {
 
 /** Reads a JSON body (no Content-Type needed, as the SDK sends it) and decodes it with `schema`. */
 export async function readJson<T extends z.ZodType>(c: Ctx, schema: T): Promise<z.output<T>> {
-  const text = await c.req.text();
+  return decodeJson(await c.req.text(), schema);
+}
+
+/** Decodes a JSON text with `schema`; a failure is a `BodyDecodeError` naming what could not be read. */
+export function decodeJson<T extends z.ZodType>(text: string, schema: T): z.output<T> {
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -10,21 +10,59 @@
  * has passed its offset (before the first later element, or at the end of the range holding it), one that
  * equals the start at a range's beginning, and, 500 ms after the start and after `idleCheckpointTimeoutMs`
  * without elements, one that equals where it stands.
+ *
+ * The websocket form (`followUpdates`) is the same stream without a limit or an idle timeout: the participant's
+ * `Endpoints.websocket` runs the gRPC stream itself (`prepareSingleWsStream`), where `asList` adds
+ * `take(limit)` and `idleTimeout`. A bounded range ends after its last element; an open-ended one never ends.
  */
+import type { Endpoint } from '@quill/canton/ledger';
+import type { z } from 'zod';
+import type { Caller } from '../auth.ts';
 import { err } from '../errors.ts';
 import type { SandboxState, UpdateRecord } from '../state/index.ts';
 import type { SandboxOptions, Services } from './http.ts';
 
-export interface StreamRequest {
+/** The offsets a stream covers: (begin, end], or from begin on when `end` is unset. */
+export interface StreamRange {
   begin: number;
-  end?: number;
+  end?: number | undefined;
   descending: boolean;
-  limit?: number;
+}
+
+export interface StreamRequest extends StreamRange {
+  limit?: number | undefined;
   idleMs: number;
+}
+
+/** Where a stream's elements go: an array (the list form) or a socket (the websocket form). */
+interface Out {
+  push(element: unknown): void;
+  readonly length: number;
 }
 
 /** What a stream shows of one update (undefined: nothing visible). */
 export type Renderer = (record: UpdateRecord) => unknown;
+
+/** A stream request, checked and opened: what it shows, which offsets, and each element as the wire carries it. */
+export interface OpenStream {
+  render: Renderer;
+  range: StreamRange;
+  wrap: (element: unknown) => unknown;
+}
+
+/**
+ * A stream served in both of the participant's forms, the POST list (`Endpoints.asList`) and the websocket
+ * (`Endpoints.websocket`), which run one service flow: the declaration (body schema and rule), the check made
+ * before the rule, and `open`, the checks after it (throwing the participant's error) and the stream itself.
+ */
+export interface StreamForm<B extends z.ZodType = z.ZodType> {
+  endpoint: Endpoint<string, B>;
+  precheck?: (body: z.output<B>) => void;
+  open: (who: Caller, body: z.output<B>) => OpenStream;
+}
+
+/** The streams served as websockets, by path (`GET`, the POST list form's path). */
+export type StreamForms = Map<string, StreamForm>;
 
 interface Checkpoint {
   offset: number;
@@ -98,12 +136,51 @@ export async function streamUpdates(
   render: Renderer,
   req: StreamRequest,
 ): Promise<unknown[]> {
-  const { state, options } = services;
+  const { options } = services;
   const max = options.maxListElements;
   // Endpoints.asList: take(min(limit, max + 1)); a limit ≤ 0 takes nothing.
   const take = Math.min(req.limit ?? max + 1, max + 1);
   const out: unknown[] = [];
   if (take <= 0) return out;
+  await run(services, render, req, out, take, req.idleMs);
+  if (out.length > max) throw err.listTooLarge(max);
+  return out;
+}
+
+/**
+ * The websocket form: every element of the range to `emit`, as it comes. Resolves after the last element of a
+ * bounded range; an open-ended one goes on (checkpoints included) until `signal` aborts.
+ */
+export function followUpdates(
+  services: Services,
+  render: Renderer,
+  range: StreamRange,
+  emit: (element: unknown) => void,
+  signal: AbortSignal,
+): Promise<void> {
+  let count = 0;
+  const out: Out = {
+    push(element) {
+      count++;
+      emit(element);
+    },
+    get length() {
+      return count;
+    },
+  };
+  return run(services, render, range, out, Number.POSITIVE_INFINITY, undefined, signal);
+}
+
+function run(
+  services: Services,
+  render: Renderer,
+  req: StreamRange,
+  out: Out,
+  take: number,
+  idleMs: number | undefined,
+  signal?: AbortSignal,
+): Promise<void> {
+  const { state, options } = services;
   if (req.descending) {
     for (let o = req.end ?? 0; o > req.begin && out.length < take; o--) {
       const rec = state.log.at(o);
@@ -117,21 +194,24 @@ export async function streamUpdates(
       if (u) out.push(u);
     }
   } else {
-    await tail(services, cacheOf(state, options), render, req.begin, take, req.idleMs, out);
+    return tail(services, cacheOf(state, options), render, req.begin, take, idleMs, out, signal);
   }
-  if (out.length > max) throw err.listTooLarge(max);
-  return out;
+  return Promise.resolve();
 }
 
-/** An open-ended stream from `begin`: ranges up to the ledger end as it moves, with checkpoints. */
+/**
+ * An open-ended stream from `begin`: ranges up to the ledger end as it moves, with checkpoints. It ends after
+ * `idleMs` without an element (never when undefined), once `take` elements are out, or when `signal` aborts.
+ */
 function tail(
   { state, options }: Services,
   cache: CheckpointCache,
   render: Renderer,
   begin: number,
   take: number,
-  idleMs: number,
-  out: unknown[],
+  idleMs: number | undefined,
+  out: Out,
+  signal?: AbortSignal,
 ): Promise<void> {
   let next = begin + 1;
   let relevant: Checkpoint | undefined;
@@ -184,10 +264,12 @@ function tail(
     if (here) emit(c);
   };
   range(state.log.end);
-  if (full()) return Promise.resolve();
+  if (full() || signal?.aborted) return Promise.resolve();
   return new Promise((resolve) => {
     let finished = false;
-    let idle = setTimeout(done, Math.max(0, idleMs));
+    const idleTimer = () => (idleMs === undefined ? undefined : setTimeout(done, Math.max(0, idleMs)));
+    let idle = idleTimer();
+    signal?.addEventListener('abort', done, { once: true });
     const first = setTimeout(() => step(timeout), 500);
     let keepAlive = setTimeout(onKeepAlive, options.idleCheckpointTimeoutMs);
     function onKeepAlive() {
@@ -201,7 +283,7 @@ function tail(
       if (full()) return done();
       if (out.length > before) {
         clearTimeout(idle);
-        idle = setTimeout(done, Math.max(0, idleMs));
+        idle = idleTimer();
       }
     }
     // Scan after the committing turn is over (contracts are activated after the append).
@@ -214,7 +296,9 @@ function tail(
       }),
     );
     function done() {
+      if (finished) return;
       finished = true;
+      signal?.removeEventListener('abort', done);
       clearTimeout(idle);
       clearTimeout(first);
       clearTimeout(keepAlive);

@@ -31,7 +31,7 @@ import {
 } from '../render.ts';
 import type { SandboxState } from '../state/index.ts';
 import { type App, type Ctx, caller, type Request, type Services, serve } from './http.ts';
-import { streamUpdates } from './stream.ts';
+import { type OpenStream, type StreamForm, type StreamForms, streamUpdates } from './stream.ts';
 
 /** The updateFormat the participant builds from the legacy filter and verbose fields (INTERFACE.md §4.2). */
 function legacyFormat(filter: TransactionFilter, verbose: boolean): Format {
@@ -86,7 +86,7 @@ function checkLedgerEnd(
   if (end !== undefined && end > ledgerEnd) throw err.offsetAfterLedgerEnd('End', end, ledgerEnd);
 }
 
-export function updateRoutes(app: App, services: Services): void {
+export function updateRoutes(app: App, services: Services, streams: StreamForms = new Map()): void {
   const { state } = services;
 
   /** The range checks of a list request against the pruning offset (the ledger end was checked first). */
@@ -103,54 +103,54 @@ export function updateRoutes(app: App, services: Services): void {
     return { begin, end };
   };
 
-  const flats = async (
-    c: Ctx,
-    { body, query }: Request<string, typeof E.updates.body, typeof StreamQuery>,
-  ) => {
-    // Endpoints.asList takes min(limit, max + 1) elements: a limit ≤ 0 takes none and answers [] at once.
-    if (query.limit != null && query.limit <= 0) return c.json([]);
+  const wrap = (update: unknown) => ({ update });
+  /** `/v2/updates` and `/v2/updates/flats`, after the rule: the range, the rights, the identifiers. */
+  const openUpdates = (who: Caller, body: GetUpdatesRequest): OpenStream => {
     const format = body.updateFormat
       ? formatOf(body.updateFormat)
       : legacyFormat(body.filter!, body.verbose ?? false);
     const { begin, end } = checkRange(body);
-    authorizeFormat(caller(c), format);
+    authorizeFormat(who, format);
     checkKnownIdentifiers(
       state.packages,
       body.updateFormat ? eventFormatsOf(body.updateFormat) : [body.filter!],
     );
-    const out = await streamUpdates(services, (rec) => renderUpdate(rec, format), {
-      begin,
-      end,
-      descending: body.descendingOrder === true,
-      limit: query.limit ?? undefined,
-      idleMs: query.stream_idle_timeout_ms ?? services.options.listWaitMs,
-    });
-    return c.json(out.map((update) => ({ update })));
+    const range = { begin, end, descending: body.descendingOrder === true };
+    return { render: (rec) => renderUpdate(rec, format), range, wrap };
   };
-  const precheck = { precheck: (_c: Ctx, r: { body: GetUpdatesRequest }) => checkLedgerEnd(state, r.body) };
-  serve(app, E.updatesFlats, flats, precheck);
-  serve(app, E.updates, flats, precheck);
-
   // The deprecated tree form (INTERFACE.md 4.2): the legacy filter as LEDGER_EFFECTS, with reassignments.
-  serve(
-    app,
-    E.updatesTrees,
-    async (c, { body, query }) => {
+  const openTrees = (who: Caller, body: GetUpdatesRequest): OpenStream => {
+    const reader = readerOf({ ...body.filter, verbose: body.verbose ?? false }); // the rule required the filter
+    const { begin, end } = checkRange(body);
+    requireReadAs(who, [...reader.byParty.keys()], reader.anyParty !== undefined);
+    const range = { begin, end, descending: body.descendingOrder === true };
+    return { render: (rec) => renderUpdateTree(rec, reader), range, wrap };
+  };
+
+  const precheck = (body: GetUpdatesRequest) => checkLedgerEnd(state, body);
+  const forms: StreamForm<typeof GetUpdatesRequest>[] = [
+    { endpoint: E.updatesFlats, precheck, open: openUpdates },
+    { endpoint: E.updates, precheck, open: openUpdates },
+    { endpoint: E.updatesTrees, precheck, open: openTrees },
+  ];
+  for (const form of forms) {
+    streams.set(form.endpoint.path, form as StreamForm);
+    const list = async (
+      c: Ctx,
+      { body, query }: Request<string, typeof GetUpdatesRequest, typeof StreamQuery>,
+    ) => {
+      // Endpoints.asList takes min(limit, max + 1) elements: a limit ≤ 0 takes none and answers [] at once.
       if (query.limit != null && query.limit <= 0) return c.json([]);
-      const reader = readerOf({ ...body.filter, verbose: body.verbose ?? false }); // the rule required the filter
-      const { begin, end } = checkRange(body);
-      requireReadAs(caller(c), [...reader.byParty.keys()], reader.anyParty !== undefined);
-      const out = await streamUpdates(services, (rec) => renderUpdateTree(rec, reader), {
-        begin,
-        end,
-        descending: body.descendingOrder === true,
+      const { render, range } = form.open(caller(c), body);
+      const out = await streamUpdates(services, render, {
+        ...range,
         limit: query.limit ?? undefined,
         idleMs: query.stream_idle_timeout_ms ?? services.options.listWaitMs,
       });
-      return c.json(out.map((update) => ({ update })));
-    },
-    precheck,
-  );
+      return c.json(out.map(wrap));
+    };
+    serve(app, form.endpoint as typeof E.updates, list, { precheck: (_c, r) => precheck(r.body) });
+  }
 
   const treeLookup = (
     c: Ctx,
