@@ -120,6 +120,17 @@ function expectFrame(frame: Frame, schema: z.ZodType, component: string) {
 }
 
 /** An error frame: a JsCantonError, valid for the ledger schema and the asyncapi, with its category in context. */
+/** A security-sensitive error, redacted as the participant sends it (DecodedCantonError.redactedError). */
+function expectRedactedFrame(frame: Frame, grpcCodeValue: 16 | 7) {
+  expect(frame, JSON.stringify(frame)).toMatchObject({
+    code: 'NA',
+    errorCategory: -1,
+    grpcCodeValue,
+    context: {},
+  });
+  expectFrame(frame, JsCantonError, 'JsCantonError');
+}
+
 function expectErrorFrame(frame: Frame, code: string) {
   expect(frame.code, JSON.stringify(frame)).toBe(code);
   expectFrame(frame, JsCantonError, 'JsCantonError');
@@ -337,10 +348,10 @@ describe('authentication (Endpoints.baseEndpoint, validateJwtToken, AuthServiceJ
       protocols: ['daml.ws.auth', `jwt.token.${alice.token}`],
     });
     expect(second.frames).toHaveLength(1);
-    expectErrorFrame(second.frames[0], 'UNAUTHENTICATED');
+    expectRedactedFrame(second.frames[0], 16);
   });
 
-  test('a missing or invalid token: upgraded, then the ledger service’s UNAUTHENTICATED frame, as the POST body', async () => {
+  test('a missing or invalid token: upgraded, then the ledger service’s redacted UNAUTHENTICATED frame, as the POST body', async () => {
     // AuthServiceJWT.decodeToken: no or unreadable token → ClaimSet.Unauthenticated, refused by the gRPC service.
     const forged = `${alice.token.slice(0, -4)}AAAA`;
     for (const token of [undefined, forged, '']) {
@@ -351,7 +362,7 @@ describe('authentication (Endpoints.baseEndpoint, validateJwtToken, AuthServiceJ
       const protocols = [...(token === undefined ? [] : [`jwt.token.${token}`]), 'daml.ws.auth'];
       const { frames, code } = await whole('/v2/updates', request(), { protocols });
       expect([frames.length, code]).toEqual([1, 1000]);
-      expectErrorFrame(frames[0], 'UNAUTHENTICATED');
+      expectRedactedFrame(frames[0], 16);
       sameError(frames[0], post.json);
     }
   });
@@ -368,13 +379,13 @@ describe('authentication (Endpoints.baseEndpoint, validateJwtToken, AuthServiceJ
     sameError(refused.body, post.json);
   });
 
-  test('rights are the ledger service’s: reading another party is a PERMISSION_DENIED frame', async () => {
+  test('rights are the ledger service’s: reading another party is a redacted PERMISSION_DENIED frame', async () => {
     const body = { beginExclusive: 0, updateFormat: transactionsOf(alice.partyId) };
     const post = await call(sb.url, 'POST', '/v2/updates?stream_idle_timeout_ms=50', body, bob.token);
     expect(post.status).toBe(403);
     const { frames, code } = await whole('/v2/updates', body, { token: bob.token });
     expect([frames.length, code]).toEqual([1, 1000]);
-    expectErrorFrame(frames[0], 'PERMISSION_DENIED');
+    expectRedactedFrame(frames[0], 7);
     sameError(frames[0], post.json);
   });
 });
