@@ -14,7 +14,8 @@ export const watcher = section({
       'updates asked for per `POST /v2/updates/flats` read (`limit`, 1–200)',
     ),
     WATCHER_IDLE_TIMEOUT_MS: intIn(10, 600_000, 5_000).describe(
-      '`stream_idle_timeout_ms` of each read: how long it waits for new updates',
+      'how long a read waits for new updates once caught up (`stream_idle_timeout_ms`), at most 10 s so every ' +
+        "read ends well inside the JSON server's 20 s request timeout; ranges up to the ledger end are read bounded",
     ),
     WATCHER_LEASE_MS: intIn(300, 600_000, 10_000).describe(
       "lifetime of the watcher's Redis lease; another worker takes over this long after the holder dies",
