@@ -2,8 +2,9 @@
 // `identifier::namespace` with 400 PROTO_DESERIALIZATION_FAILURE, as the participant's
 // `TopologyStateFilter.fromProto` (ledger-api-core `ledger/api/package.scala`, parsing with
 // `UniqueIdentifier.fromProtoPrimitive`, community/base `topology/Identifier.scala`) does.
+
+import { checkListVettedPackagesRequest, uniqueIdentifierProblem } from '@quill/canton/ledger';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { uniqueIdentifierProblem } from '../src/routes/packages.ts';
 import { call, expectLedgerError, type Sandbox, sandboxWithAdmin } from './helpers.ts';
 
 const LIST = '/v2/package-vetting/list';
@@ -79,5 +80,18 @@ describe('A7: topologyStateFilter ids (TopologyStateFilter.fromProto)', () => {
     expect(uniqueIdentifierProblem(`a::${'f'.repeat(69)}`)).toContain('maximum length of 68');
     expect(uniqueIdentifierProblem(`${'a'.repeat(186)}::ff`)).toContain('maximum length of 185');
     expect(uniqueIdentifierProblem('a::b::c')).toContain('reserved delimiter');
+  });
+
+  test("the rule is the ledger contract's: the client refuses the same ids before sending", () => {
+    expect(
+      checkListVettedPackagesRequest({ topologyStateFilter: { participantIds: ['not-a-uid'] } }),
+    ).toEqual({
+      code: 'PROTO_DESERIALIZATION_FAILURE',
+      reason:
+        'Unable to convert field participant_ids: Invalid unique identifier `not-a-uid` with missing namespace.',
+    });
+    expect(
+      checkListVettedPackagesRequest({ topologyStateFilter: { participantIds: ['p::1220ab'] } }),
+    ).toBeUndefined();
   });
 });

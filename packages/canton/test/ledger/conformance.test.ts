@@ -76,7 +76,8 @@ const calls: Array<[string, (c: L.LedgerClient) => Promise<unknown>]> = [
     (c) =>
       c.listVettedPackages({
         packageMetadataFilter: { packageIds: [PKG], packageNamePrefixes: ['splice-'] },
-        topologyStateFilter: { participantIds: [PARTICIPANT], synchronizerIds: [SYNC] },
+        // The filter takes unique identifiers: the participant id without its `PAR::` member prefix.
+        topologyStateFilter: { participantIds: [PARTICIPANT.replace(/^PAR::/, '')], synchronizerIds: [SYNC] },
         pageToken: '',
         pageSize: 100,
       }),
