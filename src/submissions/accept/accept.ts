@@ -217,6 +217,9 @@ async function accept(
   return { record: queued.record, created: true };
 }
 
+/** Distinct package names a `transactionFormat` may filter by (all checked in one ledger request). */
+const MAX_FORMAT_PACKAGE_NAMES = 100;
+
 /**
  * The package names the caller's `transactionFormat` filters by exist on the participant. The participant reads
  * the transaction with that format only after it committed, and answers 404 PACKAGE_NAMES_NOT_FOUND then: refused
@@ -228,6 +231,14 @@ async function checkPackageNames(ports: AcceptPorts, req: SubmissionRequest): Pr
     ...new Set(typeRefs(req.transactionFormat.eventFormat).map((r) => r.id.split(':')[0]!.slice(1))),
   ];
   if (names.length === 0) return;
+  // One listing request carries them all: bounded, as the ledger's own requests are.
+  if (names.length > MAX_FORMAT_PACKAGE_NAMES) {
+    throw new SubmissionRefused(
+      400,
+      'INVALID_REQUEST',
+      `transactionFormat: its filters name ${names.length} packages, at most ${MAX_FORMAT_PACKAGE_NAMES}`,
+    );
+  }
   let unknown: string[];
   try {
     unknown = await ports.unknownPackageNames(names);

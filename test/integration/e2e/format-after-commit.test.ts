@@ -85,6 +85,23 @@ describe('a transactionFormat the participant reads with only after the commit',
     expect(String((res.json.error as unknown as { message: string }).message)).toContain('no-such-package');
   });
 
+  it('more than 100 package names is a 400 before any ledger call', async () => {
+    const prepared = await prepareOn(w.client, party, noteCommand(party));
+    const cumulative = Array.from({ length: 101 }, (_, i) => ({
+      identifierFilter: { TemplateFilter: { value: { templateId: `#pkg-${i}:Main:T` } } },
+    }));
+    const res = await w.call('POST', '/wallet/v1/submissions', {
+      ...prepared,
+      transactionFormat: {
+        eventFormat: { filtersByParty: { [party]: { cumulative } } },
+        transactionShape: 'TRANSACTION_SHAPE_ACS_DELTA',
+      },
+    });
+    expect(res.status).toBe(400);
+    expect(res.json.error).toMatchObject({ code: 'INVALID_REQUEST' });
+    expect(String((res.json.error as unknown as { message: string }).message)).toContain('101 packages');
+  });
+
   it('a refusal after the commit (unknown template of a known package) ends committed, found by its hash', async () => {
     const prepared = await prepareOn(w.client, party, noteCommand(party));
     const res = await w.call('POST', '/wallet/v1/submissions', {
