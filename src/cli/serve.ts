@@ -47,6 +47,14 @@ export function serveCommand(env: CliEnv = {}): Command {
           insecureNoAuth: !!o.insecureNoAuth,
           insecureAnyAudience: !!o.insecureAnyAudience,
         };
+        // Signals are ours from the start: one that arrives before the process is up (nothing in flight to
+        // drain yet) ends it at once with exit code 1, rather than the default kill by signal.
+        const duringStart = (sig: string) => {
+          process.stderr.write(`quill: ${sig} during start-up: exiting\n`);
+          process.exit(1);
+        };
+        process.on('SIGTERM', duringStart);
+        process.on('SIGINT', duringStart);
         const { stop, log, shutdownGraceMs } =
           o.demo || o.sandbox
             ? await (await import('../dev/serve.ts')).serveEmbedded({ ...options, demo: !!o.demo })
@@ -70,6 +78,8 @@ export function serveCommand(env: CliEnv = {}): Command {
               resolve();
             });
           };
+          process.off('SIGTERM', duringStart);
+          process.off('SIGINT', duringStart);
           process.on('SIGTERM', onSignal);
           process.on('SIGINT', onSignal);
         });
