@@ -41,6 +41,7 @@ module.exports = {
       `^(${canton('transaction')}|packages/canton/src/ledger/schemas/)`,
       'PreparedTransaction code needs nothing of ours but the ledger schemas.',
     ),
+    only('token-is-a-leaf', `^${canton('token')}`, `^${canton('token')}`, 'The token standard\'s identifiers and shapes depend on nothing of ours.'),
     only('scan-uses-ledger', `^${canton('scan')}`, `^${canton('scan', 'ledger')}`, 'The activity feed reuses the ledger transport.'),
     only(
       'sandbox-uses-canton',

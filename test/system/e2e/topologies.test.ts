@@ -90,12 +90,19 @@ async function load(
 }
 
 async function allCommitted(w: Awaited<ReturnType<typeof startFullWallet>>, ids: string[]): Promise<void> {
-  for (const id of ids)
+  for (const id of ids) {
+    let last: unknown;
     await until(
-      async () => (await w.call('GET', `/wallet/v1/submissions/${id}`)).json.status === 'committed',
+      async () => {
+        last = (await w.call('GET', `/wallet/v1/submissions/${id}`)).json;
+        return (last as { status?: string }).status === 'committed';
+      },
       60_000,
       `${id} to commit`,
-    );
+    ).catch((e: Error) => {
+      throw new Error(`${e.message}; last seen: ${JSON.stringify(last)}`);
+    });
+  }
 }
 
 async function onboard(w: Awaited<ReturnType<typeof startFullWallet>>, hint: string): Promise<string> {
