@@ -75,25 +75,25 @@ module.exports = {
     only(
       'policy-uses-transaction',
       `^${wallet('policy')}`,
-      `^(${wallet('policy', 'audit', 'redis')}|${canton('ledger', 'transaction')})`,
+      `^(${wallet('policy', 'audit', 'redis')}|${canton('ledger', 'transaction', 'token')})`,
       'Approval policy reads decoded transactions (and keeps its versions in Redis); it knows nothing of the pipeline.',
     ),
     only(
       'submissions-use-leaves',
       `^${wallet('submissions')}`,
-      `^(${wallet('submissions', 'policy', 'signing', 'audit', 'auth', 'redis')}|${canton('ledger', 'transaction')})`,
+      `^(${wallet('submissions', 'policy', 'signing', 'audit', 'auth', 'redis')}|${canton('ledger', 'transaction', 'token')})`,
       'The pipeline is wired by the composition root, never the other way round.',
     ),
     only(
       'history-reads-the-ledger',
       `^${wallet('history')}`,
-      `^(${wallet('history', 'redis')}|${canton('ledger')})`,
+      `^(${wallet('history', 'redis')}|${canton('ledger', 'token')})`,
       'What Quill learns from the ledger: the watcher and its index, nothing of the pipeline or the API.',
     ),
     only(
       'events-use-domain',
       `^${wallet('events')}`,
-      `^(${wallet('events', 'submissions', 'redis')}|${canton('ledger', 'scan', 'transaction')})`,
+      `^(${wallet('events', 'submissions', 'redis')}|${canton('ledger', 'scan', 'transaction', 'token')})`,
       'What Quill tells others builds on the pipeline, never on the API or the wiring.',
     ),
     only(

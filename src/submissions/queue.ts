@@ -19,13 +19,25 @@ export function jobIdFor(record: Pick<SubmissionRecord, 'commandId' | 'id'>): st
 
 const KEEP_JOBS = { age: 7 * 86_400, count: 200_000 };
 
+/**
+ * The backoff of a step that threw (Redis away, a write not replicated in time): doubling from 500 ms with jitter,
+ * capped at 5 s. BullMQ's own exponential backoff has no cap: a failover that failed a step eight times parked its
+ * job for 64 s, and the recovery sweep does not touch delayed jobs.
+ */
+const STEP_BACKOFF = 'capped-exponential';
+const STEP_BACKOFF_MAX_MS = 5000;
+export function stepBackoffMs(attemptsMade: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(STEP_BACKOFF_MAX_MS, 500 * 2 ** Math.min(Math.max(attemptsMade - 1, 0), 16));
+  return Math.round(ceiling * (0.5 + random() / 2));
+}
+
 export function createQueue(connection: Redis, name: string, prefix: string): Queue<JobData> {
   const queue = new Queue<JobData>(name, {
     connection,
     prefix: `${prefix.replace(/:$/, '')}:bull`,
     defaultJobOptions: {
       attempts: 1000,
-      backoff: { type: 'exponential', delay: 500 },
+      backoff: { type: STEP_BACKOFF, delay: 500 },
       removeOnComplete: KEEP_JOBS,
       removeOnFail: KEEP_JOBS,
     },
@@ -140,6 +152,7 @@ export function startWorker(deps: ExecutorDeps, opts: WorkerOptions): Worker<Job
       lockDuration,
       stalledInterval: opts.stalledIntervalMs ?? Math.min(30_000, lockDuration),
       maxStalledCount: 1_000_000,
+      settings: { backoffStrategy: (attemptsMade: number) => stepBackoffMs(attemptsMade) },
       removeOnComplete: KEEP_JOBS,
       removeOnFail: KEEP_JOBS,
     },
