@@ -61,6 +61,14 @@ const Velocity = z
 /** Both fields: an "Amulet" of another admin is another instrument. */
 const Instrument = z.object({ admin: Party, id: z.string().min(1).max(255) }).strict();
 
+/** One instrument or a list; a problem is reported at the field that has it (`instrument.admin`). */
+const Instruments = z.unknown().transform((v, ctx): z.infer<typeof Instrument>[] => {
+  const r = Array.isArray(v) ? z.array(Instrument).min(1).max(100).safeParse(v) : Instrument.safeParse(v);
+  if (r.success) return Array.isArray(r.data) ? r.data : [r.data];
+  for (const i of r.error.issues) ctx.addIssue({ code: 'custom', message: i.message, path: i.path });
+  return z.NEVER;
+});
+
 /** Bounds on (executeBefore − preparationTime). */
 const DurationBounds = z
   .object({ gt: Duration, gte: Duration, lt: Duration, lte: Duration })
@@ -102,9 +110,7 @@ export const PolicyMatch = z
       .transform((v) => (Array.isArray(v) ? v : [v])),
     counterparty: OneOrMany,
     amount: AmountBounds,
-    instrument: z
-      .union([Instrument, z.array(Instrument).min(1).max(100)])
-      .transform((v) => (Array.isArray(v) ? v : [v])),
+    instrument: Instruments,
     receiver: OneOrMany,
     memo: Memo,
     executeBefore: DurationBounds,
