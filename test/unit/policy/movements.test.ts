@@ -82,7 +82,10 @@ function build({ actAs, ops }: GeneratedTx) {
     } else b.settle(o.spec, o.kind);
   };
   const wrap = (o: (typeof ops)[number], depth: number): void => {
-    if (depth === 0) return run(o);
+    if (depth === 0) {
+      run(o);
+      return;
+    }
     b.exercise(
       {
         template: 'Wallet.Proxy:Proxy',
