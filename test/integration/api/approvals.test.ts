@@ -417,6 +417,45 @@ describe('velocity through the API', () => {
       await h.close();
     }
   });
+  it("sums each record's outflow of the same instrument: the one that takes it over maxAmount is denied", async () => {
+    const dir = (await import('node:fs')).mkdtempSync(
+      join((await import('node:os')).tmpdir(), 'quill-policy-'),
+    );
+    const file = join(dir, 'policy.yaml');
+    writeFileSync(
+      file,
+      `rules:
+  - name: coin-hourly
+    match:
+      instrument: { admin: "operator::1220op", id: QuillCoin }
+      velocity: { window: 1h, maxAmount: "100" }
+    action: deny
+`,
+    );
+    const h = await apiHarness(
+      { POLICY_FILE: file },
+      { recognizers: coinRecognizers('quill-coin', 'Quill.Coin') },
+    );
+    try {
+      const alice = await h.party('alice');
+      const token = await issueToken({ secret: SECRET, role: 'submit', ttlSeconds: 600, subject: 's' });
+      const send = (amount: string) =>
+        h.call('POST', '/wallet/v1/submissions', { token, body: transfer(alice.id, 'bob::1', amount).body });
+      const first = await send('60.0');
+      expect(first.status).toBe(202);
+      const rec = await h.call('GET', `/wallet/v1/submissions/${first.json.id}`, { token });
+      expect(rec.json).toMatchObject({
+        outflows: [{ instrument: { admin: 'operator::1220op', id: 'QuillCoin' }, amount: '60' }],
+        amount: '60',
+      });
+      expect((await send('40.0')).status).toBe(202);
+      const over = await send('0.5');
+      expect(over.status).toBe(422);
+      expect(over.json.error?.message).toContain('coin-hourly');
+    } finally {
+      await h.close();
+    }
+  });
 });
 
 describe('policy versions', () => {
