@@ -76,7 +76,7 @@ module.exports = {
       'policy-uses-transaction',
       `^${wallet('policy')}`,
       `^(${wallet('policy', 'audit', 'redis')}|${canton('ledger', 'transaction', 'token')})`,
-      'Approval policy reads decoded transactions (and keeps its versions in Redis); it knows nothing of the pipeline.',
+      'Approval policy reads decoded transactions through the token standard declarations (and keeps its versions in Redis); it knows nothing of the pipeline.',
     ),
     only(
       'submissions-use-leaves',

@@ -16,7 +16,7 @@ import type { Deliveries, EventLog, WebhookRegistry } from '../events/index.ts';
 import type { HistoryIndex } from '../history/index.ts';
 import type { Log } from '../log.ts';
 import type { Registry } from '../metrics.ts';
-import type { HoldingRecognizer, PolicyStore } from '../policy/index.ts';
+import type { HoldingTemplate, PolicyStore } from '../policy/index.ts';
 import type {
   AcceptDeps,
   OutcomeWaiter,
@@ -94,7 +94,7 @@ export interface AppDeps {
   /** The watcher's party history index (GET /wallet/v1/parties/{party}/transactions). */
   history?: Pick<HistoryIndex, 'page' | 'active'>;
   /** The holding templates GET /wallet/v1/parties/{party}/holdings reads (the composition root's recognizers). */
-  holdings?: readonly HoldingRecognizer[];
+  holdings?: readonly HoldingTemplate[];
   /** Ledger reads as one party (GET /wallet/v1/ledger/…); absent: those routes answer 503. */
   ledgerReads?: LedgerReads;
 }

@@ -7,6 +7,7 @@ import { consoleBaseUrl, signInLink } from '../console/index.tsx';
 import { UsageError } from '../errors.ts';
 import type { RedisTarget } from '../redis/connection.ts';
 import { type ServeOptions, type Serving, serve } from '../server/serve.ts';
+import { coinRecognizers } from './coin.ts';
 import { DEMO_REDIS_PREFIX, demoEnv, prepareDemo, resetDemoState } from './demo.ts';
 import { demoRedis } from './private-redis.ts';
 import { loadSandbox } from './sandbox.ts';
@@ -35,7 +36,7 @@ export async function serveEmbedded(o: Omit<ServeOptions, 'embedded'> & { demo: 
       }
       demoTarget = redis.started ? { url: redis.url } : config.redisTarget;
     }
-    const { startSandbox, COIN_RECOGNIZERS } = await loadSandbox();
+    const { startSandbox, COIN_PACKAGE, COIN_MODULE } = await loadSandbox();
     const secret = config.sandbox.authSecret;
     const sandbox = await startSandbox({
       port: config.sandbox.port,
@@ -67,7 +68,8 @@ export async function serveEmbedded(o: Omit<ServeOptions, 'embedded'> & { demo: 
       embedded: {
         url: sandbox.url,
         scanUrl: sandbox.scanUrl,
-        recognizers: COIN_RECOGNIZERS,
+        // The sandbox's registries as holding recognizers (its `{holdings}` table once it exports one).
+        recognizers: coinRecognizers(COIN_PACKAGE, COIN_MODULE),
         ...(token ? { token } : {}),
         userId,
       },

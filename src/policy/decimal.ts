@@ -51,3 +51,9 @@ export function sumDecimals(values: readonly string[]): string {
   for (const p of parsed) units += rescale(p, scale);
   return formatDecimal({ units, scale });
 }
+
+/** a − b, exactly, in the shortest form. */
+export function subtractDecimals(a: string, b: string): string {
+  const neg = b.startsWith('-') ? b.slice(1) : `-${b}`;
+  return sumDecimals([a, neg]);
+}

@@ -1,10 +1,16 @@
-// Public surface of src/policy: the policy document, what a transaction does, the first-match evaluation, the
-// recognizer table, velocity and the versions in Redis.
-export { compareDecimal, formatDecimal, isDecimal, parseDecimal, sumDecimals } from './decimal.ts';
+// Public surface of src/policy: the policy document, what a transaction does (asset movements per instrument),
+// the first-match evaluation, the holding recognizers, velocity and the versions in Redis.
+export {
+  compareDecimal,
+  formatDecimal,
+  isDecimal,
+  parseDecimal,
+  subtractDecimals,
+  sumDecimals,
+} from './decimal.ts';
 export { PolicyInvalid, type PolicyProblem } from './errors.ts';
 export {
   evaluatePolicy,
-  movedAmount,
   type PolicyDecision,
   type PolicyOutcome,
   staticMatch,
@@ -12,14 +18,27 @@ export {
   type VelocityWindow,
   velocityTrips,
 } from './evaluate.ts';
-export { type TransactionFacts, type Transfer, transactionFacts } from './facts.ts';
+export { type InstrumentAmount, type TransactionFacts, transactionFacts } from './facts.ts';
 export {
+  type AssetMovements,
+  assetMovements,
+  type HoldingRef,
+  type InstrumentDelta,
+  qualifiedTemplate,
+  type TokenTransfer,
+  type UnrecognizedMovement,
+} from './movements.ts';
+export {
+  AMULET_RECOGNIZERS,
   type AssetRecognizers,
   DEFAULT_RECOGNIZERS,
-  GENERIC_TRANSFER,
   type HoldingRecognizer,
-  type TransferRecognizer,
-  transferRecognizer,
+  type HoldingTemplate,
+  holdingTemplates,
+  parseRecognizers,
+  RecognizersFile,
+  readHolding,
+  valueAt,
 } from './recognizers.ts';
 export {
   PolicyDocument,

@@ -1,24 +1,137 @@
-// What counts as moving an asset is data, not code: a table of recognizers the composition root supplies
-// (`quill serve`: the generic rule below; the embedded sandbox adds its demo coin's; a token registry adds its
-// own). Policy never names a package itself.
+// What counts as a holding is data, not code: a table of recognizers, one per registry template, saying where in
+// the create argument (Daml-LF JSON) the owner, amount, instrument and lock are. The composition root supplies
+// it: the built-in Amulet ones below, a RECOGNIZERS_FILE, and the embedded sandbox's. Policy names no registry
+// package but Amulet's, which every Canton network has.
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { isDecimal } from './decimal.ts';
 
-/** An exercise that moves an amount: which templates and choices, and which argument fields say to whom and how much. */
-export interface TransferRecognizer {
-  /**
-   * A package-name qualified template id (`#pkg:Module:Entity`), a module prefix ending in `:` (`#pkg:Module:`), or
-   * `*` for any template.
-   */
+/**
+ * A registry's holding template: dot paths into its create argument (`amount.initialAmount`), or `=Literal` for a
+ * value every contract of it shares (`instrument: '=Amulet'`). `lock` names a field that is present and not null
+ * when the holding is locked, or `=true` for a template whose every contract is locked.
+ */
+export interface HoldingRecognizer {
+  /** Package-name qualified: `#pkg:Module:Entity`. */
   template: string;
-  /** The choice name, or `*` for any choice. */
-  choice: string;
-  /** The choice-argument field holding the receiving party. */
-  receiver: string;
-  /** The choice-argument field holding the amount (a decimal string). */
+  owner: string;
   amount: string;
+  admin: string;
+  instrument: string;
+  lock?: string;
 }
 
-/** A contract that holds an amount for an owner: which template, and which create-argument fields. */
-export interface HoldingRecognizer {
+export interface AssetRecognizers {
+  /** The first recognizer naming a template wins. */
+  holdings: readonly HoldingRecognizer[];
+}
+
+/** Amulet (Canton Coin), token-standard reference §5.2: `Amulet` and `LockedAmulet` of package `splice-amulet`. */
+export const AMULET_RECOGNIZERS: readonly HoldingRecognizer[] = [
+  {
+    template: '#splice-amulet:Splice.Amulet:Amulet',
+    owner: 'owner',
+    amount: 'amount.initialAmount',
+    admin: 'dso',
+    instrument: '=Amulet',
+  },
+  {
+    template: '#splice-amulet:Splice.Amulet:LockedAmulet',
+    owner: 'amulet.owner',
+    amount: 'amulet.amount.initialAmount',
+    admin: 'amulet.dso',
+    instrument: '=Amulet',
+    lock: '=true',
+  },
+];
+
+/** The recognizers `quill serve` starts with, before RECOGNIZERS_FILE and an embedded ledger's. */
+export const DEFAULT_RECOGNIZERS: AssetRecognizers = { holdings: AMULET_RECOGNIZERS };
+
+const PATH = /^[A-Za-z_][A-Za-z0-9_]{0,99}(\.[A-Za-z_][A-Za-z0-9_]{0,99}){0,9}$/;
+const Path = z
+  .string()
+  .regex(PATH, { message: 'must be a dot path into the create argument, like "amount.initialAmount"' });
+const PathOrLiteral = z.union([Path, z.string().regex(/^=.{1,255}$/, { message: 'or "=Literal"' })]);
+export const HoldingRecognizerSchema = z
+  .object({
+    template: z.string().regex(/^#[A-Za-z0-9_-]{1,255}:[A-Za-z0-9_.]{1,255}:[A-Za-z0-9_.]{1,255}$/, {
+      message: 'must be a package-name qualified template id like "#my-registry:My.Token:Holding"',
+    }),
+    owner: Path,
+    amount: Path,
+    admin: PathOrLiteral,
+    instrument: PathOrLiteral,
+    lock: z.union([Path, z.literal('=true')]).optional(),
+  })
+  .strict();
+/** A RECOGNIZERS_FILE: `{holdings: [...]}`. */
+export const RecognizersFile = z.object({ holdings: z.array(HoldingRecognizerSchema).max(1000) }).strict();
+
+/** The value at a dot path, or the literal after `=`; undefined when a step is missing. */
+export function valueAt(arg: unknown, path: string): unknown {
+  if (path.startsWith('=')) return path.slice(1);
+  let v = arg;
+  for (const k of path.split('.')) {
+    if (v === null || typeof v !== 'object' || Array.isArray(v) || !Object.hasOwn(v, k)) return undefined;
+    v = (v as Record<string, unknown>)[k];
+  }
+  return v;
+}
+
+export interface ValuedHolding {
+  owner: string;
+  amount: string;
+  admin: string;
+  instrument: string;
+  locked: boolean;
+}
+
+/** Reads a create argument through a recognizer; a string saying what is wrong when a field does not parse. */
+export function readHolding(r: HoldingRecognizer, arg: unknown): ValuedHolding | string {
+  const text = (field: 'owner' | 'admin' | 'instrument' | 'amount') => {
+    const v = valueAt(arg, r[field]);
+    return typeof v === 'string' && v.length > 0 ? v : undefined;
+  };
+  const owner = text('owner');
+  const admin = text('admin');
+  const instrument = text('instrument');
+  const amount = text('amount');
+  if (owner === undefined) return `no owner at ${r.owner}`;
+  if (admin === undefined) return `no admin at ${r.admin}`;
+  if (instrument === undefined) return `no instrument id at ${r.instrument}`;
+  if (amount === undefined || !isDecimal(amount) || amount.startsWith('-'))
+    return `no non-negative decimal amount at ${r.amount}`;
+  const lock = r.lock === undefined ? undefined : valueAt(arg, r.lock);
+  return { owner, amount, admin, instrument, locked: lock !== undefined && lock !== null };
+}
+
+/** A RECOGNIZERS_FILE's text (YAML or JSON) → its recognizers, or each problem with its path. */
+export function parseRecognizers(
+  text: string,
+): { holdings: HoldingRecognizer[] } | { problems: { path: string; message: string }[] } {
+  let value: unknown;
+  try {
+    value = parseYaml(text, { maxAliasCount: 100, uniqueKeys: true, logLevel: 'error' });
+  } catch (err) {
+    const line = (err as Error).message.split('\n')[0] ?? 'cannot parse';
+    return { problems: [{ path: '', message: `not YAML or JSON: ${line.slice(0, 200)}` }] };
+  }
+  const r = RecognizersFile.safeParse(value ?? {});
+  if (r.success) return { holdings: r.data.holdings.map(({ lock, ...h }) => (lock ? { ...h, lock } : h)) };
+  return {
+    problems: r.error.issues.map((i) => ({
+      path: i.path
+        .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`))
+        .join('')
+        .replace(/^\./, ''),
+      message: i.message.slice(0, 200),
+    })),
+  };
+}
+
+/** What GET …/holdings reads today: a template and the top-level owner and amount fields of its create argument. */
+export interface HoldingTemplate {
   packageName: string;
   module: string;
   entity: string;
@@ -26,34 +139,12 @@ export interface HoldingRecognizer {
   amount: string;
 }
 
-export interface AssetRecognizers {
-  /** First match wins: list specific recognizers before general ones. */
-  transfers: readonly TransferRecognizer[];
-  holdings: readonly HoldingRecognizer[];
-}
-
-/** Any choice whose argument has a `receiver` party and a decimal `amount`: what Quill assumes without better data. */
-export const GENERIC_TRANSFER: TransferRecognizer = {
-  template: '*',
-  choice: '*',
-  receiver: 'receiver',
-  amount: 'amount',
-};
-
-/** The recognizers `quill serve` starts with: the generic transfer rule, no known holdings. */
-export const DEFAULT_RECOGNIZERS: AssetRecognizers = { transfers: [GENERIC_TRANSFER], holdings: [] };
-
-/** The first transfer recognizer for an exercise of `choice` on `template` (package-name qualified). */
-export function transferRecognizer(
-  table: readonly TransferRecognizer[],
-  template: string,
-  choice: string,
-): TransferRecognizer | undefined {
-  return table.find(
-    (r) =>
-      (r.choice === '*' || r.choice === choice) &&
-      (r.template === '*' ||
-        r.template === template ||
-        (r.template.endsWith(':') && template.startsWith(r.template))),
-  );
+/** The unlocked recognizers the holdings route can read (top-level fields only) until it reads HoldingViews. */
+export function holdingTemplates(recognizers: readonly HoldingRecognizer[]): HoldingTemplate[] {
+  return recognizers.flatMap((r) => {
+    const [pkg, module, entity] = r.template.slice(1).split(':');
+    if (!pkg || !module || !entity || r.lock !== undefined || r.owner.includes('.') || r.amount.includes('.'))
+      return [];
+    return [{ packageName: pkg, module, entity, owner: r.owner, amount: r.amount }];
+  });
 }

@@ -58,6 +58,46 @@ const Velocity = z
     message: 'give maxCount, maxAmount or both',
   });
 
+/** Both fields: an "Amulet" of another admin is another instrument. */
+const Instrument = z.object({ admin: Party, id: z.string().min(1).max(255) }).strict();
+
+/** One instrument or a list; a problem is reported at the field that has it (`instrument.admin`). */
+const Instruments = z.unknown().transform((v, ctx): z.infer<typeof Instrument>[] => {
+  const r = Array.isArray(v) ? z.array(Instrument).min(1).max(100).safeParse(v) : Instrument.safeParse(v);
+  if (r.success) return Array.isArray(r.data) ? r.data : [r.data];
+  for (const i of r.error.issues) ctx.addIssue({ code: 'custom', message: i.message, path: i.path });
+  return z.NEVER;
+});
+
+/** Bounds on (executeBefore − preparationTime). */
+const DurationBounds = z
+  .object({ gt: Duration, gte: Duration, lt: Duration, lte: Duration })
+  .partial()
+  .strict()
+  .refine((b) => Object.keys(b).length > 0, { message: 'give at least one of gt, gte, lt, lte' });
+
+/** Memo patterns are the policy author's; bounded so a pattern stays cheap to compile and read. */
+const Pattern = z
+  .string()
+  .min(1)
+  .max(200)
+  .refine(
+    (p) => {
+      try {
+        new RegExp(p, 'u');
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    { message: 'must be a regular expression (JavaScript, unicode)' },
+  );
+const Memo = z
+  .object({ present: z.boolean(), pattern: Pattern })
+  .partial()
+  .strict()
+  .refine((m) => Object.keys(m).length > 0, { message: 'give present, pattern or both' });
+
 export const PolicyMatch = z
   .object({
     party: OneOrMany,
@@ -70,6 +110,11 @@ export const PolicyMatch = z
       .transform((v) => (Array.isArray(v) ? v : [v])),
     counterparty: OneOrMany,
     amount: AmountBounds,
+    instrument: Instruments,
+    receiver: OneOrMany,
+    memo: Memo,
+    executeBefore: DurationBounds,
+    unrecognized: z.boolean(),
     velocity: Velocity,
   })
   .partial()
@@ -102,6 +147,8 @@ export type PolicyRule = z.infer<typeof Rule>;
 export const PolicyDocument = z
   .object({
     default: z.enum(['allow', 'deny']).default('allow'),
+    /** deny: a transaction moving assets Quill cannot value matches only rules with `unrecognized: true`. */
+    unrecognizedAssets: z.enum(['allow', 'deny']).default('deny'),
     groups: z
       .record(z.string().min(1).max(100), z.array(z.string().min(1).max(512)).min(1).max(1000))
       .default({}),

@@ -2,7 +2,7 @@
 import type { LedgerClient } from '@quill/canton/ledger';
 import type { KeyAdmin, PartyAdmin } from '../api/index.ts';
 import { onboardExternalParty, type PartyRegistry } from '../parties/index.ts';
-import type { TransferRecognizer } from '../policy/index.ts';
+import type { HoldingRecognizer } from '../policy/index.ts';
 import { type Keyring, type Signer, SigningError } from '../signing/index.ts';
 import {
   type AcceptPorts,
@@ -20,8 +20,8 @@ export function acceptPorts(opts: {
   keys: Keyring;
   signer: Signer;
   parties: PartyLookup;
-  /** What counts as a transfer for the approval policy's facts. */
-  transfers: readonly TransferRecognizer[];
+  /** How the approval policy's facts value holdings. */
+  holdings: readonly HoldingRecognizer[];
   /** Transactions of at least `offloadChars` base64 characters are inspected off the request thread. */
   inspectPool?: { pool: InspectPool; offloadChars: number };
 }): AcceptPorts {
@@ -30,7 +30,7 @@ export function acceptPorts(opts: {
     inspect: (b64, scheme) =>
       off && b64.length >= off.offloadChars
         ? off.pool.inspect(b64, scheme)
-        : inspectPrepared(b64, scheme, opts.transfers),
+        : inspectPrepared(b64, scheme, opts.holdings),
     partyKey: (party) => opts.parties.keyOf(party),
     sign: async (fp, hash) => {
       try {

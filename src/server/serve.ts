@@ -25,7 +25,7 @@ export interface EmbeddedLedger {
   token?: string;
   /** The ledger user the wallet acts as (it has no token naming one when ledger auth is off). */
   userId?: string;
-  /** Its templates' asset recognizers, tried before the generic ones. */
+  /** Its registries' holding recognizers (the sandbox's `{holdings}` table), tried before the built-in ones. */
   recognizers: AssetRecognizers;
 }
 
@@ -103,12 +103,14 @@ export async function serve(o: ServeOptions): Promise<Serving> {
       ? configured
       : await resolveLedgerUser({ configured, client, hasToken: token !== undefined, log });
   const config: Config = { ...loaded, ...(walletUser ? { ledgerUserId: walletUser } : {}) };
-  const recognizers: AssetRecognizers = o.embedded
-    ? {
-        transfers: [...o.embedded.recognizers.transfers, ...DEFAULT_RECOGNIZERS.transfers],
-        holdings: [...o.embedded.recognizers.holdings, ...DEFAULT_RECOGNIZERS.holdings],
-      }
-    : DEFAULT_RECOGNIZERS;
+  // Holding recognizers, first per template wins: RECOGNIZERS_FILE, the embedded ledger's, the built-in ones.
+  const recognizers: AssetRecognizers = {
+    holdings: [
+      ...config.recognizers,
+      ...(o.embedded?.recognizers.holdings ?? []),
+      ...DEFAULT_RECOGNIZERS.holdings,
+    ],
+  };
 
   const stops: (() => Promise<void>)[] = [];
   let keys: Keyring | undefined;

@@ -133,10 +133,20 @@ export const SubmissionRecord = z.object({
     .describe('offset up to which the ledger was already searched for this transaction'),
   approval: ApprovalRequirement.optional().describe('present when the policy asked for approvals'),
   approvals: z.array(Approval).optional().describe('decisions so far, in order'),
+  outflows: z
+    .array(z.object({ instrument: z.object({ admin: z.string(), id: z.string() }), amount: z.string() }))
+    .optional()
+    .describe(
+      'what the party sends, per instrument, as the approval policy read it (exact decimals; velocity sums ' +
+        'only the same instrument)',
+    ),
   amount: z
     .string()
     .optional()
-    .describe('the amount the transaction moves, as the approval policy read it (exact decimal)'),
+    .describe(
+      'the outflow when exactly one instrument leaves the party (see outflows); absent otherwise, never a sum ' +
+        'of instruments',
+    ),
 });
 export type SubmissionRecord = z.infer<typeof SubmissionRecord>;
 

@@ -22,7 +22,7 @@ export const unreachableLedger: LedgerPort = {
   transactions: async function* () {},
 };
 
-/** `recognizers`: what the wallet counts as transfers and holdings (default: the generic rule only). */
+/** `recognizers`: the holdings the wallet values (default: the built-in Amulet ones only). */
 export async function apiHarness(
   env: Record<string, string> = {},
   opts: { recognizers?: AssetRecognizers; moreBackends?: (dir: string) => KeyBackend[] } = {},

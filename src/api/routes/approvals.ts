@@ -118,7 +118,11 @@ const evaluate = createRoute({
             rule: z.string().nullable(),
             ruleIndex: z.number().int().nullable(),
             outcome: z.unknown(),
-            amount: z.string(),
+            outflows: z
+              .array(
+                z.object({ instrument: z.object({ admin: z.string(), id: z.string() }), amount: z.string() }),
+              )
+              .describe('what the acting parties send, per instrument (instruments are never summed)'),
             facts: z.unknown(),
           }),
         },
@@ -206,7 +210,10 @@ export function approvalRoutes(deps: AppDeps) {
       }
       const current = await deps.accept.policy?.current();
       if (!current) {
-        return c.json({ rule: null, ruleIndex: null, outcome: { action: 'allow' }, amount: '0', facts }, 200);
+        return c.json(
+          { rule: null, ruleIndex: null, outcome: { action: 'allow' }, outflows: facts.outflows, facts },
+          200,
+        );
       }
       const d = await evaluatePolicy(current.document, facts, deps.accept.policy?.velocity);
       return c.json({ ...d, facts }, 200);

@@ -11,7 +11,7 @@ import {
 import type { Verifier } from '../../auth/index.ts';
 import { mountConsole, SessionStore } from '../../console/index.tsx';
 import type { AssetRecognizers } from '../../policy/index.ts';
-import { PolicyStore, velocityLookup } from '../../policy/index.ts';
+import { holdingTemplates, PolicyStore, velocityLookup } from '../../policy/index.ts';
 import { replication } from '../../redis/index.ts';
 import type { Keyring, Signer } from '../../signing/index.ts';
 import {
@@ -68,7 +68,7 @@ export async function startApi(s: Shared, o: ApiRoleOptions): Promise<Listening>
   const { threads, maxQueued, threadMemoryMb, offloadBytes } = config.inspect;
   const pool =
     !o.ports && threads > 0
-      ? new InspectPool({ threads, maxQueued, threadMemoryMb, transfers: o.recognizers.transfers, log })
+      ? new InspectPool({ threads, maxQueued, threadMemoryMb, holdings: o.recognizers.holdings, log })
       : undefined;
   if (pool) poolMetrics(s, pool);
   const ports =
@@ -78,7 +78,7 @@ export async function startApi(s: Shared, o: ApiRoleOptions): Promise<Listening>
           keys: o.keys,
           signer: o.signer,
           parties: o.parties,
-          transfers: o.recognizers.transfers,
+          holdings: o.recognizers.holdings,
           ...(pool ? { inspectPool: { pool, offloadChars: offloadBytes } } : {}),
         })
       : undefined);
@@ -156,7 +156,7 @@ export async function startApi(s: Shared, o: ApiRoleOptions): Promise<Listening>
     policies,
     audit: s.audit,
     history: s.history,
-    holdings: o.recognizers.holdings,
+    holdings: holdingTemplates(o.recognizers.holdings),
     ...(o.reads ? { ledgerReads: o.reads } : {}),
     batchMax: config.batchMax,
     limits: config.limits,

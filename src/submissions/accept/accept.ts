@@ -140,7 +140,8 @@ async function accept(
     error: null,
     reconcileFromOffset: null,
     reconciledThroughOffset: null,
-    ...(verdict ? { amount: verdict.decision.amount } : {}),
+    ...(verdict ? { outflows: verdict.decision.outflows } : {}),
+    ...(verdict?.decision.outflows.length === 1 ? { amount: verdict.decision.outflows[0]?.amount } : {}),
     ...(waits && verdict
       ? {
           approval: {

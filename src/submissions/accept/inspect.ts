@@ -7,15 +7,15 @@ import {
   previewPreparedTransaction,
   TransactionError,
 } from '@quill/canton/transaction';
-import { type TransferRecognizer, transactionFacts } from '../../policy/index.ts';
+import { type HoldingRecognizer, transactionFacts } from '../../policy/index.ts';
 import type { HashingSchemeVersion } from '../record.ts';
 import type { InspectedTransaction } from './types.ts';
 
-/** `transfers`: what counts as a transfer for the policy's facts (the composition root's recognizer table). */
+/** `holdings`: how the policy's facts value holdings (the composition root's recognizer table). */
 export function inspectPrepared(
   b64: string,
   scheme: HashingSchemeVersion,
-  transfers: readonly TransferRecognizer[],
+  holdings: readonly HoldingRecognizer[],
 ): InspectedTransaction {
   const tx = decodePreparedTransactionBase64(b64);
   const meta = tx.metadata;
@@ -33,6 +33,6 @@ export function inspectPrepared(
       : {}),
     preparationTime: new Date(Number(meta.preparationTime / 1000n)),
     // What the approval policy reads, computed only when a policy asks (it walks every node).
-    facts: () => transactionFacts(previewPreparedTransaction(tx, scheme), transfers),
+    facts: () => transactionFacts(previewPreparedTransaction(tx, scheme), holdings),
   };
 }

@@ -4,7 +4,7 @@
 import { Worker } from 'node:worker_threads';
 import { TransactionError, type TransactionErrorCode } from '@quill/canton/transaction';
 import type { Log } from '../../log.ts';
-import type { TransferRecognizer } from '../../policy/index.ts';
+import type { HoldingRecognizer } from '../../policy/index.ts';
 import { SubmissionRefused } from '../errors.ts';
 import type { HashingSchemeVersion } from '../record.ts';
 import type { InspectedTransaction } from './types.ts';
@@ -31,7 +31,7 @@ export interface InspectPoolOptions {
   /** Heap limit of each thread: a transaction that needs more is refused with 413 and the thread replaced. */
   threadMemoryMb: number;
   /** What counts as a transfer for the policy's facts, as inline inspection uses it. */
-  transfers: readonly TransferRecognizer[];
+  holdings: readonly HoldingRecognizer[];
   log?: Log;
 }
 
@@ -109,7 +109,7 @@ export class InspectPool {
   #spawn(): Thread {
     const worker = new Worker(BOOT, {
       resourceLimits: { maxOldGenerationSizeMb: this.#opts.threadMemoryMb },
-      workerData: { transfers: this.#opts.transfers },
+      workerData: { holdings: this.#opts.holdings },
     });
     worker.unref();
     const thread: Thread = { worker, tasks: [] };

@@ -1,18 +1,18 @@
 // One inspection thread: answers { id, result } or { id, error: { code, message } } for each request, in order.
 import { parentPort, workerData } from 'node:worker_threads';
-import type { TransferRecognizer } from '../../policy/index.ts';
+import type { HoldingRecognizer } from '../../policy/index.ts';
 import { inspectPrepared } from './inspect.ts';
 import type { InspectRequest, InspectResponse } from './pool.ts';
 
 const port = parentPort;
 if (!port) throw new Error('src/submissions/accept/worker.ts runs only as a worker thread');
 /** The recognizer table, given once when the pool starts the thread. */
-const transfers = (workerData as { transfers: TransferRecognizer[] }).transfers;
+const holdings = (workerData as { holdings: HoldingRecognizer[] }).holdings;
 port.on('message', (req: InspectRequest) => {
   let res: InspectResponse;
   try {
     // A function does not cross threads: the facts are computed here, on this thread, and sent as data.
-    const { facts, ...result } = inspectPrepared(req.b64, req.scheme, transfers);
+    const { facts, ...result } = inspectPrepared(req.b64, req.scheme, holdings);
     let factsOf: { data?: unknown; error?: string };
     try {
       factsOf = { data: facts?.() };

@@ -9,6 +9,7 @@ import { buildPreparedTransaction, damlValue } from '@quill/sandbox/build';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuditLog, verifyAuditChain } from '../../../src/audit/index.ts';
 import { issueToken, type Role } from '../../../src/auth/index.ts';
+import { coinRecognizers } from '../../../src/dev/coin.ts';
 import { SubmissionStore } from '../../../src/submissions/index.ts';
 import { apiHarness, SECRET, SYNC } from '../../support/api-harness.ts';
 import { testRedis } from '../../support/records.ts';
@@ -39,16 +40,36 @@ rules:
     ttl: 1h
 `;
 
+/** A demo-coin transfer as the sandbox prepares it: the party's 10000.0 holding consumed, `amount` created for the
+ * receiver and the change back to the party. The policy reads what leaves the holdings, not the choice argument. */
 function transfer(party: string, receiver: string, amount: string) {
   const scheme = 'HASHING_SCHEME_VERSION_V2' as const;
   const operator = 'operator::1220op';
+  const holding = `${'cd'.repeat(32)}:Quill.Coin:Holding`;
+  const input = `00${randomBytes(32).toString('hex')}`;
+  const coin = (owner: string, value: string) =>
+    damlValue.record({
+      operator: damlValue.party(operator),
+      owner: damlValue.party(owner),
+      amount: damlValue.numeric(value),
+    });
+  const created = (owner: string, value: string) => ({
+    kind: 'create' as const,
+    contractId: `00${randomBytes(32).toString('hex')}`,
+    packageName: 'quill-coin',
+    templateId: holding,
+    argument: coin(owner, value),
+    signatories: [operator],
+    stakeholders: [operator, owner],
+  });
+  const change = (10000 - Number(amount)).toFixed(1);
   const tx = buildPreparedTransaction({
     roots: [
       {
         kind: 'exercise',
-        contractId: `00${randomBytes(32).toString('hex')}`,
+        contractId: input,
         packageName: 'quill-coin',
-        templateId: `${'cd'.repeat(32)}:Quill.Coin:Holding`,
+        templateId: holding,
         signatories: [operator, party],
         choice: 'Holding_Transfer',
         choiceArgument: damlValue.record({
@@ -57,6 +78,19 @@ function transfer(party: string, receiver: string, amount: string) {
         }),
         consuming: true,
         actingParties: [party],
+        children: [created(receiver, amount), created(party, change)],
+      },
+    ],
+    inputContracts: [
+      {
+        contract: {
+          contractId: input,
+          packageName: 'quill-coin',
+          templateId: holding,
+          argument: coin(party, '10000.0'),
+          signatories: [operator, party],
+        },
+        createdAt: new Date(),
       },
     ],
     actAs: [party],
@@ -83,7 +117,7 @@ describe('approval policy over the API', () => {
     );
     const file = join(dir, 'policy.yaml');
     writeFileSync(file, POLICY);
-    h = await apiHarness({ POLICY_FILE: file });
+    h = await apiHarness({ POLICY_FILE: file }, { recognizers: coinRecognizers('quill-coin', 'Quill.Coin') });
     store = new SubmissionStore(redis, h.config.redisPrefix);
   });
   afterAll(async () => {
@@ -289,7 +323,11 @@ describe('approval policy over the API', () => {
       body: transfer(alice.id, 'bob::1', '500.0').body,
     });
     expect(ev.status).toBe(200);
-    expect(ev.json).toMatchObject({ rule: 'big', amount: '500', outcome: { action: 'approve', quorum: 2 } });
+    expect(ev.json).toMatchObject({
+      rule: 'big',
+      outflows: [{ instrument: { admin: 'operator::1220op', id: 'QuillCoin' }, amount: '500' }],
+      outcome: { action: 'approve', quorum: 2 },
+    });
     const pol = await h.call('GET', '/wallet/v1/policy', { token: await tok('admin', 'a') });
     expect(pol.json.version).toBe(1);
     expect((await h.call('GET', '/wallet/v1/policy', { token: await tok('read', 'r') })).status).toBe(403);
@@ -320,7 +358,10 @@ describe('approval metrics', () => {
     );
     const file = join(dir, 'policy.yaml');
     writeFileSync(file, 'rules:\n  - {name: all, action: approve, quorum: 1}\n');
-    const h = await apiHarness({ POLICY_FILE: file });
+    const h = await apiHarness(
+      { POLICY_FILE: file },
+      { recognizers: coinRecognizers('quill-coin', 'Quill.Coin') },
+    );
     try {
       const alice = await h.party('alice');
       const t = transfer(alice.id, 'bob::1', '1.0');
@@ -353,7 +394,10 @@ describe('velocity through the API', () => {
       file,
       'rules:\n  - name: burst\n    match: { velocity: { window: 2s, maxCount: 2 } }\n    action: deny\n    reason: too many\n',
     );
-    const h = await apiHarness({ POLICY_FILE: file });
+    const h = await apiHarness(
+      { POLICY_FILE: file },
+      { recognizers: coinRecognizers('quill-coin', 'Quill.Coin') },
+    );
     try {
       const alice = await h.party('alice');
       const token = await issueToken({ secret: SECRET, role: 'submit', ttlSeconds: 600, subject: 's' });
@@ -369,6 +413,45 @@ describe('velocity through the API', () => {
       expect(await send()).toBe(422);
       await new Promise((r) => setTimeout(r, 2100));
       expect(await send()).toBe(202);
+    } finally {
+      await h.close();
+    }
+  });
+  it("sums each record's outflow of the same instrument: the one that takes it over maxAmount is denied", async () => {
+    const dir = (await import('node:fs')).mkdtempSync(
+      join((await import('node:os')).tmpdir(), 'quill-policy-'),
+    );
+    const file = join(dir, 'policy.yaml');
+    writeFileSync(
+      file,
+      `rules:
+  - name: coin-hourly
+    match:
+      instrument: { admin: "operator::1220op", id: QuillCoin }
+      velocity: { window: 1h, maxAmount: "100" }
+    action: deny
+`,
+    );
+    const h = await apiHarness(
+      { POLICY_FILE: file },
+      { recognizers: coinRecognizers('quill-coin', 'Quill.Coin') },
+    );
+    try {
+      const alice = await h.party('alice');
+      const token = await issueToken({ secret: SECRET, role: 'submit', ttlSeconds: 600, subject: 's' });
+      const send = (amount: string) =>
+        h.call('POST', '/wallet/v1/submissions', { token, body: transfer(alice.id, 'bob::1', amount).body });
+      const first = await send('60.0');
+      expect(first.status).toBe(202);
+      const rec = await h.call('GET', `/wallet/v1/submissions/${first.json.id}`, { token });
+      expect(rec.json).toMatchObject({
+        outflows: [{ instrument: { admin: 'operator::1220op', id: 'QuillCoin' }, amount: '60' }],
+        amount: '60',
+      });
+      expect((await send('40.0')).status).toBe(202);
+      const over = await send('0.5');
+      expect(over.status).toBe(422);
+      expect(over.json.error?.message).toContain('coin-hourly');
     } finally {
       await h.close();
     }

@@ -2,12 +2,13 @@
 import { randomBytes } from 'node:crypto';
 import { LedgerClient } from '@quill/canton/ledger';
 import { ScanClient } from '@quill/canton/scan';
-import { bootstrapCoin, COIN_RECOGNIZERS, mint, type Sandbox, startSandbox } from '@quill/sandbox';
+import { bootstrapCoin, COIN_MODULE, COIN_PACKAGE, mint, type Sandbox, startSandbox } from '@quill/sandbox';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ledgerReads } from '../../../src/api/ledger-reads.ts';
 import { issueToken } from '../../../src/auth/index.ts';
 import { loadConfig } from '../../../src/config/index.ts';
+import { coinRecognizers } from '../../../src/dev/coin.ts';
 import type { IndexedTransaction } from '../../../src/history/index.ts';
 import { startWallet } from '../../../src/server/wallet.ts';
 import { Keyring, KeyStore, verifyingSigner } from '../../../src/signing/index.ts';
@@ -39,7 +40,7 @@ function tx(offset: number, parties: string[]): IndexedTransaction {
 
 beforeAll(async () => {
   // The sandbox's demo coin is what this wallet knows as holdings.
-  h = await apiHarness({}, { recognizers: COIN_RECOGNIZERS });
+  h = await apiHarness({}, { recognizers: coinRecognizers(COIN_PACKAGE, COIN_MODULE) });
   const items: IndexedTransaction[] = [];
   for (let o = 1; o <= 25; o++) items.push(tx(o, o % 5 === 0 ? [A, B] : [A]));
   items.push(tx(26, [B]));

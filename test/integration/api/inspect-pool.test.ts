@@ -13,12 +13,12 @@ import { referenceHashHex } from '../../support/oracle.ts';
 import { tempDir } from '../../support/tmp.ts';
 
 const V2 = 'HASHING_SCHEME_VERSION_V2';
-const TRANSFERS = DEFAULT_RECOGNIZERS.transfers;
+const HOLDINGS = DEFAULT_RECOGNIZERS.holdings;
 
 describe('InspectPool', () => {
   let pool: InspectPool;
   beforeAll(() => {
-    pool = new InspectPool({ threads: 2, maxQueued: 4, threadMemoryMb: 256, transfers: TRANSFERS });
+    pool = new InspectPool({ threads: 2, maxQueued: 4, threadMemoryMb: 256, holdings: HOLDINGS });
   });
   afterAll(() => pool.close());
 
@@ -26,7 +26,7 @@ describe('InspectPool', () => {
     for (const scheme of [V2, 'HASHING_SCHEME_VERSION_V3'] as const) {
       const b64 = prepared('alice::1220aa', { scheme, units: 20_000 }).body.preparedTransaction;
       const { facts: offFacts, ...off } = await pool.inspect(b64, scheme);
-      const { facts: inFacts, ...inline } = inspectPrepared(b64, scheme, TRANSFERS);
+      const { facts: inFacts, ...inline } = inspectPrepared(b64, scheme, HOLDINGS);
       expect(off).toEqual(inline);
       // The policy's facts are computed on the thread and arrive as data.
       expect(offFacts?.()).toEqual(inFacts?.());
@@ -39,7 +39,7 @@ describe('InspectPool', () => {
     expect(err).toBeInstanceOf(TransactionError);
     let inline: unknown;
     try {
-      inspectPrepared('AAAA', V2, TRANSFERS);
+      inspectPrepared('AAAA', V2, HOLDINGS);
     } catch (e) {
       inline = e;
     }
@@ -60,14 +60,14 @@ describe('InspectPool', () => {
   });
 
   it('a transaction that needs more memory than a thread may use is a 413; the pool goes on', async () => {
-    const small = new InspectPool({ threads: 1, maxQueued: 4, threadMemoryMb: 64, transfers: TRANSFERS });
+    const small = new InspectPool({ threads: 1, maxQueued: 4, threadMemoryMb: 64, holdings: HOLDINGS });
     try {
       const huge = prepared('alice::1220aa', { units: 1_500_000 }).body.preparedTransaction;
       const fine = prepared('alice::1220aa', { units: 1000 }).body.preparedTransaction;
       const [a, b] = await Promise.allSettled([small.inspect(huge, V2), small.inspect(fine, V2)]);
       expect(a.status === 'rejected' && a.reason).toBeInstanceOf(SubmissionRefused);
       expect(a.status === 'rejected' && a.reason).toMatchObject({ status: 413, code: 'TOO_LARGE' });
-      expect(b.status === 'fulfilled' && b.value.hash).toEqual(inspectPrepared(fine, V2, TRANSFERS).hash);
+      expect(b.status === 'fulfilled' && b.value.hash).toEqual(inspectPrepared(fine, V2, HOLDINGS).hash);
     } finally {
       await small.close();
     }

@@ -39,6 +39,7 @@ const BAD: [string, string, string][] = [
   ['ledger-is-a-leaf', 'packages/canton/src/ledger/a.ts', use('../transaction/b.ts')],
   ['transaction-uses-schemas', 'packages/canton/src/transaction/a.ts', use('../ledger/b.ts')],
   ['scan-uses-ledger', 'packages/canton/src/scan/c.ts', use('../transaction/b.ts')],
+  ['token-is-a-leaf', 'packages/canton/src/token/a.ts', use('../ledger/b.ts')],
   ['sandbox-uses-canton', 'packages/sandbox/src/a.ts', use('../../../src/submissions/b.ts')],
   ['product-not-sandbox', 'src/server/a.ts', use('@quill/sandbox')],
   ['redis-is-infrastructure', 'src/redis/a.ts', use('../submissions/b.ts')],
@@ -61,6 +62,7 @@ const FINE: [string, string][] = [
   ['src/cli/a.ts', use('@quill/sandbox')],
   ['src/dev/a.ts', use('@quill/sandbox')],
   ['src/server/c.ts', use('../submissions/b.ts')],
+  ['src/policy/c.ts', use('../../packages/canton/src/token/b.ts')],
 ];
 
 function fixture(): string {
@@ -80,7 +82,7 @@ function fixture(): string {
   };
   for (const folder of ['submissions', 'redis', 'events', 'api', 'console', 'config', 'server'])
     files[`src/${folder}/b.ts`] = stub;
-  for (const folder of ['transaction', 'ledger']) files[`packages/canton/src/${folder}/b.ts`] = stub;
+  for (const folder of ['transaction', 'ledger', 'token']) files[`packages/canton/src/${folder}/b.ts`] = stub;
   for (const [, file, text] of BAD) files[file] = text;
   for (const [file, text] of FINE) files[file] = text;
   for (const [path, text] of Object.entries(files)) {

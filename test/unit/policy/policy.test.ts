@@ -1,6 +1,8 @@
+import { instrumentKey } from '@quill/canton/token';
 import type { TransactionPreview } from '@quill/canton/transaction';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { coinRecognizers } from '../../../src/dev/coin.ts';
 import {
   compareDecimal,
   evaluatePolicy,
@@ -52,22 +54,22 @@ describe('decimal', () => {
   });
 });
 
+const COIN = { admin: 'op::1', id: 'QuillCoin' };
+const noMovements = { created: [], consumed: [], deltas: [], transfers: [], unrecognized: [] };
 const facts = (over: Partial<TransactionFacts> = {}): TransactionFacts => ({
   party: 'alice::1',
+  actAs: ['alice::1'],
   synchronizer: 'sync::1',
+  preparationTime: '2026-01-01T00:00:00Z',
   templates: ['#quill-coin:Quill.Coin:Holding'],
   choices: ['Holding_Transfer'],
   counterparties: ['bob::1'],
-  transfers: [
-    {
-      template: '#quill-coin:Quill.Coin:Holding',
-      choice: 'Holding_Transfer',
-      receiver: 'bob::1',
-      amount: '500.0',
-    },
-  ],
+  receivers: ['bob::1'],
+  movements: noMovements,
+  outflows: [{ instrument: COIN, amount: '500.0' }],
   ...over,
 });
+const sending = (amount: string) => facts({ outflows: [{ instrument: COIN, amount }] });
 
 const ISSUE_POLICY = `
 default: allow
@@ -93,8 +95,13 @@ describe('policy document', () => {
     const doc = parsePolicy(ISSUE_POLICY);
     expect(doc.rules.map((r) => r.name)).toEqual(['deny-x', 'big-coin']);
     expect(doc.rules[1]).toMatchObject({ action: 'approve', quorum: 2, group: 'treasury', ttl: 3600 });
-    expect(parsePolicy(JSON.stringify({ rules: [] }))).toEqual({ default: 'allow', groups: {}, rules: [] });
-    expect(parsePolicy('')).toEqual({ default: 'allow', groups: {}, rules: [] });
+    expect(parsePolicy(JSON.stringify({ rules: [] }))).toEqual({
+      default: 'allow',
+      unrecognizedAssets: 'deny',
+      groups: {},
+      rules: [],
+    });
+    expect(parsePolicy('')).toEqual({ default: 'allow', unrecognizedAssets: 'deny', groups: {}, rules: [] });
   });
 
   it('names the path of every problem', () => {
@@ -164,14 +171,14 @@ describe('matcher', () => {
       action: 'deny',
       reason: 'transfers to X are not allowed',
     });
-    const small = facts({ transfers: [{ ...facts().transfers[0]!, amount: '50.0' }] });
+    const small = sending('50.0');
     expect(await evaluatePolicy(doc, small)).toEqual({
       rule: null,
       ruleIndex: null,
       outcome: { action: 'allow' },
-      amount: '50',
+      outflows: [{ instrument: COIN, amount: '50.0' }],
     });
-    const exact = facts({ transfers: [{ ...facts().transfers[0]!, amount: '100.0000000000' }] });
+    const exact = sending('100.0000000000');
     expect((await evaluatePolicy(doc, exact)).rule).toBeNull();
     const approve = (await evaluatePolicy(doc, facts())).outcome;
     expect(approve).toEqual({
@@ -186,8 +193,8 @@ describe('matcher', () => {
   it('amount bounds agree with exact comparison for every amount', () => {
     fc.assert(
       fc.property(decimalArb, decimalArb, fc.constantFrom('gt', 'gte', 'lt', 'lte'), (a, b, op) => {
-        const f = facts({ transfers: [{ ...facts().transfers[0]!, amount: a.text }] });
-        const c = compareDecimal(a.text, b.text);
+        const f = sending(a.text.startsWith('-') ? a.text.slice(1) : a.text);
+        const c = compareDecimal(a.text.startsWith('-') ? a.text.slice(1) : a.text, b.text);
         const want = { gt: c > 0, gte: c >= 0, lt: c < 0, lte: c <= 0 }[op];
         expect(staticMatch({ amount: { [op]: b.text } }, f)).toBe(want);
       }),
@@ -201,14 +208,14 @@ describe('matcher', () => {
       templates: fc.subarray(['#a:M:T', '#quill-coin:Quill.Coin:Holding']),
       choices: fc.subarray(['C1', 'Holding_Transfer']),
       counterparties: fc.subarray(['X::1', 'bob::1']),
-      transfers: fc.constant([] as TransactionFacts['transfers']),
     });
     fc.assert(
       fc.property(
         arbFacts,
         fc.constantFrom('alice::1', 'bob::1'),
         fc.constantFrom('C1', 'Holding_Transfer'),
-        (f, p, c) => {
+        (partial, p, c) => {
+          const f = facts({ ...partial, outflows: [] });
           expect(staticMatch({}, f)).toBe(true);
           expect(staticMatch({ party: [p] }, f)).toBe(f.party === p);
           expect(staticMatch({ choice: [c] }, f)).toBe(f.choices.includes(c));
@@ -235,7 +242,7 @@ describe('matcher', () => {
     const seen: number[] = [];
     const at = (count: number, amount: string) => async (_p: string, w: number) => {
       seen.push(w);
-      return { count, amount };
+      return { count, instruments: { [instrumentKey(COIN)]: { count, amount } } };
     };
     expect((await evaluatePolicy(v, facts(), at(1, '0'))).rule).toBeNull();
     expect((await evaluatePolicy(v, facts(), at(2, '0'))).rule).toBe('burst');
@@ -247,10 +254,11 @@ describe('matcher', () => {
 });
 
 describe('transaction facts', () => {
-  it('reads transfers, templates and counterparties from the decoded nodes', () => {
+  it('reads movements, templates and counterparties from the decoded nodes', () => {
     const preview = {
       actAs: ['alice::1'],
       synchronizerId: 'sync::1',
+      preparationTime: '2026-01-01T00:00:00Z',
       inputContracts: [
         {
           contractId: 'c1',
@@ -259,7 +267,7 @@ describe('transaction facts', () => {
           createdAt: '',
           signatories: ['op::1'],
           stakeholders: ['op::1', 'alice::1'],
-          argument: {},
+          argument: { operator: 'op::1', owner: 'alice::1', amount: '800.0000000000' },
         },
       ],
       nodes: [
@@ -270,11 +278,13 @@ describe('transaction facts', () => {
           kind: 'exercise',
           templateId: 'pkg:Quill.Coin:Holding',
           packageName: 'quill-coin',
+          contractId: 'c1',
+          consuming: true,
           choice: 'Holding_Transfer',
           choiceArgument: { receiver: 'bob::1', amount: '500.0000000000' },
           stakeholders: ['op::1', 'alice::1'],
           choiceObservers: [],
-          children: ['1', '2'],
+          children: ['1', '2', '3'],
         },
         {
           nodeId: '1',
@@ -283,11 +293,23 @@ describe('transaction facts', () => {
           kind: 'create',
           templateId: 'pkg:Quill.Coin:Holding',
           packageName: 'quill-coin',
+          contractId: 'c2',
           stakeholders: ['op::1', 'bob::1'],
-          argument: { owner: 'bob::1', amount: '500.0' },
+          argument: { operator: 'op::1', owner: 'bob::1', amount: '500.0' },
         },
         {
           nodeId: '2',
+          parentId: '0',
+          depth: 1,
+          kind: 'create',
+          templateId: 'pkg:Quill.Coin:Holding',
+          packageName: 'quill-coin',
+          contractId: 'c3',
+          stakeholders: ['op::1', 'alice::1'],
+          argument: { operator: 'op::1', owner: 'alice::1', amount: '300.0' },
+        },
+        {
+          nodeId: '3',
           parentId: '0',
           depth: 1,
           kind: 'exercise',
@@ -300,18 +322,16 @@ describe('transaction facts', () => {
         },
       ],
     } as unknown as TransactionPreview;
-    const f = transactionFacts(preview);
+    const f = transactionFacts(preview, coinRecognizers('quill-coin', 'Quill.Coin').holdings);
     expect(f.party).toBe('alice::1');
     expect(f.templates).toEqual(['#other:Other:Thing', '#quill-coin:Quill.Coin:Holding']);
     expect(f.choices).toEqual(['Holding_Transfer', 'Nested']);
     expect(f.counterparties).toEqual(['bob::1']);
-    expect(f.transfers).toEqual([
-      {
-        template: '#quill-coin:Quill.Coin:Holding',
-        choice: 'Holding_Transfer',
-        receiver: 'bob::1',
-        amount: '500.0000000000',
-      },
-    ]);
+    expect(f.receivers).toEqual(['bob::1']);
+    // A choice argument's `amount` is no fact: what leaves alice's holdings is.
+    expect(f.outflows).toEqual([{ instrument: COIN, amount: '500' }]);
+    expect(f.movements.unrecognized).toEqual([]);
+    // Without the coin's recognizers its holdings are not valued (and not token-standard holdings either).
+    expect(transactionFacts(preview).outflows).toEqual([]);
   });
 });
