@@ -1,5 +1,7 @@
-// `quill tx hash|inspect`: hash or preview a prepared transaction given as base64 text or raw bytes.
+// `quill tx hash|inspect`: hash or preview a prepared transaction given as base64 text or raw bytes; the preview
+// leads with what the transaction does to holdings, in sentences.
 
+import { readFileSync } from 'node:fs';
 import {
   decodePreparedTransaction,
   decodePreparedTransactionBase64,
@@ -10,6 +12,14 @@ import {
 } from '@quill/canton/transaction';
 import { Command, Option } from 'commander';
 import { UsageError } from '../errors.ts';
+import {
+  assetMovements,
+  DEFAULT_RECOGNIZERS,
+  describeMovements,
+  type HoldingRecognizer,
+  nodeTree,
+  parseRecognizers,
+} from '../policy/index.ts';
 import { printJson, readInput } from './support.ts';
 
 const BASE64_TEXT = /^[A-Za-z0-9+/=\s]*$/;
@@ -32,6 +42,22 @@ function readTransaction(file: string | undefined): PreparedTransaction {
   if (input.length > 0 && BASE64_TEXT.test(text))
     return decodePreparedTransactionBase64(text.replace(/\s+/g, ''));
   return decodePreparedTransaction(new Uint8Array(input));
+}
+
+/** A recognizers file, or a usage error naming its first problem (exit 2). */
+function readRecognizers(path: string): HoldingRecognizer[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new UsageError(
+      `--recognizers: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+  }
+  const r = parseRecognizers(text);
+  if ('holdings' in r) return r.holdings;
+  const [first] = r.problems;
+  throw new UsageError(`--recognizers: ${first?.path || '(document)'}: ${first?.message ?? 'invalid'}`);
 }
 
 const schemeOption = () =>
@@ -60,13 +86,22 @@ export function txCommand(): Command {
       else process.stdout.write(`${hex}\n`);
     });
   tx.command('inspect')
-    .description('print a readable preview of what a signature would authorize, as JSON')
+    .description(
+      'print what a signature would authorize, as JSON: one sentence per asset movement (summary), the node ' +
+        'tree, the movements per instrument, then the decoded transaction',
+    )
     .argument('[file]', 'file with the prepared transaction, or - for standard input (default)')
     .addOption(schemeOption())
-    .action((file: string | undefined, opts: { scheme: string }) => {
+    .option('--recognizers <file>', 'holding recognizers of further registries (the RECOGNIZERS_FILE format)')
+    .action((file: string | undefined, opts: { scheme: string; recognizers?: string }) => {
       const scheme = parseScheme(opts.scheme);
-      const prepared = readTransaction(file);
-      printJson(previewPreparedTransaction(prepared, scheme));
+      const holdings = [
+        ...(opts.recognizers ? readRecognizers(opts.recognizers) : []),
+        ...DEFAULT_RECOGNIZERS.holdings,
+      ];
+      const preview = previewPreparedTransaction(readTransaction(file), scheme);
+      const movements = assetMovements(preview, holdings);
+      printJson({ summary: describeMovements(movements), tree: nodeTree(preview), movements, ...preview });
     });
   return tx;
 }

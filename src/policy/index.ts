@@ -8,6 +8,7 @@ export {
   subtractDecimals,
   sumDecimals,
 } from './decimal.ts';
+export { describeMovements, nodeTree, shortAmount, shortParty } from './describe.ts';
 export { PolicyInvalid, type PolicyProblem } from './errors.ts';
 export {
   evaluatePolicy,

@@ -91,6 +91,12 @@ export const ApprovalRequirement = z.object({
     .string()
     .nullable()
     .describe('approvals after this time are refused and the record ends expired'),
+  summary: z
+    .array(z.string())
+    .optional()
+    .describe(
+      'what the approvers approve: one sentence per asset movement, read from the decoded transaction',
+    ),
 });
 export type ApprovalRequirement = z.infer<typeof ApprovalRequirement>;
 

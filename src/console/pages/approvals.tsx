@@ -33,9 +33,15 @@ export async function approvalsPage(c: Ctx, form?: { id: string; error: string }
             return (
               <article class="approval" data-id={r.id} aria-label={`Submission ${r.id}`}>
                 <h3>
-                  <Id value={r.id} href={`/console/submissions/${r.id}`} /> ·{' '}
-                  {r.amount ? `amount ${r.amount}` : ''}
+                  <Id value={r.id} href={`/console/submissions/${r.id}`} />
                 </h3>
+                {r.approval?.summary && (
+                  <ul class="summary" aria-label="What it does">
+                    {r.approval.summary.map((line) => (
+                      <li>{line}</li>
+                    ))}
+                  </ul>
+                )}
                 <p>
                   Party <Id value={r.party} /> · asked by {r.requestedBy} · <Time at={r.createdAt} />
                 </p>

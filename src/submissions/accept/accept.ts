@@ -4,7 +4,12 @@
 import { echo } from '@quill/canton/errors';
 import { typeRefs } from '@quill/canton/ledger';
 import { idempotencyScope, type Principal } from '../../auth/index.ts';
-import { evaluatePolicy, type PolicyDecision, type TransactionFacts } from '../../policy/index.ts';
+import {
+  describeMovements,
+  evaluatePolicy,
+  type PolicyDecision,
+  type TransactionFacts,
+} from '../../policy/index.ts';
 import { SubmissionRefused } from '../errors.ts';
 import type { SubmissionRecord } from '../record.ts';
 import { newSubmissionId } from '../store/index.ts';
@@ -154,6 +159,7 @@ async function accept(
               approvalDeadline !== undefined && Number.isFinite(approvalDeadline)
                 ? new Date(approvalDeadline).toISOString()
                 : null,
+            summary: verdict.summary,
           },
           approvals: [],
         }
@@ -264,7 +270,7 @@ async function applyPolicy(
   deps: AcceptDeps,
   tx: InspectedTransaction,
   current: Awaited<ReturnType<PolicyPort['current']>>,
-): Promise<{ decision: PolicyDecision; version: number | null } | undefined> {
+): Promise<{ decision: PolicyDecision; version: number | null; summary: string[] } | undefined> {
   if (!current) return undefined;
   if (!tx.facts) throw new Error('the approval policy needs the transaction facts (inspect port)');
   let facts: TransactionFacts;
@@ -277,6 +283,7 @@ async function applyPolicy(
   return {
     decision: await evaluatePolicy(current.document, facts, deps.policy?.velocity),
     version: current.version,
+    summary: describeMovements(facts.movements),
   };
 }
 
