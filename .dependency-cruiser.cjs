@@ -87,7 +87,7 @@ module.exports = {
     only(
       'history-reads-the-ledger',
       `^${wallet('history')}`,
-      `^(${wallet('history', 'redis')}|${canton('ledger')})`,
+      `^(${wallet('history', 'redis')}|${canton('ledger', 'token')})`,
       'What Quill learns from the ledger: the watcher and its index, nothing of the pipeline or the API.',
     ),
     only(

@@ -1,5 +1,6 @@
 // The ledger watcher: follows POST /v2/updates/flats for every party in the registry from a checkpoint in
-// Redis and writes the party history index (index-store.ts) with its events. Exactly one runs across worker
+// Redis and writes the party history index (index-store.ts) with its events. It reads every template and, with
+// their views, the token-standard Holding and TransferInstruction interfaces (tokens.ts). Exactly one runs across worker
 // processes: it acts only while it holds the lease (src/redis/lease.ts), which another worker takes over when the
 // holder dies. Duplicate writes are harmless anyway: the index adds a (party, transaction) pair only once.
 //
@@ -14,6 +15,7 @@
 
 import type { JsTransaction, LedgerClient, Update } from '@quill/canton/ledger';
 import { isLedgerError, updateOffset } from '@quill/canton/ledger';
+import { HOLDING_INTERFACE, TRANSFER_INSTRUCTION_INTERFACE } from '@quill/canton/token';
 import { type Log, noLog } from '../log.ts';
 import { type Running, startLoop } from '../redis/consumer.ts';
 import type { Lease } from '../redis/lease.ts';
@@ -84,11 +86,28 @@ function indexed(tx: JsTransaction, parties: string[]): IndexedTransaction {
   };
 }
 
+/**
+ * Every template (the wildcard), and the token-standard interfaces with their views: a created holding or
+ * transfer instruction of any registry carries its view (`interfaceViews`), which is all the index reads of it.
+ */
+const FILTERS = {
+  cumulative: [
+    { identifierFilter: { WildcardFilter: { value: { includeCreatedEventBlob: false } } } },
+    ...[HOLDING_INTERFACE, TRANSFER_INSTRUCTION_INTERFACE].map((interfaceId) => ({
+      identifierFilter: {
+        InterfaceFilter: {
+          value: { interfaceId, includeInterfaceView: true, includeCreatedEventBlob: false },
+        },
+      },
+    })),
+  ],
+};
+
 function updateFormat(parties: readonly string[]) {
   return {
     includeTransactions: {
       eventFormat: {
-        filtersByParty: Object.fromEntries(parties.map((p) => [p, { cumulative: [] }])),
+        filtersByParty: Object.fromEntries(parties.map((p) => [p, FILTERS])),
         verbose: false,
       },
       transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS' as const,

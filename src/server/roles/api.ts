@@ -156,7 +156,6 @@ export async function startApi(s: Shared, o: ApiRoleOptions): Promise<Listening>
     policies,
     audit: s.audit,
     history: s.history,
-    holdings: o.recognizers.holdings,
     ...(o.reads ? { ledgerReads: o.reads } : {}),
     batchMax: config.batchMax,
     limits: config.limits,
