@@ -1,12 +1,15 @@
 // POST/GET /wallet/v1/submissions, the batch endpoint and GET /wallet/v1/updates/{updateId}.
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { echo } from '@quill/canton/errors';
+import type { CostEstimation } from '@quill/canton/ledger';
 import { decodePreparedTransactionBase64, previewPreparedTransaction } from '@quill/canton/transaction';
 import {
+  type AcceptDeps,
   acceptSubmission,
   isTerminal,
   type SubmissionRecord,
   SubmissionRefused,
+  type SubmissionStore,
 } from '../../submissions/index.ts';
 import { type AppDeps, type AppEnv, need, visible } from '../context.ts';
 import { ApiError, describeCause, errorResponses, invalidRequest, toHttpError } from '../errors.ts';
@@ -137,6 +140,31 @@ function checkSize(deps: AppDeps, preparedTransaction: string): void {
   }
 }
 
+/**
+ * The accept step builds and stores the record; the prepare response's costEstimation, when the caller sent it,
+ * joins the record as it is created (so it is there whatever the worker does next). It is left out of the request
+ * the accept step fingerprints: an estimate is informative, not what is signed.
+ */
+function estimated<T extends { costEstimation?: CostEstimation | undefined }>(
+  deps: AcceptDeps,
+  body: T,
+): { accept: AcceptDeps; req: Omit<T, 'costEstimation'> } {
+  const { costEstimation, ...req } = body;
+  if (!costEstimation) return { accept: deps, req };
+  const real = deps.store;
+  const create: SubmissionStore['create'] = (record, ...rest) =>
+    real.create({ ...record, costEstimation }, ...rest);
+  // Every other member is the store's own, bound to it.
+  const store = new Proxy(real, {
+    get: (target, prop) => {
+      if (prop === 'create') return create;
+      const v = Reflect.get(target, prop, target);
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+  });
+  return { accept: { ...deps, store }, req };
+}
+
 function waitSeconds(deps: AppDeps, wait: number | undefined): number {
   return Math.min(deps.waitMaxSeconds, wait ?? 0);
 }
@@ -151,7 +179,8 @@ export function submissionRoutes(deps: AppDeps) {
       const key = c.req.valid('header')['idempotency-key'];
       checkSize(deps, body.preparedTransaction);
       await deps.limitAccepts?.(who, 1);
-      const { record: accepted } = await acceptSubmission(deps.accept, body, who, key);
+      const { accept, req } = estimated(deps.accept, body);
+      const { record: accepted } = await acceptSubmission(accept, req, who, key);
       deps.metrics.acceptSeconds.observe((performance.now() - started) / 1000);
       let rec = accepted;
       const seconds = waitSeconds(deps, wait);
@@ -181,10 +210,11 @@ export function submissionRoutes(deps: AppDeps) {
             const { status, body } = invalidRequest(parsed.error);
             return { index, status, error: body.error };
           }
-          const { idempotencyKey, ...req } = parsed.data;
+          const { idempotencyKey, ...item } = parsed.data;
           try {
-            checkSize(deps, req.preparedTransaction);
-            const { record: rec } = await acceptSubmission(deps.accept, req, who, idempotencyKey);
+            checkSize(deps, item.preparedTransaction);
+            const { accept, req } = estimated(deps.accept, item);
+            const { record: rec } = await acceptSubmission(accept, req, who, idempotencyKey);
             return { index, status: isTerminal(rec.status) ? 200 : 202, submission: rec };
           } catch (err) {
             if (err instanceof SubmissionRefused) deps.metrics.refused.inc({ code: err.code });
