@@ -269,7 +269,7 @@ export function commitExecution(
     .map((ic) => (ic.contract.oneofKind === 'v1' ? ic.contract.v1.contractId : ''))
     .filter((cid) => !state.isActive(cid));
   if (inactive.length > 0) throw err.inactiveContracts(inactive);
-  checkConformance(state, plan.tx, validatePreparedTransaction(plan.tx));
+  checkConformance(state, plan.tx, validatePreparedTransaction(plan.tx), effective);
   const nodes = committedNodes(state, plan, effective);
   const updateId = state.newUpdateId();
   const draft = {
@@ -363,6 +363,9 @@ function committedNodes(state: SandboxState, plan: ExecutionPlan, effective: big
         contract,
         choice: e.choiceId,
         choiceArgument: e.chosenValue!,
+        interfaceId: e.interfaceId
+          ? `${e.interfaceId.packageId}:${e.interfaceId.moduleName}:${e.interfaceId.entityName}`
+          : undefined,
         actingParties: e.actingParties,
         consuming: e.consuming,
         lastDescendantNodeId: nodeId,

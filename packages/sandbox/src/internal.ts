@@ -5,7 +5,8 @@
 
 import { activitiesOf } from './activities.ts';
 import type { BuildNode } from './build/index.ts';
-import { COIN_MODULE, COIN_PACKAGE, COIN_TEMPLATES, coinTemplate, interpret } from './coin.ts';
+import { COIN_MODULE, COIN_PACKAGE, COIN_TEMPLATES, coinTemplate } from './coin.ts';
+import { interpret } from './interpret.ts';
 import { isoFromMicros } from './lfjson.ts';
 import {
   type CommittedNode,
@@ -52,6 +53,7 @@ function toCommitted(
         contract,
         choice: b.choice,
         choiceArgument: b.choiceArgument,
+        interfaceId: b.interfaceId === undefined ? undefined : String(b.interfaceId),
         actingParties: [...b.actingParties].sort(),
         consuming: b.consuming,
         lastDescendantNodeId: nodeId,

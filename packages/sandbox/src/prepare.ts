@@ -12,8 +12,8 @@ import {
   TransactionError,
 } from '@quill/canton/transaction';
 import { buildPreparedTransaction } from './build/index.ts';
-import { interpret } from './coin.ts';
 import { err } from './errors.ts';
+import { interpret } from './interpret.ts';
 import { isoFromMicros } from './lfjson.ts';
 import type { SandboxState } from './state/index.ts';
 

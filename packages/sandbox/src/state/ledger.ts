@@ -271,6 +271,7 @@ export class SandboxState {
       }
       if (n.kind === 'exercise') {
         n.choice = i.str(n.choice);
+        if (n.interfaceId !== undefined) n.interfaceId = i.str(n.interfaceId);
         n.choiceArgument = i.value(n.choiceArgument) ?? n.choiceArgument;
         n.result = i.value(n.result);
         n.actingParties = i.arr(n.actingParties);

@@ -67,6 +67,8 @@ export interface CommittedExercise {
   contract: Contract;
   choice: string;
   choiceArgument: Value;
+  /** The interface whose choice was exercised (package-id form), when the command named an interface. */
+  interfaceId?: string;
   actingParties: string[];
   consuming: boolean;
   lastDescendantNodeId: number;
