@@ -201,5 +201,10 @@ describe('ledger watcher', () => {
     expect(received.map((e) => [e.party, JSON.parse(e.body!).updateId])).toEqual([[ours, transfer.updateId]]);
     const page = await index.page(ours, { limit: 10, order: 'asc' });
     expect(page.items.map((t) => t.updateId)).toEqual([transfer.updateId]);
+    // Its holding, read through the Holding interface's view.
+    const held = await index.holdings(ours);
+    expect(held.map((h) => [h.instrument.id, h.amount, h.owner])).toEqual([
+      ['QuillCoin', '4.0000000000', ours],
+    ]);
   }, 20_000);
 });
