@@ -13,6 +13,7 @@ import { type AuthConfig, Authenticator } from './auth.ts';
 import { demoLedgerOptions, runDemo } from './demo.ts';
 import { type FaultConfig, Faults } from './faults.ts';
 import { bootstrapCoin } from './internal.ts';
+import { bootstrapRegistries } from './registry/bootstrap.ts';
 import { DEFAULT_OPTIONS, type SandboxOptions, type Services } from './routes/http.ts';
 import { scanApp } from './routes/scan.ts';
 import type { StreamForms } from './routes/stream.ts';
@@ -97,6 +98,7 @@ export async function startSandbox(config: SandboxConfig = {}): Promise<Sandbox>
   state.users.create({ id: 'participant_admin' }, [{ kind: 'ParticipantAdmin' }]);
   bootstrapCoin(state);
   uploadTokenStandardApis(state);
+  bootstrapRegistries(state);
   if (config.demo) runDemo(state);
   const streams: StreamForms = new Map();
   const app = ledgerApp(services, streams);

@@ -82,7 +82,7 @@ export function submitInternal(
   return commitNodes(state, draft.roots, actAs, commandId ?? ['sandbox-internal-', ++counter].join(''));
 }
 
-function commitNodes(
+export function commitNodes(
   state: SandboxState,
   roots: BuildNode[],
   actAs: string[],

@@ -1,14 +1,14 @@
 /**
  * The one table of interface implementations of the sandbox's templates (the demo coin and the registries), built
- * on first use so that the modules declaring them may import each other.
+ * on first use.
  */
 import { COIN_IMPLEMENTATIONS } from '../coin.ts';
-import { type Implementation, InterfaceTable } from './interfaces.ts';
+import { InterfaceTable } from './interfaces.ts';
+import { REGISTRIES } from './registries.ts';
 
-const declared: (() => readonly Implementation[])[] = [() => COIN_IMPLEMENTATIONS];
 let table: InterfaceTable | undefined;
 
 export function interfaces(): InterfaceTable {
-  table ??= new InterfaceTable(declared.flatMap((d) => d()));
+  table ??= new InterfaceTable([...COIN_IMPLEMENTATIONS, ...REGISTRIES.flatMap((r) => r.implementations)]);
   return table;
 }

@@ -194,6 +194,12 @@ export interface UserRecord {
   rights: UserRight[];
 }
 
+/** A token registry of the sandbox: its admin party and its well-known contracts (factory, rules), by name. */
+export interface RegistryRecord {
+  admin: string;
+  contracts: Record<string, string>;
+}
+
 /** One entry of the scan activity feed (snake_case on the wire, rendered in ../activities.ts). */
 export interface ActivityRecord {
   /** event_id is `#<updateId>:<nodeId>`, built when rendered (one shared id string per update in memory). */
