@@ -179,6 +179,42 @@ describe('fees on the submission record', () => {
     // Without an estimate the record has none.
     const plain = await transfer(alice, bob, '1.0');
     expect(plain.record.costEstimation).toBeUndefined();
+    // A batch item takes it too.
+    const p = await w.client.prepare({
+      userId: LEDGER_USER,
+      commandId: randomUUID(),
+      actAs: [alice],
+      synchronizerId: '',
+      packageIdSelectionPreference: [],
+      commands: [
+        {
+          ExerciseCommand: {
+            templateId: coinTemplate('Holding'),
+            contractId: await holdingOf(alice),
+            choice: 'Holding_Transfer',
+            choiceArgument: { receiver: bob, amount: '1.0' },
+          },
+        },
+      ],
+    } as never);
+    const batch = await w.call('POST', '/wallet/v1/submissions/batch', {
+      submissions: [
+        {
+          preparedTransaction: p.preparedTransaction,
+          hashingSchemeVersion: p.hashingSchemeVersion,
+          costEstimation: p.costEstimation,
+        },
+      ],
+    });
+    const [item] = batch.json.items as {
+      status: number;
+      submission: { id: string; costEstimation: unknown };
+    }[];
+    expect(item?.status).toBe(202);
+    expect(item?.submission.costEstimation).toEqual(p.costEstimation);
+    const done = await w.call('GET', `/wallet/v1/submissions/${item?.submission.id}?wait=20`);
+    expect(done.json).toMatchObject({ status: 'committed', costEstimation: p.costEstimation });
+    expect(typeof done.json.paidTrafficCost).toBe('number');
   }, 60_000);
 
   it('refuses a malformed costEstimation with a 400 before anything is signed', async () => {
