@@ -6,6 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { META_KEYS, TRANSFER_FACTORY_INTERFACE, TRANSFER_INSTRUCTION_INTERFACE } from '@quill/canton/token';
 import { mint, type Sandbox, submitInternal } from '@quill/sandbox';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+// The registries' admin mint (not exported by the package yet).
+import { mintToken } from '../../../packages/sandbox/src/registry/bootstrap.ts';
 import type { Config } from '../../../src/config/index.ts';
 import { redisKeys } from '../../../src/redis/keys.ts';
 import { startConsoleWallet } from '../../support/console.ts';
@@ -398,6 +400,10 @@ describe('two-step transfers of the registries’ tokens (TransferInstruction)',
   it('accepted, rejected and withdrawn instructions: listings, holdings per instrument and events after each step', async () => {
     const coin = mint(sandbox.state, alice, '3.0');
     await indexed(alice, coin.updateId);
+    // Amulet, whose holdings are its registry's own template (an amount record of its own): read by the view.
+    mintToken(sandbox.state, 'amulet', alice, '7.5');
+    await until(async () => (await balances(alice)).Amulet !== undefined, 15_000, 'the Amulet indexed');
+    expect((await balances(alice)).Amulet).toEqual(['7.5', '0', ['7.5000000000']]);
     const { contractId: gift } = mintUsdq(stranger, '100.0');
     // 1. The stranger offers alice 30 USDQ: her incoming instruction, the stranger's locked holding is not hers.
     const o1 = offer(stranger, alice, '30.0', [gift], 'invoice 42');
@@ -454,7 +460,7 @@ describe('two-step transfers of the registries’ tokens (TransferInstruction)',
     ]);
     // Two instruments, each summed on its own.
     const all = await balances(alice);
-    expect(Object.keys(all).sort()).toEqual(['QuillCoin', 'USDQ']);
+    expect(Object.keys(all).sort()).toEqual(['Amulet', 'QuillCoin', 'USDQ']);
     expect(all.USDQ?.[0]).toBe('30');
   }, 60_000);
 });
