@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { mintToken } from '../../../packages/sandbox/src/registry/bootstrap.ts';
 import type { Config } from '../../../src/config/index.ts';
 import { redisKeys } from '../../../src/redis/keys.ts';
-import { startConsoleWallet } from '../../support/console.ts';
+import { link, startConsoleWallet } from '../../support/console.ts';
 import { eventsOfType, until } from '../../support/events.ts';
 import { testRedis } from '../../support/records.ts';
 import { coinTemplate, LEDGER_USER, startLedger, walletConfig } from '../../support/wallet.ts';
@@ -77,6 +77,23 @@ async function balances(party: string) {
     out[b.instrument.id] = [b.total, b.locked, b.holdings.map((h) => h.amount).sort()];
   }
   return out;
+}
+
+/** A console page's HTML, signed in through a one-time link as an admin (the sign-in form's two steps). */
+async function consolePage(path: string): Promise<string> {
+  const form = await fetch(await link(w.url, 'admin'));
+  const pre = /name="_pre" value="([^"]+)"/.exec(await form.text())?.[1] ?? '';
+  const token = new URL(form.url).searchParams.get('t') ?? '';
+  const signed = await fetch(`${w.url}/console/signin`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { cookie: `quill_console_pre=${pre}`, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ t: token, next: path, _pre: pre }),
+  });
+  const session = /quill_console=([^;]+)/.exec(signed.headers.get('set-cookie') ?? '')?.[1];
+  const page = await fetch(`${w.url}${path}`, { headers: { cookie: `quill_console=${session}` } });
+  expect(page.status).toBe(200);
+  return page.text();
 }
 
 /** The party's one QuillCoin holding with at least `amount` (a contract id). */
@@ -217,6 +234,12 @@ describe('fees on the submission record', () => {
     const done = await w.call('GET', `/wallet/v1/submissions/${item?.submission.id}?wait=20`);
     expect(done.json).toMatchObject({ status: 'committed', costEstimation: p.costEstimation });
     expect(typeof done.json.paidTrafficCost).toBe('number');
+    // The console's submission page shows both.
+    const html = await consolePage(`/console/submissions/${record.id}`);
+    expect(html).toMatch(/data-testid="traffic-paid">\d+</);
+    expect(html).toContain(
+      `data-testid="traffic-estimated">${(costEstimation as { totalTrafficCostEstimation: number }).totalTrafficCostEstimation} (request`,
+    );
   }, 60_000);
 
   it('refuses a malformed costEstimation with a 400 before anything is signed', async () => {
@@ -411,6 +434,9 @@ describe('two-step transfers of the registries’ tokens (TransferInstruction)',
     expect(await pending(alice)).toEqual([['incoming', stranger, 'self', '30.0000000000', 'invoice 42']]);
     expect((await balances(alice)).USDQ).toBeUndefined();
     expect(await pending(stranger)).toEqual([]); // not a wallet party: not indexed
+    const page = await consolePage(`/console/parties/${encodeURIComponent(alice)}`);
+    expect(page).toContain('data-testid="party-transfer-instructions"');
+    expect(page).toContain('<td>invoice 42</td>');
     const [i1] = (
       await w.call('GET', `/wallet/v1/parties/${encodeURIComponent(alice)}/transfer-instructions`)
     ).json.items as { contractId: string; executeBefore: string; instrument: unknown }[];
@@ -462,5 +488,8 @@ describe('two-step transfers of the registries’ tokens (TransferInstruction)',
     const all = await balances(alice);
     expect(Object.keys(all).sort()).toEqual(['Amulet', 'QuillCoin', 'USDQ']);
     expect(all.USDQ?.[0]).toBe('30');
+    // The console's party page: a row per instrument.
+    const html = await consolePage(`/console/parties/${encodeURIComponent(alice)}`);
+    for (const id of ['Amulet', 'QuillCoin', 'USDQ']) expect(html).toContain(`<td>${id}</td>`);
   }, 60_000);
 });
