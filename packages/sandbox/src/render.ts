@@ -263,7 +263,7 @@ export function renderTransaction(
     traceContext: tx.traceparent ? { traceparent: tx.traceparent, tracestate: null } : null,
     recordTime: tx.recordTime,
     externalTransactionHash: tx.externalTransactionHash ?? null,
-    paidTrafficCost: 0,
+    paidTrafficCost: tx.paidTrafficCost ?? 0,
   };
 }
 
