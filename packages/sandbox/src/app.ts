@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import { WILDCARD } from './auth.ts';
 import { err } from './errors.ts';
 import { UNAVAILABLE_TEXT } from './faults.ts';
+import { activeContractRoutes } from './routes/active-contracts.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { completionRoutes } from './routes/completions.ts';
 import { type Env, errorResponse, requestTimeout, type Services } from './routes/http.ts';
@@ -54,6 +55,7 @@ export function ledgerApp(services: Services, streams: StreamForms = new Map()):
   });
 
   stateRoutes(app, services);
+  activeContractRoutes(app, services);
   userRoutes(app, services);
   partyRoutes(app, services);
   packageRoutes(app, services);

@@ -420,3 +420,19 @@ export function renderContractEvents(c: Contract, reader: Reader) {
           },
   };
 }
+
+/** An entry of `/v2/state/active-contracts` for the reader (its stakeholders among the filter's parties), or undefined. */
+export function renderActiveContract(c: Contract, reader: Reader) {
+  const w = witnesses(reader, c, c.stakeholders);
+  if (!w) return undefined;
+  return {
+    workflowId: '',
+    contractEntry: {
+      JsActiveContract: {
+        createdEvent: createdEvent(c, c.createdOffset, c.createdNodeId, w, true).CreatedEvent,
+        synchronizerId: c.synchronizerId,
+        reassignmentCounter: c.reassignmentCounter,
+      },
+    },
+  };
+}
