@@ -15,6 +15,7 @@ import {
   type SandboxState,
   type TransactionUpdate,
 } from './state/index.ts';
+import { trafficCost } from './traffic.ts';
 
 let counter = 0;
 
@@ -102,7 +103,9 @@ export function commitNodes(
     synchronizerId,
     nodes: toCommitted(state, roots, now, synchronizerId),
   };
-  return state.commit(draft, undefined, (offset) => activitiesOf(state, draft, offset));
+  // No prepared transaction to measure: a fixed size per node stands in for its bytes.
+  const paid = { ...draft, paidTrafficCost: trafficCost(draft.nodes.length * 512, 64) };
+  return state.commit(paid, undefined, (offset) => activitiesOf(state, paid, offset));
 }
 
 /** Operator, `quill-coin` package vetted everywhere, `CoinRules` contract. Idempotent. */

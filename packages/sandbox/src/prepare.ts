@@ -17,6 +17,12 @@ import { err } from './errors.ts';
 import { interpret } from './interpret.ts';
 import { isoFromMicros } from './lfjson.ts';
 import type { SandboxState } from './state/index.ts';
+import {
+  CONFIRMATION_RESPONSE_COST,
+  confirmationRequestCost,
+  signatureBytes,
+  trafficCost,
+} from './traffic.ts';
 
 export function micros(iso: string): bigint {
   const m = /^(.*?)(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/.exec(iso);
@@ -96,13 +102,19 @@ export function prepare(state: SandboxState, req: JsPrepareSubmissionRequest) {
     });
     const bytes = encodePreparedTransaction(tx);
     const hash = hashPreparedTransaction(tx, scheme);
+    // Signatures as the hints say, else one per actAs party with its first key (Ed25519 for the sandbox's keys).
+    const expected = req.estimateTrafficCost?.expectedSignatures ?? [];
+    const signatures =
+      expected.length > 0
+        ? expected.reduce((n, alg) => n + signatureBytes(alg), 0)
+        : req.actAs.length * signatureBytes(undefined);
     const estimate = req.estimateTrafficCost?.disabled
       ? null
       : {
           estimationTimestamp: isoFromMicros(now),
-          confirmationRequestTrafficCostEstimation: bytes.length + 200,
-          confirmationResponseTrafficCostEstimation: 150,
-          totalTrafficCostEstimation: bytes.length + 350,
+          confirmationRequestTrafficCostEstimation: confirmationRequestCost(bytes.length, signatures),
+          confirmationResponseTrafficCostEstimation: CONFIRMATION_RESPONSE_COST,
+          totalTrafficCostEstimation: trafficCost(bytes.length, signatures),
         };
     return {
       preparedTransaction: Buffer.from(bytes).toString('base64'),

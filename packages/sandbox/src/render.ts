@@ -176,7 +176,11 @@ function events(tx: TransactionUpdate, reader: Reader, shape: 'ACS_DELTA' | 'LED
   const consumedInTx = new Set(
     tx.nodes.filter((n) => n.kind === 'exercise' && n.consuming).map((n) => n.contract.contractId),
   );
+  // LEDGER_EFFECTS: a party witnesses the whole subtree of an action it is an informee of (the ledger's
+  // projection), e.g. the sender of a transfer sees the receiver's new holding. Open exercises, innermost last.
+  const open: { last: number; informees: string[] }[] = [];
   for (const n of tx.nodes) {
+    while (open.length > 0 && open[open.length - 1]!.last < n.nodeId) open.pop();
     if (shape === 'ACS_DELTA') {
       if (n.kind === 'create' && !consumedInTx.has(n.contract.contractId)) {
         const w = witnesses(reader, n.contract, n.contract.stakeholders);
@@ -186,10 +190,10 @@ function events(tx: TransactionUpdate, reader: Reader, shape: 'ACS_DELTA' | 'LED
         if (w) out.push({ ArchivedEvent: archived(n, tx.offset, w) });
       }
     } else {
-      const informees =
-        n.kind === 'create'
-          ? n.contract.stakeholders
-          : [...new Set([...n.contract.stakeholders, ...n.actingParties])];
+      const own =
+        n.kind === 'create' ? n.contract.stakeholders : [...n.contract.stakeholders, ...n.actingParties];
+      const informees = [...new Set([...own, ...(open[open.length - 1]?.informees ?? [])])];
+      if (n.kind === 'exercise') open.push({ last: n.lastDescendantNodeId, informees });
       const w = witnesses(reader, n.contract, informees);
       if (!w) continue;
       if (n.kind === 'create') {
@@ -259,7 +263,7 @@ export function renderTransaction(
     traceContext: tx.traceparent ? { traceparent: tx.traceparent, tracestate: null } : null,
     recordTime: tx.recordTime,
     externalTransactionHash: tx.externalTransactionHash ?? null,
-    paidTrafficCost: 0,
+    paidTrafficCost: tx.paidTrafficCost ?? 0,
   };
 }
 
@@ -414,5 +418,21 @@ export function renderContractEvents(c: Contract, reader: Reader) {
             },
             synchronizerId: c.synchronizerId,
           },
+  };
+}
+
+/** An entry of `/v2/state/active-contracts` for the reader (its stakeholders among the filter's parties), or undefined. */
+export function renderActiveContract(c: Contract, reader: Reader) {
+  const w = witnesses(reader, c, c.stakeholders);
+  if (!w) return undefined;
+  return {
+    workflowId: '',
+    contractEntry: {
+      JsActiveContract: {
+        createdEvent: createdEvent(c, c.createdOffset, c.createdNodeId, w, true).CreatedEvent,
+        synchronizerId: c.synchronizerId,
+        reassignmentCounter: c.reassignmentCounter,
+      },
+    },
   };
 }

@@ -190,3 +190,94 @@ describe('the demo coin through the Holding interface', () => {
     expect(rules.status).toBe(404);
   });
 });
+
+describe('/v2/state/active-contracts', () => {
+  test('an InterfaceFilter lists the holdings of every implementing template with their views; offsets are checked', async () => {
+    const tap = await run(sb, bob, [tapCommand(sb, bob.partyId, '9.0000000000')]);
+    const [holding] = createdOf(tap, 'Holding');
+    const end = sb.state.log.end;
+    const a = await call(
+      sb.url,
+      'POST',
+      '/v2/state/active-contracts',
+      { activeAtOffset: end, eventFormat: holdingFilter(bob.partyId) },
+      bob.token,
+    );
+    expect(a.status, a.text).toBe(200);
+    ledgerSpec().expectValidResponse('/v2/state/active-contracts', 'post', 200, a.json);
+    const entries = a.json.map(
+      (e: {
+        contractEntry: {
+          JsActiveContract: {
+            createdEvent: { contractId: string; interfaceViews: { interfaceId: string }[] };
+          };
+        };
+      }) => e.contractEntry.JsActiveContract.createdEvent,
+    );
+    expect(entries.some((e: { contractId: string }) => e.contractId === holding)).toBe(true);
+    for (const e of entries)
+      expect(e.interfaceViews.map((v: { interfaceId: string }) => v.interfaceId)).toEqual([HOLDING_ID]);
+    // Before the tap, the holding was not active; offset 0 is the empty set.
+    const before = await call(
+      sb.url,
+      'POST',
+      '/v2/state/active-contracts',
+      { activeAtOffset: tap.offset - 1, eventFormat: holdingFilter(bob.partyId) },
+      bob.token,
+    );
+    expect(
+      before.json.some(
+        (e: { contractEntry: { JsActiveContract: { createdEvent: { contractId: string } } } }) =>
+          e.contractEntry.JsActiveContract.createdEvent.contractId === holding,
+      ),
+    ).toBe(false);
+    const zero = await call(
+      sb.url,
+      'POST',
+      '/v2/state/active-contracts',
+      { activeAtOffset: 0, eventFormat: holdingFilter(bob.partyId) },
+      bob.token,
+    );
+    expect(zero.json).toEqual([]);
+    const limited = await call(
+      sb.url,
+      'POST',
+      '/v2/state/active-contracts?limit=1',
+      { activeAtOffset: end, eventFormat: holdingFilter(bob.partyId) },
+      bob.token,
+    );
+    expect(limited.json).toHaveLength(1);
+    const after = await call(
+      sb.url,
+      'POST',
+      '/v2/state/active-contracts',
+      { activeAtOffset: end + 100, eventFormat: holdingFilter(bob.partyId) },
+      bob.token,
+    );
+    expect([after.status, after.json.code]).toEqual([400, 'OFFSET_AFTER_LEDGER_END']);
+    const both = await call(
+      sb.url,
+      'POST',
+      '/v2/state/active-contracts',
+      { activeAtOffset: end, eventFormat: holdingFilter(bob.partyId), filter: holdingFilter(bob.partyId) },
+      bob.token,
+    );
+    expect([both.status, both.json.code]).toEqual([400, 'INVALID_ARGUMENT']);
+    const negative = await call(
+      sb.url,
+      'POST',
+      '/v2/state/active-contracts',
+      { activeAtOffset: -1, eventFormat: holdingFilter(bob.partyId) },
+      bob.token,
+    );
+    expect([negative.status, negative.json.code]).toEqual([400, 'NEGATIVE_OFFSET']);
+    const other = await call(
+      sb.url,
+      'POST',
+      '/v2/state/active-contracts',
+      { activeAtOffset: end, eventFormat: holdingFilter(alice.partyId) },
+      bob.token,
+    );
+    expect(other.status).toBe(403);
+  });
+});

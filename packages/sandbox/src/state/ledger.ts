@@ -296,6 +296,7 @@ export class SandboxState {
       nodes: draft.nodes,
       externalTransactionHash: draft.externalTransactionHash,
       traceparent: draft.traceparent,
+      paidTrafficCost: draft.paidTrafficCost,
     };
   }
 

@@ -92,6 +92,8 @@ export interface TransactionUpdate {
   nodes: CommittedNode[];
   externalTransactionHash?: string;
   traceparent?: string;
+  /** What the submitting participant paid the sequencer for it (traffic.ts). */
+  paidTrafficCost?: number;
 }
 
 export type ParticipantPermission =
