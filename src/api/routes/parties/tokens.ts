@@ -120,7 +120,8 @@ const instructions = createRoute({
   summary: "The party's pending transfer instructions (two-step transfers), incoming and outgoing",
   description:
     'Active contracts implementing the TransferInstruction interface with the party as sender or receiver, ' +
-    'oldest first; one leaves the list once it is accepted, rejected, withdrawn or expired on the ledger.',
+    'oldest first; one leaves the list once the ledger archives it (accepted, rejected, withdrawn, or expired by ' +
+    'its registry).',
   security,
   request: { params: PartyParam, query: z.object({ direction: Direction.optional() }) },
   responses: {
@@ -135,7 +136,7 @@ const instructions = createRoute({
 type HoldingOut = z.infer<typeof HoldingView>;
 
 /** Holdings grouped by instrument, each group summed exactly; instruments and holdings in a stable order. */
-export function balances(held: readonly IndexedHolding[], now: number) {
+function balances(held: readonly IndexedHolding[], now: number) {
   const out = held
     .map(
       (h): HoldingOut => ({
@@ -154,20 +155,19 @@ export function balances(held: readonly IndexedHolding[], now: number) {
   const groups = new Map<string, HoldingOut[]>();
   for (const h of out) {
     const k = instrumentKey(h.instrument);
-    groups.set(k, [...(groups.get(k) ?? []), h]);
+    const g = groups.get(k);
+    if (g) g.push(h);
+    else groups.set(k, [h]);
   }
   const instruments = [...groups.entries()]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([, hs]) => {
-      const locked = sumDecimals(hs.filter((h) => h.locked).map((h) => h.amount));
-      return {
-        instrument: (hs[0] as HoldingOut).instrument,
-        total: sumDecimals(hs.map((h) => h.amount)),
-        locked,
-        unlocked: sumDecimals(hs.filter((h) => !h.locked).map((h) => h.amount)),
-        holdings: hs,
-      };
-    });
+    .map(([, hs]) => ({
+      instrument: (hs[0] as HoldingOut).instrument,
+      total: sumDecimals(hs.map((h) => h.amount)),
+      locked: sumDecimals(hs.filter((h) => h.locked).map((h) => h.amount)),
+      unlocked: sumDecimals(hs.filter((h) => !h.locked).map((h) => h.amount)),
+      holdings: hs,
+    }));
   return { instruments, items: out };
 }
 
