@@ -11,7 +11,11 @@ import {
   TRANSFER_FACTORY_INTERFACE,
   TRANSFER_INSTRUCTION_INTERFACE,
 } from '@quill/canton/token';
-import { decodePreparedTransactionBase64 } from '@quill/canton/transaction';
+import {
+  decodePreparedTransactionBase64,
+  encodePreparedTransaction,
+  hashPreparedTransaction,
+} from '@quill/canton/transaction';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { grantPreapproval, mintToken, type SandboxRegistry } from '../src/index.ts';
 import {
@@ -599,4 +603,55 @@ test('a transfer of one instrument cannot spend the other', async () => {
   const usdq = mintToken(sb.state, 'usdq', alice.partyId, '5.0000000000');
   const out = await transfer(sb.registries.amulet, alice, bob, '1.0000000000', [usdq]);
   expect(out.prep.json.cause).toContain('is not a holding of Amulet');
+});
+
+test('model conformance: an inflated receiver amount, or an input contract left out, is refused at execute', async () => {
+  const reg = sb.registries.usdq;
+  const input = mintToken(sb.state, 'usdq', alice.partyId, '10.0000000000');
+  const args = choiceArgs(reg, alice, bob, '4.0000000000', [input]);
+  const factory = await registryPost(reg, '/transfer-factory', { choiceArguments: args });
+  args.extraArgs.context = factory.json.choiceContext.choiceContextData;
+  const command = {
+    ExerciseCommand: {
+      templateId: TRANSFER_FACTORY_INTERFACE,
+      contractId: factory.json.factoryId,
+      choice: 'TransferFactory_Transfer',
+      choiceArgument: args,
+    },
+  };
+  const prep = await call(
+    sb.url,
+    'POST',
+    '/v2/interactive-submission/prepare',
+    prepareBody(alice, [command], { disclosedContracts: factory.json.choiceContext.disclosedContracts }),
+    alice.token,
+  );
+  expect(prep.status, prep.text).toBe(200);
+  const resign = (tx: ReturnType<typeof decodePreparedTransactionBase64>) =>
+    executeBody(alice, {
+      preparedTransaction: Buffer.from(encodePreparedTransaction(tx)).toString('base64'),
+      preparedTransactionHash: Buffer.from(hashPreparedTransaction(tx, 'HASHING_SCHEME_VERSION_V2')).toString(
+        'base64',
+      ),
+      hashingSchemeVersion: 'HASHING_SCHEME_VERSION_V2',
+    });
+  const EXEC = '/v2/interactive-submission/executeAndWait';
+  const inflated = decodePreparedTransactionBase64(prep.json.preparedTransaction);
+  for (const n of inflated.transaction!.nodes) {
+    const node = n.versionedNode.oneofKind === 'v1' ? n.versionedNode.v1.nodeType : undefined;
+    if (node?.oneofKind !== 'create' || node.create.argument?.sum.oneofKind !== 'record') continue;
+    for (const f of node.create.argument.sum.record.fields)
+      if (f.label === 'amount') f.value = { sum: { oneofKind: 'numeric', numeric: '1000000.0000000000' } };
+  }
+  const a = await call(sb.url, 'POST', EXEC, resign(inflated), alice.token);
+  expect([a.status, a.json.code], a.text).toEqual([400, 'LOCAL_VERDICT_FAILED_MODEL_CONFORMANCE_CHECK']);
+  const missing = decodePreparedTransactionBase64(prep.json.preparedTransaction);
+  missing.metadata!.inputContracts = missing.metadata!.inputContracts.filter(
+    (ic) => ic.contract.oneofKind === 'v1' && ic.contract.v1.contractId !== factory.json.factoryId,
+  );
+  const b = await call(sb.url, 'POST', EXEC, resign(missing), alice.token);
+  expect([b.status, b.json.code], b.text).toEqual([400, 'LOCAL_VERDICT_FAILED_MODEL_CONFORMANCE_CHECK']);
+  expect(b.json.cause).toContain('missing from the input contracts');
+  const honest = await call(sb.url, 'POST', EXEC, executeBody(alice, prep.json), alice.token);
+  expect(honest.status, honest.text).toBe(200);
 });
