@@ -16,7 +16,7 @@ import type { Deliveries, EventLog, WebhookRegistry } from '../events/index.ts';
 import type { HistoryIndex } from '../history/index.ts';
 import type { Log } from '../log.ts';
 import type { Registry } from '../metrics.ts';
-import type { HoldingTemplate, PolicyStore } from '../policy/index.ts';
+import type { PolicyStore } from '../policy/index.ts';
 import type {
   AcceptDeps,
   OutcomeWaiter,
@@ -91,10 +91,8 @@ export interface AppDeps {
   /** Access lines and unexpected errors; nothing is logged without it. */
   log?: Log;
   events?: EventsDeps;
-  /** The watcher's party history index (GET /wallet/v1/parties/{party}/transactions). */
-  history?: Pick<HistoryIndex, 'page' | 'active'>;
-  /** The holding templates GET /wallet/v1/parties/{party}/holdings reads (the composition root's recognizers). */
-  holdings?: readonly HoldingTemplate[];
+  /** The watcher's party history index: transactions, holdings and transfer instructions by party. */
+  history?: Pick<HistoryIndex, 'page' | 'holdings' | 'instructions'>;
   /** Ledger reads as one party (GET /wallet/v1/ledger/…); absent: those routes answer 503. */
   ledgerReads?: LedgerReads;
 }

@@ -1,6 +1,7 @@
 // Wire shapes of the wallet API (zod, the source of both validation and the OpenAPI document).
 import { z } from '@hono/zod-openapi';
 import {
+  CostEstimation,
   checkTransactionFormat,
   DeduplicationPeriod,
   describeViolation,
@@ -89,6 +90,12 @@ export const SubmissionBody = z
     userId: z.string().max(256).optional(),
     minLedgerTime: MinLedgerTimeBody.optional(),
     transactionFormat: TransactionFormatBody.optional(),
+    costEstimation: CostEstimation.meta({
+      id: 'CostEstimation',
+      description:
+        "the prepare response's costEstimation, kept on the record as sent (informative: not signed, not part " +
+        "of the request's Idempotency-Key fingerprint)",
+    }).optional(),
   })
   .strict()
   .openapi('SubmissionRequest');

@@ -16,6 +16,8 @@ export const EVENT_TYPES = [
   'submission.rejected',
   'submission.expired',
   'transaction.received',
+  /** A pending TransferInstruction whose receiver is the party; its `contractId` identifies it (drop repeats). */
+  'transfer.incoming',
   'ledger.gap',
   'ledger.reset',
 ] as const;

@@ -1,5 +1,6 @@
 // The party history index the watcher writes: transactions by party in offset order, by update id and by
-// externalTransactionHash, the watcher's checkpoint, and the events that belong to them. One Lua step writes a
+// externalTransactionHash, each party's active holdings and pending transfer instructions (tokens.ts), the
+// watcher's checkpoint, and the events that belong to them. One Lua step writes a
 // batch's index entries, its events (XADD to the event log, src/events) and the checkpoint
 // move, so a crash between them neither loses nor doubles anything; the checkpoint goes backwards only in `reset`,
 // with its `ledger.reset` event, when the ledger itself did.
@@ -9,6 +10,7 @@ import type { Redis } from 'ioredis';
 import { type RedisKeys, redisKeys } from '../redis/keys.ts';
 import { loadScript, runScript } from '../redis/scripts.ts';
 import { HistoryError } from './errors.ts';
+import { type IndexedHolding, type IndexedInstruction, tokenChanges } from './tokens.ts';
 
 /** One indexed transaction as stored and served. */
 export interface IndexedTransaction {
@@ -77,15 +79,34 @@ export class HistoryIndex {
       }
       return i;
     };
-    const items = batch.transactions.map((t) => ({
-      u: t.updateId,
-      o: t.offset,
-      h: t.externalTransactionHash ?? '',
-      p: t.parties,
-      pk: t.parties.map((p) => position(k.historyOfParty(p))),
-      ck: t.commandId ? position(k.commandIndex(t.commandId)) : 0,
-      j: JSON.stringify(t),
-    }));
+    const items = batch.transactions.map((t) => {
+      const tokens = tokenChanges(t.transaction);
+      // The token part's keys only when the transaction touches token contracts (most do not).
+      const touches = tokens.holdings.length + tokens.instructions.length + tokens.consumed.length > 0;
+      return {
+        u: t.updateId,
+        o: t.offset,
+        h: t.externalTransactionHash ?? '',
+        p: t.parties,
+        pk: t.parties.map((p) => position(k.historyOfParty(p))),
+        ck: t.commandId ? position(k.commandIndex(t.commandId)) : 0,
+        j: JSON.stringify(t),
+        ...(touches
+          ? {
+              hk: t.parties.map((p) => position(k.holdingsOfParty(p))),
+              tk: t.parties.map((p) => position(k.instructionsOfParty(p))),
+              hs: tokens.holdings.map((x) => ({ c: x.contractId, o: x.owner, j: JSON.stringify(x) })),
+              ti: tokens.instructions.map((x) => ({
+                c: x.contractId,
+                s: x.sender,
+                r: x.receiver,
+                j: JSON.stringify(x),
+              })),
+              x: tokens.consumed,
+            }
+          : {}),
+      };
+    });
     const n = await runScript(this.redis, INGEST, keys, [
       String(batch.checkpoint),
       items.length ? JSON.stringify(items) : '[]',
@@ -123,41 +144,16 @@ export class HistoryIndex {
     return this.redis.zcard(this.#party(party)).catch(unavailable);
   }
 
-  /**
-   * The party's active contracts of one template (`<any package>:<module>:<entity>`), replayed from its indexed
-   * history: created and not yet archived or consumed. Reads the whole history (bounded by one party's).
-   */
-  async active(
-    party: string,
-    template: { module: string; entity: string },
-  ): Promise<{ contractId: string; templateId: string; offset: number; createArgument: unknown }[]> {
-    const suffix = `:${template.module}:${template.entity}`;
-    const ids = await this.redis.zrange(this.#party(party), '0', '-1').catch(unavailable);
-    const live = new Map<
-      string,
-      { contractId: string; templateId: string; offset: number; createArgument: unknown }
-    >();
-    for (let i = 0; i < ids.length; i += 500) {
-      const raw = await this.redis.hmget(this.#byUpdate(), ...ids.slice(i, i + 500)).catch(unavailable);
-      for (const v of raw) {
-        if (v === null) continue;
-        const t = JSON.parse(v) as IndexedTransaction;
-        for (const e of t.transaction.events) {
-          if ('CreatedEvent' in e && e.CreatedEvent.templateId.endsWith(suffix)) {
-            const c = e.CreatedEvent;
-            live.set(c.contractId, {
-              contractId: c.contractId,
-              templateId: c.templateId,
-              offset: t.offset,
-              createArgument: c.createArgument,
-            });
-          } else if ('ArchivedEvent' in e) live.delete(e.ArchivedEvent.contractId);
-          else if ('ExercisedEvent' in e && e.ExercisedEvent.consuming)
-            live.delete(e.ExercisedEvent.contractId);
-        }
-      }
-    }
-    return [...live.values()];
+  /** The party's active holdings (any instrument, any registry), as their Holding views said. */
+  async holdings(party: string): Promise<IndexedHolding[]> {
+    const raw = await this.redis.hvals(this.keys.holdingsOfParty(party)).catch(unavailable);
+    return raw.map((v) => JSON.parse(v) as IndexedHolding);
+  }
+
+  /** The transfer instructions pending for the party, as sender or receiver. */
+  async instructions(party: string): Promise<IndexedInstruction[]> {
+    const raw = await this.redis.hvals(this.keys.instructionsOfParty(party)).catch(unavailable);
+    return raw.map((v) => JSON.parse(v) as IndexedInstruction);
   }
 
   /**

@@ -1,5 +1,6 @@
 // The ledger watcher: follows POST /v2/updates/flats for every party in the registry from a checkpoint in
-// Redis and writes the party history index (index-store.ts) with its events. Exactly one runs across worker
+// Redis and writes the party history index (index-store.ts) with its events. It reads every template and, with
+// their views, the token-standard Holding and TransferInstruction interfaces (tokens.ts). Exactly one runs across worker
 // processes: it acts only while it holds the lease (src/redis/lease.ts), which another worker takes over when the
 // holder dies. Duplicate writes are harmless anyway: the index adds a (party, transaction) pair only once.
 //
@@ -14,6 +15,7 @@
 
 import type { JsTransaction, LedgerClient, Update } from '@quill/canton/ledger';
 import { isLedgerError, updateOffset } from '@quill/canton/ledger';
+import { HOLDING_INTERFACE, TRANSFER_INSTRUCTION_INTERFACE } from '@quill/canton/token';
 import { type Log, noLog } from '../log.ts';
 import { type Running, startLoop } from '../redis/consumer.ts';
 import type { Lease } from '../redis/lease.ts';
@@ -84,11 +86,31 @@ function indexed(tx: JsTransaction, parties: string[]): IndexedTransaction {
   };
 }
 
-function updateFormat(parties: readonly string[]) {
+/**
+ * Every template (the wildcard), and the token-standard interfaces with their views: a created holding or
+ * transfer instruction of any registry carries its view (`interfaceViews`), which is all the index reads of it.
+ */
+const WILDCARD = { identifierFilter: { WildcardFilter: { value: { includeCreatedEventBlob: false } } } };
+const TOKEN_FILTERS = [HOLDING_INTERFACE, TRANSFER_INSTRUCTION_INTERFACE].map((interfaceId) => ({
+  identifierFilter: {
+    InterfaceFilter: { value: { interfaceId, includeInterfaceView: true, includeCreatedEventBlob: false } },
+  },
+}));
+
+/** A participant without the token-standard packages refuses filters naming their interfaces (404). */
+const NO_TOKEN_PACKAGES = new Set([
+  'PACKAGE_NAMES_NOT_FOUND',
+  'NO_INTERFACE_FOR_PACKAGE_NAME_AND_QUALIFIED_NAME',
+]);
+/** How long the watcher then reads without them before asking again (the packages may be uploaded). */
+const TOKENS_RETRY_MS = 60_000;
+
+function updateFormat(parties: readonly string[], tokens: boolean) {
+  const filters = { cumulative: tokens ? [WILDCARD, ...TOKEN_FILTERS] : [WILDCARD] };
   return {
     includeTransactions: {
       eventFormat: {
-        filtersByParty: Object.fromEntries(parties.map((p) => [p, { cumulative: [] }])),
+        filtersByParty: Object.fromEntries(parties.map((p) => [p, filters])),
         verbose: false,
       },
       transactionShape: 'TRANSACTION_SHAPE_LEDGER_EFFECTS' as const,
@@ -106,6 +128,8 @@ export class LedgerWatcher {
   #span: number | undefined;
   /** How long one read waits for news (halved after a 503). */
   #waitMs: number;
+  /** Until when reads leave the token-standard interfaces out (the participant has none of their packages). */
+  #tokensOffUntil = 0;
 
   constructor(o: WatcherOptions) {
     this.#o = o;
@@ -132,6 +156,25 @@ export class LedgerWatcher {
     await this.#running?.stop();
   }
 
+  #format(parties: readonly string[]) {
+    return updateFormat(parties, Date.now() >= this.#tokensOffUntil);
+  }
+
+  /**
+   * Whether `err` says the participant has no token-standard package: then no contract implements their
+   * interfaces, and reads go on without those filters for a while (the caller tries again at once).
+   */
+  #noTokenPackages(err: unknown): boolean {
+    if (!isLedgerError(err) || !NO_TOKEN_PACKAGES.has(err.code)) return false;
+    if (this.#tokensOffUntil === 0)
+      this.#log(
+        'warn',
+        `ledger watcher: the participant has no token-standard packages (${err.code}); holdings and transfer instructions are not indexed`,
+      );
+    this.#tokensOffUntil = Date.now() + TOKENS_RETRY_MS;
+    return true;
+  }
+
   /** The earliest offset still readable (0 when nothing was pruned). */
   async #earliest(): Promise<number> {
     return (await this.#o.ledger.latestPrunedOffsets()).participantPrunedUpToInclusive ?? 0;
@@ -155,7 +198,14 @@ export class LedgerWatcher {
     if (end < cp) return this.#reset(cp, end);
     const fresh = this.#followed ? parties.filter((p) => !this.#followed!.has(p)) : [];
     if (this.#followed === undefined) this.#followed = new Set(parties);
-    if (fresh.length > 0) await this.#catchUp(fresh, cp);
+    if (fresh.length > 0) {
+      try {
+        await this.#catchUp(fresh, cp);
+      } catch (err) {
+        if (this.#noTokenPackages(err)) return true;
+        throw err;
+      }
+    }
     if (end === cp) return this.#wait(cp, parties);
 
     const upTo = this.#span === undefined ? end : Math.min(end, cp + this.#span);
@@ -163,7 +213,7 @@ export class LedgerWatcher {
     let page: { update?: Update | null | undefined }[];
     try {
       page = await ledger.updatesFlats(
-        { beginExclusive: cp, endInclusive: upTo, updateFormat: updateFormat(parties) },
+        { beginExclusive: cp, endInclusive: upTo, updateFormat: this.#format(parties) },
         { limit },
       );
     } catch (err) {
@@ -176,6 +226,7 @@ export class LedgerWatcher {
         return true;
       }
       if (isLedgerError(err) && err.code === PRUNED) return this.#pruned(cp, parties, err);
+      if (this.#noTokenPackages(err)) return true;
       throw err;
     }
     if (this.#span !== undefined) this.#span = this.#span * 2 >= 1 << 30 ? undefined : this.#span * 2;
@@ -204,7 +255,7 @@ export class LedgerWatcher {
     let page: { update?: Update | null | undefined }[];
     try {
       page = await this.#o.ledger.updatesFlats(
-        { beginExclusive: cp, updateFormat: updateFormat(parties) },
+        { beginExclusive: cp, updateFormat: this.#format(parties) },
         { limit: 1, streamIdleTimeoutMs: this.#waitMs },
       );
     } catch (err) {
@@ -214,6 +265,7 @@ export class LedgerWatcher {
         return true;
       }
       if (isLedgerError(err) && err.code === PRUNED) return this.#pruned(cp, parties, err);
+      if (this.#noTokenPackages(err)) return true;
       throw err;
     }
     // Something after the checkpoint (not a checkpoint where it stands): the next step reads it.
@@ -262,7 +314,7 @@ export class LedgerWatcher {
       beginExclusive: from,
       endInclusive: upTo,
       pageSize: this.#o.pageSize,
-      updateFormat: updateFormat(parties),
+      updateFormat: this.#format(parties),
     })) {
       if (!('Transaction' in u)) continue;
       const tx = u.Transaction.value;

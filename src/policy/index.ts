@@ -34,8 +34,6 @@ export {
   type AssetRecognizers,
   DEFAULT_RECOGNIZERS,
   type HoldingRecognizer,
-  type HoldingTemplate,
-  holdingTemplates,
   parseRecognizers,
   RecognizersFile,
   readHolding,

@@ -129,22 +129,3 @@ export function parseRecognizers(
     })),
   };
 }
-
-/** What GET …/holdings reads today: a template and the top-level owner and amount fields of its create argument. */
-export interface HoldingTemplate {
-  packageName: string;
-  module: string;
-  entity: string;
-  owner: string;
-  amount: string;
-}
-
-/** The unlocked recognizers the holdings route can read (top-level fields only) until it reads HoldingViews. */
-export function holdingTemplates(recognizers: readonly HoldingRecognizer[]): HoldingTemplate[] {
-  return recognizers.flatMap((r) => {
-    const [pkg, module, entity] = r.template.slice(1).split(':');
-    if (!pkg || !module || !entity || r.lock !== undefined || r.owner.includes('.') || r.amount.includes('.'))
-      return [];
-    return [{ packageName: pkg, module, entity, owner: r.owner, amount: r.amount }];
-  });
-}

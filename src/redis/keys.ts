@@ -67,6 +67,9 @@ export function redisKeys(prefix: string) {
     historyByUpdate: `${p}hist:tx`,
     historyByHash: `${p}hist:hash`,
     historyOfParty: (party: string) => `${p}hist:party:${party}`,
+    /** A party's active holdings and pending transfer instructions (hashes by contract id). */
+    holdingsOfParty: (party: string) => `${p}hist:holdings:${party}`,
+    instructionsOfParty: (party: string) => `${p}hist:instructions:${party}`,
 
     // Leases (src/redis/lease.ts): the watcher's, and the leader's of once-per-deployment work.
     watcherLease: `${p}watch:lease`,

@@ -1,7 +1,13 @@
 // The submission record: the unit of the store's state machine, as the pipeline knows it. The store keeps it with
 // its schema version (store/stored.ts) and the API names it for its document (src/api/schemas.ts `SubmissionView`);
 // this schema is neither's, and descriptions here are the data's own.
-import type { JsTransaction, MinLedgerTime, PartySignatures, TransactionFormat } from '@quill/canton/ledger';
+import {
+  CostEstimation,
+  type JsTransaction,
+  type MinLedgerTime,
+  type PartySignatures,
+  type TransactionFormat,
+} from '@quill/canton/ledger';
 import { HASHING_SCHEME_VERSIONS } from '@quill/canton/transaction';
 import { z } from 'zod';
 
@@ -153,6 +159,15 @@ export const SubmissionRecord = z.object({
       'the outflow when exactly one instrument leaves the party (see outflows); absent otherwise, never a sum ' +
         'of instruments',
     ),
+  // Fees (issue 27): what the participant estimated at prepare, and what the committed transaction paid.
+  costEstimation: CostEstimation.optional().describe(
+    "the prepare response's costEstimation (traffic), when the caller sent it with the submission",
+  ),
+  paidTrafficCost: z
+    .number()
+    .int()
+    .optional()
+    .describe("the traffic the committed transaction paid for (the ledger transaction's paidTrafficCost)"),
 });
 export type SubmissionRecord = z.infer<typeof SubmissionRecord>;
 

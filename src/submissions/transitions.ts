@@ -51,6 +51,7 @@ export function commit(
     updateId: tx.updateId,
     completionOffset: tx.offset,
     transaction: tx,
+    ...(tx.paidTrafficCost != null ? { paidTrafficCost: tx.paidTrafficCost } : {}),
     error: null,
     attempts: r.attempts.map((a) =>
       a.submissionId === submissionId

@@ -3,11 +3,13 @@ import { Hono } from 'hono';
 import { WILDCARD } from './auth.ts';
 import { err } from './errors.ts';
 import { UNAVAILABLE_TEXT } from './faults.ts';
+import { activeContractRoutes } from './routes/active-contracts.ts';
 import { adminRoutes } from './routes/admin.ts';
 import { completionRoutes } from './routes/completions.ts';
 import { type Env, errorResponse, requestTimeout, type Services } from './routes/http.ts';
 import { packageRoutes } from './routes/packages.ts';
 import { partyRoutes } from './routes/parties.ts';
+import { isRegistryPath, registryRoutes } from './routes/registry.ts';
 import { stateRoutes } from './routes/state.ts';
 import type { StreamForms } from './routes/stream.ts';
 import { EXECUTE_PATHS, submissionRoutes } from './routes/submission.ts';
@@ -46,11 +48,14 @@ export function ledgerApp(services: Services, streams: StreamForms = new Map()):
       await wsCaller(auth, c.req.header());
       return c.text(EXPECTED_UPGRADE_TEXT, 400);
     }
-    c.set('caller', OPEN.has(path) ? WILDCARD : await auth.authenticate(c.req.header('authorization')));
+    // The registries' API is public, as Scan's is (routes/registry.ts).
+    const open = OPEN.has(path) || isRegistryPath(path);
+    c.set('caller', open ? WILDCARD : await auth.authenticate(c.req.header('authorization')));
     await next();
   });
 
   stateRoutes(app, services);
+  activeContractRoutes(app, services);
   userRoutes(app, services);
   partyRoutes(app, services);
   packageRoutes(app, services);
@@ -58,5 +63,6 @@ export function ledgerApp(services: Services, streams: StreamForms = new Map()):
   submissionRoutes(app, services);
   completionRoutes(app, services, streams);
   adminRoutes(app, services);
+  registryRoutes(app, services.state);
   return app;
 }

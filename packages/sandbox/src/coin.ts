@@ -6,14 +6,23 @@
  *   `Holding_CreateTransferInstruction {receiver, amount, description?}` (locks the amount + change).
  * - `TransferInstruction {operator, sender, receiver, amount, description}`: `TransferInstruction_Accept`
  *   (receiver), `TransferInstruction_Reject` (receiver), `TransferInstruction_Withdraw` (sender).
- * Any other template id is a generic record whose signatories are the actAs parties; `Archive` works on all.
- * Amounts are Numeric 10 strings computed with bigint fixed-point.
+ * Amounts are Numeric 10 strings computed with bigint fixed-point. Interpretation itself is interpret.ts's.
  */
+import { HOLDING_INTERFACE } from '@quill/canton/token';
 import type { Value } from '@quill/canton/transaction';
-import type { BuildCreate, BuildExercise, BuildNode } from './build/index.ts';
+import type { BuildCreate, BuildNode } from './build/index.ts';
+import {
+  type Ctx,
+  createNode,
+  fail,
+  type Outcome,
+  requireActor,
+  resolveTemplate,
+  type Template,
+} from './daml.ts';
 import { formatAmount, parseAmount } from './decimal.ts';
-import { err, SandboxError } from './errors.ts';
-import { field, text, valueFromJson } from './lfjson.ts';
+import { field, text } from './lfjson.ts';
+import type { Implementation } from './registry/interfaces.ts';
 import type { Contract, SandboxState } from './state/index.ts';
 
 export const COIN_PACKAGE = 'quill-coin';
@@ -21,7 +30,7 @@ export const COIN_MODULE = 'Quill.Coin';
 /** The templates the coin package defines (a filter may name one before any contract of it exists). */
 export const COIN_TEMPLATES = ['CoinRules', 'Holding', 'TransferInstruction'];
 
-const coinChoice = (choice: string, receiver = 'receiver') => ({
+const recognizedChoice = (choice: string, receiver = 'receiver') => ({
   template: `#${COIN_PACKAGE}:${COIN_MODULE}:`,
   choice,
   receiver,
@@ -35,90 +44,33 @@ const coinChoice = (choice: string, receiver = 'receiver') => ({
  */
 export const COIN_RECOGNIZERS = {
   transfers: [
-    coinChoice('Holding_Transfer'),
-    coinChoice('Holding_CreateTransferInstruction'),
-    coinChoice('CoinRules_DevNet_Tap'),
-    coinChoice('CoinRules_Mint', 'owner'),
+    recognizedChoice('Holding_Transfer'),
+    recognizedChoice('Holding_CreateTransferInstruction'),
+    recognizedChoice('CoinRules_DevNet_Tap'),
+    recognizedChoice('CoinRules_Mint', 'owner'),
   ],
   holdings: [
     { packageName: COIN_PACKAGE, module: COIN_MODULE, entity: 'Holding', owner: 'owner', amount: 'amount' },
   ],
 };
 
-const fail = {
-  preprocessing: (why: string) =>
-    new SandboxError('COMMAND_PREPROCESSING_FAILED', 8, `Command preprocessing failed: ${why}`, {}, [], true),
-  authorization: (why: string) =>
-    new SandboxError('DAML_AUTHORIZATION_ERROR', 8, `Interpretation error: Error: ${why}`, {}, [], true),
-  failure: (why: string) =>
-    new SandboxError('DAML_FAILURE', 9, `Interpretation error: Error: User failure: ${why}`, {}, [], true),
-  package: (name: string) =>
-    new SandboxError(
-      'JSON_API_PACKAGE_SELECTION_FAILED',
-      9,
-      `Failed to select package-id for package-name '${name}'`,
-      {},
-      [],
-      true,
-    ),
-};
-
-interface Template {
-  packageId: string;
-  packageName: string;
-  moduleName: string;
-  entityName: string;
-  templateId: string;
-}
-
-/** Resolves `pkg:M:E` or `#name:M:E`; unknown names/ids are registered (generic templates). */
-function resolveTemplate(state: SandboxState, id: string): Template {
-  const parts = id.split(':');
-  if (parts.length !== 3 || parts.some((p) => p.length === 0))
-    throw fail.preprocessing(`invalid template id ${id}`);
-  const [pkg = '', moduleName = '', entityName = ''] = parts;
-  let packageId: string;
-  let packageName: string;
-  if (pkg.startsWith('#')) {
-    packageName = pkg.slice(1);
-    if (!/^[A-Za-z0-9_-]{1,255}$/.test(packageName)) throw fail.package(packageName);
-    packageId = state.packages.idForName(packageName) ?? registerPackage(state, packageName).packageId;
-  } else {
-    if (!/^[A-Za-z0-9_-]{1,64}$/.test(pkg)) throw fail.preprocessing(`invalid package id ${pkg}`);
-    packageId = pkg;
-    packageName = (state.packages.get(pkg) ?? registerPackage(state, `pkg-${pkg.slice(0, 12)}`, pkg))
-      .packageName;
-  }
-  state.packages.addTemplate(packageName, `${moduleName}:${entityName}`);
-  return {
-    packageId,
-    packageName,
-    moduleName,
-    entityName,
-    templateId: `${packageId}:${moduleName}:${entityName}`,
-  };
-}
-
-/** Uploads and vets (on this participant) a package the sandbox first hears of in a command. */
-function registerPackage(state: SandboxState, name: string, knownId?: string) {
-  const p = state.packages.upload(name, '1.0.0', true, knownId);
-  if (name === COIN_PACKAGE)
-    for (const entity of COIN_TEMPLATES) state.packages.addTemplate(name, `${COIN_MODULE}:${entity}`);
-  for (const s of state.synchronizers)
-    state.packages.vet(state.participantId, s.id, { packageId: p.packageId });
-  return p;
-}
-
-export interface Draft {
-  roots: BuildNode[];
-  inputs: Contract[];
-}
-
-interface Ctx {
-  state: SandboxState;
-  actAs: string[];
-  inputs: Map<string, Contract>;
-}
+/**
+ * The demo coin's Holding implements the token standard's Holding (splice `Splice.Api.Token.HoldingV1`), so that a
+ * wallet reading holdings through the interface sees it: instrument `{admin: operator, id: 'QuillCoin'}`, never locked.
+ */
+export const COIN_IMPLEMENTATIONS: readonly Implementation[] = [
+  {
+    template: `#${COIN_PACKAGE}:${COIN_MODULE}:Holding`,
+    interface: HOLDING_INTERFACE,
+    view: (arg) => ({
+      owner: arg.owner,
+      instrumentId: { admin: arg.operator, id: 'QuillCoin' },
+      amount: arg.amount,
+      lock: null,
+      meta: { values: {} },
+    }),
+  },
+];
 
 const party = (p: string): Value => ({ sum: { oneofKind: 'party', party: p } });
 const numeric = (u: bigint): Value => ({ sum: { oneofKind: 'numeric', numeric: formatAmount(u) } });
@@ -139,24 +91,6 @@ function record(t: Template, fields: Record<string, Value>): Value {
 
 export function coinTemplate(state: SandboxState, entity: string): Template {
   return resolveTemplate(state, `#${COIN_PACKAGE}:${COIN_MODULE}:${entity}`);
-}
-
-function createNode(
-  ctx: Ctx,
-  t: Template,
-  argument: Value,
-  signatories: string[],
-  observers: string[] = [],
-): BuildCreate {
-  return {
-    kind: 'create',
-    contractId: ctx.state.newContractId(),
-    packageName: t.packageName,
-    templateId: t.templateId,
-    argument,
-    signatories,
-    stakeholders: [...new Set([...signatories, ...observers])],
-  };
 }
 
 function holding(ctx: Ctx, operator: string, owner: string, amount: bigint): BuildCreate {
@@ -185,25 +119,11 @@ function partyArg(ctx: Ctx, arg: unknown, name: string): string {
   return raw;
 }
 
-function requireActor(ctx: Ctx, who: string, what: string): void {
-  if (!ctx.actAs.includes(who)) throw fail.authorization(`${what} requires authorization of ${who}`);
-}
-
-interface Outcome {
-  children: BuildNode[];
-  result: Value;
-  consuming: boolean;
-}
-
-/** The choices of the built-in templates (and `Archive` for every template). */
-function runChoice(ctx: Ctx, c: Contract, choice: string, arg: unknown): Outcome {
+/** The choices of the coin's templates, or undefined for another template or choice. */
+export function coinChoice(ctx: Ctx, c: Contract, choice: string, arg: unknown): Outcome | undefined {
   const entity = c.templateId.split(':')[2];
   const coin = c.packageName === COIN_PACKAGE;
   const operator = text(field(c.argument, 'operator')) ?? '';
-  if (choice === 'Archive') {
-    requireActor(ctx, c.signatories[0] ?? '', 'Archive');
-    return { children: [], result: unit, consuming: true };
-  }
   if (coin && entity === 'CoinRules' && choice === 'CoinRules_DevNet_Tap') {
     const receiver = partyArg(ctx, arg, 'receiver');
     requireActor(ctx, receiver, 'CoinRules_DevNet_Tap');
@@ -256,114 +176,5 @@ function runChoice(ctx: Ctx, c: Contract, choice: string, arg: unknown): Outcome
       return { children: [holding(ctx, operator, to, amount)], result: unit, consuming: true };
     }
   }
-  throw fail.preprocessing(`unknown choice ${choice} of template ${c.templateId}`);
-}
-
-function exerciseNode(ctx: Ctx, c: Contract, choice: string, arg: unknown): BuildExercise {
-  const out = runChoice(ctx, c, choice, arg);
-  let choiceArgument: Value;
-  try {
-    choiceArgument = valueFromJson(arg ?? {});
-  } catch (e) {
-    throw fail.preprocessing((e as Error).message);
-  }
-  return {
-    kind: 'exercise',
-    contractId: c.contractId,
-    packageName: c.packageName,
-    templateId: c.templateId,
-    signatories: c.signatories,
-    stakeholders: c.stakeholders,
-    actingParties: [...ctx.actAs],
-    choice,
-    choiceArgument,
-    consuming: out.consuming,
-    children: out.children,
-    result: out.result,
-  };
-}
-
-function activeContract(ctx: Ctx, cid: unknown): Contract {
-  if (typeof cid !== 'string') throw fail.preprocessing('contractId must be a string');
-  const c = ctx.state.contracts.get(cid);
-  if (!c || c.archivedOffset !== undefined) throw err.contractNotFound(cid);
-  // The coin rules are readable by everyone (explicitly disclosed, as the network's rules contracts are).
-  const visible = c.contractId === ctx.state.coinRules || c.stakeholders.some((p) => ctx.actAs.includes(p));
-  if (!visible) throw err.contractNotFound(cid);
-  return c;
-}
-
-function genericCreate(ctx: Ctx, templateId: string, args: unknown): BuildCreate {
-  const t = resolveTemplate(ctx.state, templateId);
-  let argument: Value;
-  try {
-    argument = valueFromJson(args ?? {}, {
-      packageId: t.packageId,
-      moduleName: t.moduleName,
-      entityName: t.entityName,
-    });
-  } catch (e) {
-    throw fail.preprocessing((e as Error).message);
-  }
-  if (argument.sum.oneofKind !== 'record') throw fail.preprocessing('createArguments must be a record');
-  return createNode(ctx, t, argument, ctx.actAs);
-}
-
-/** Interprets JSON API commands for the actAs parties into a node tree plus the input contracts it uses. */
-export function interpret(state: SandboxState, commands: unknown[], actAs: string[]): Draft {
-  const ctx: Ctx = { state, actAs, inputs: new Map() };
-  const roots: BuildNode[] = [];
-  for (const command of commands) {
-    const [kind, body] = Object.entries((command ?? {}) as Record<string, Record<string, unknown>>)[0] ?? [];
-    if (kind === 'CreateCommand' && body) {
-      roots.push(genericCreate(ctx, String(body.templateId), body.createArguments));
-    } else if (kind === 'ExerciseCommand' && body) {
-      const c = activeContract(ctx, body.contractId);
-      const wanted = resolveTemplate(state, String(body.templateId));
-      if (
-        wanted.packageName !== c.packageName ||
-        !c.templateId.endsWith(`:${wanted.moduleName}:${wanted.entityName}`)
-      ) {
-        throw fail.preprocessing(`contract ${c.contractId} is not of template ${String(body.templateId)}`);
-      }
-      ctx.inputs.set(c.contractId, c);
-      roots.push(exerciseNode(ctx, c, String(body.choice), body.choiceArgument));
-    } else if (kind === 'CreateAndExerciseCommand' && body) {
-      const create = genericCreate(ctx, String(body.templateId), body.createArguments);
-      roots.push(create);
-      const transient: Contract = {
-        contractId: create.contractId,
-        templateId: String(create.templateId),
-        packageId: String(create.templateId).split(':')[0] ?? '',
-        packageName: create.packageName,
-        argument: create.argument,
-        signatories: create.signatories,
-        stakeholders: create.stakeholders ?? create.signatories,
-        createdAt: '',
-        createdAtMicros: 0n,
-        createdOffset: 0,
-        createdNodeId: 0,
-        synchronizerId: '',
-        reassignmentCounter: 0,
-      };
-      roots.push(exerciseNode(ctx, transient, String(body.choice), body.choiceArgument));
-    } else if (kind === 'ExerciseByKeyCommand') {
-      throw fail.preprocessing('contract keys are not supported by the sandbox');
-    } else {
-      throw fail.preprocessing('unknown command');
-    }
-  }
-  return { roots, inputs: [...ctx.inputs.values()] };
-}
-
-/** Re-runs a choice for a submitted exercise (model conformance): the children and consumption it implies. */
-export function replayChoice(
-  state: SandboxState,
-  contract: Contract,
-  choice: string,
-  arg: unknown,
-  actAs: string[],
-): { children: BuildNode[]; consuming: boolean } {
-  const out = runChoice({ state, actAs, inputs: new Map() }, contract, choice, arg);
-  return { children: out.children, consuming: out.consuming };
+  return undefined;
 }

@@ -1,17 +1,22 @@
 /**
  * Model conformance of a submitted transaction, as confirming participants check it: the signed bytes must
  * describe what the templates would do. Input contracts must equal the active ones; root creates need the
- * authority of the acting parties (so nobody signs a Holding into existence); each exercise is replayed and
- * must consume as the choice does and create exactly the contracts it creates.
+ * authority of the acting parties (so nobody signs a Holding into existence); each root exercise is replayed at
+ * the ledger effective time with the transaction's own new contract ids and must yield the same tree node for node
+ * (creates, fetches, nested exercises, arguments and results), reading only contracts the transaction lists as
+ * inputs.
  */
 import type {
   Create,
+  Identifier,
+  Node,
   PreparedTransaction,
   Value,
   validatePreparedTransaction,
 } from '@quill/canton/transaction';
-import { replayChoice } from './coin.ts';
+import type { BuildNode } from './build/index.ts';
 import { SandboxError } from './errors.ts';
+import { replayExercise } from './interpret.ts';
 import { valueToJson } from './lfjson.ts';
 import type { Contract, SandboxState } from './state/index.ts';
 
@@ -27,10 +32,10 @@ function nonConformant(why: string): SandboxError {
 }
 
 const same = (a: readonly string[], b: readonly string[]) =>
-  JSON.stringify([...a].sort()) === JSON.stringify([...b].sort());
+  JSON.stringify([...new Set(a)].sort()) === JSON.stringify([...new Set(b)].sort());
 const json = (v: Value | undefined) => JSON.stringify(valueToJson(v));
-const tid = (c: Create) =>
-  `${c.templateId?.packageId}:${c.templateId?.moduleName}:${c.templateId?.entityName}`;
+const idText = (t: Identifier | undefined) => `${t?.packageId}:${t?.moduleName}:${t?.entityName}`;
+const tid = (c: Create) => idText(c.templateId);
 
 function sameContract(c: Create, stored: Contract): boolean {
   return (
@@ -64,15 +69,70 @@ function localContract(c: Create, synchronizerId: string): Contract {
 
 type TransactionIndex = ReturnType<typeof validatePreparedTransaction>;
 
+/** The ids of the contracts created under a node, in pre-order. */
+function createdUnder(index: TransactionIndex, id: string, out: string[] = []): string[] {
+  const t = index.nodes.get(id)!.node.nodeType;
+  if (t.oneofKind === 'create') out.push(t.create.contractId);
+  const kids =
+    t.oneofKind === 'exercise' ? t.exercise.children : t.oneofKind === 'rollback' ? t.rollback.children : [];
+  for (const k of kids) createdUnder(index, k, out);
+  return out;
+}
+
+/** Whether a submitted node is the node the replay produced (recursively); returns the first difference. */
+function differs(index: TransactionIndex, id: string, want: BuildNode): string | undefined {
+  const node: Node['nodeType'] = index.nodes.get(id)!.node.nodeType;
+  if (node.oneofKind !== want.kind) return `node ${id} is a ${node.oneofKind}, expected a ${want.kind}`;
+  if (node.oneofKind === 'create' && want.kind === 'create') {
+    const c = node.create;
+    const ok =
+      c.contractId === want.contractId &&
+      tid(c) === String(want.templateId) &&
+      json(c.argument) === json(want.argument) &&
+      same(c.signatories, want.signatories) &&
+      same(c.stakeholders, want.stakeholders ?? want.signatories);
+    return ok ? undefined : `create ${id} differs from what the choice creates`;
+  }
+  if (node.oneofKind === 'fetch' && want.kind === 'fetch') {
+    const f = node.fetch;
+    const ok =
+      f.contractId === want.contractId &&
+      (f.interfaceId ? idText(f.interfaceId) : undefined) === want.interfaceId;
+    return ok ? undefined : `fetch ${id} differs from what the choice reads`;
+  }
+  if (node.oneofKind === 'exercise' && want.kind === 'exercise') {
+    const e = node.exercise;
+    if (e.contractId !== want.contractId || e.choiceId !== want.choice)
+      return `exercise ${id} is not ${want.choice} on ${want.contractId}`;
+    if ((e.interfaceId ? idText(e.interfaceId) : undefined) !== want.interfaceId)
+      return `exercise ${id} names another interface`;
+    if (e.consuming !== want.consuming) return `${e.choiceId} consumption differs`;
+    if (json(e.chosenValue) !== json(want.choiceArgument)) return `${e.choiceId} argument differs`;
+    if (want.result !== undefined && json(e.exerciseResult) !== json(want.result))
+      return `${e.choiceId} result differs`;
+    const kids = want.children ?? [];
+    if (e.children.length !== kids.length) return `${e.choiceId} has unexpected consequences`;
+    for (let i = 0; i < kids.length; i++) {
+      const d = differs(index, e.children[i]!, kids[i]!);
+      if (d) return d;
+    }
+    return undefined;
+  }
+  return `node ${id} cannot be checked`;
+}
+
 export function checkConformance(
   state: SandboxState,
   tx: PreparedTransaction,
   index: TransactionIndex,
+  ledgerTime: bigint = state.nowMicros(),
 ): void {
   const meta = tx.metadata!;
   const actAs = meta.submitterInfo?.actAs ?? [];
+  const inputIds = new Set<string>();
   for (const ic of meta.inputContracts) {
     if (ic.contract.oneofKind !== 'v1') continue;
+    inputIds.add(ic.contract.v1.contractId);
     const stored = state.contracts.get(ic.contract.v1.contractId);
     if (stored && !sameContract(ic.contract.v1, stored)) {
       throw nonConformant(`input contract ${ic.contract.v1.contractId} differs from the active contract`);
@@ -90,30 +150,31 @@ export function checkConformance(
       const e = node.exercise;
       const contract = local.get(e.contractId) ?? state.contracts.get(e.contractId);
       if (!contract) continue; // reported as an inactive contract by the caller
-      let replay: ReturnType<typeof replayChoice>;
+      const iface = e.interfaceId
+        ? `#${state.packages.get(e.interfaceId.packageId)?.packageName ?? e.interfaceId.packageId}:${e.interfaceId.moduleName}:${e.interfaceId.entityName}`
+        : undefined;
+      let replay: ReturnType<typeof replayExercise>;
       try {
-        replay = replayChoice(state, contract, e.choiceId, valueToJson(e.chosenValue), actAs);
+        replay = replayExercise(
+          state,
+          contract,
+          { choice: e.choiceId, arg: valueToJson(e.chosenValue), iface },
+          actAs,
+          ledgerTime,
+          createdUnder(index, root),
+        );
       } catch (err) {
         throw nonConformant(
           `replaying ${e.choiceId} failed: ${err instanceof SandboxError ? err.cause_ : 'error'}`,
         );
       }
-      if (replay.consuming !== e.consuming) throw nonConformant(`${e.choiceId} consumption differs`);
-      const children = e.children.map((id) => index.nodes.get(id)!.node.nodeType);
-      if (children.length !== replay.children.length)
-        throw nonConformant(`${e.choiceId} has unexpected consequences`);
-      children.forEach((child, i) => {
-        const want = replay.children[i]!;
-        const ok =
-          child.oneofKind === 'create' &&
-          want.kind === 'create' &&
-          tid(child.create) === String(want.templateId) &&
-          json(child.create.argument) === json(want.argument) &&
-          same(child.create.signatories, want.signatories) &&
-          same(child.create.stakeholders, want.stakeholders ?? want.signatories);
-        if (!ok)
-          throw nonConformant(`consequence ${i} of ${e.choiceId} differs from what the choice creates`);
-      });
+      const unlisted = replay.inputs.filter((c) => !local.has(c.contractId) && !inputIds.has(c.contractId));
+      if (unlisted.length > 0)
+        throw nonConformant(
+          `${e.choiceId} uses contracts missing from the input contracts: ${unlisted.map((c) => c.contractId).join(', ')}`,
+        );
+      const d = differs(index, root, replay.node);
+      if (d) throw nonConformant(d);
     } else {
       throw nonConformant(`unsupported root node ${node.oneofKind ?? 'unknown'}`);
     }

@@ -1,10 +1,13 @@
 /**
  * `--demo`: users, parties, packages vetted on several participants and synchronizers, and some coin
- * history (taps, a mint, a transfer, an aborted and an accepted transfer instruction).
+ * history (taps, a mint, a transfer, an aborted and an accepted transfer instruction). Both demo parties also hold
+ * the registries' instruments (Amulet from the DSO, USDQ from the registrar), and bob takes USDQ in one step
+ * (a pre-approval).
  */
 import { COIN_MODULE, COIN_PACKAGE } from './coin.ts';
 import { mint, submitInternal } from './internal.ts';
 import { field, text } from './lfjson.ts';
+import { grantPreapproval, mintToken } from './registry/bootstrap.ts';
 import {
   qualifiedId,
   type SandboxState,
@@ -111,4 +114,9 @@ export function runDemo(state: SandboxState): void {
     'TransferInstruction_Accept',
     {},
   );
+  mintToken(state, 'amulet', alice, '1000.0000000000');
+  mintToken(state, 'usdq', alice, '500.0000000000');
+  mintToken(state, 'amulet', bob, '200.0000000000');
+  mintToken(state, 'usdq', bob, '100.0000000000');
+  grantPreapproval(state, 'usdq', bob);
 }

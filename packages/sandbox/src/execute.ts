@@ -31,6 +31,7 @@ import {
   type SandboxState,
   type TransactionUpdate,
 } from './state/index.ts';
+import { signatureBytes, trafficCost } from './traffic.ts';
 
 /** The deduplication period as CommandsValidator.validateExecuteDeduplicationPeriod leaves it. */
 export type DedupPeriod =
@@ -53,6 +54,9 @@ export interface ExecutionPlan {
   dedup: DedupPeriod;
   /** The ledger time the request asks for at the least: `minLedgerTime`, absolute or relative to now. */
   minLedgerTime: { abs: bigint } | { rel: bigint } | undefined;
+  /** Sizes the traffic cost is computed from (traffic.ts). */
+  transactionBytes: number;
+  signatureBytes: number;
 }
 
 /** The latest instant a Daml timestamp can hold (9999-12-31T23:59:59.999999Z). */
@@ -194,6 +198,10 @@ export function planExecution(
     synchronizerId,
     dedup,
     minLedgerTime,
+    transactionBytes: Buffer.from(body.preparedTransaction, 'base64').length,
+    signatureBytes: body.partySignatures.signatures
+      .flatMap((s) => s.signatures)
+      .reduce((n, sig) => n + signatureBytes(sig.signingAlgorithmSpec), 0),
   };
 }
 
@@ -269,7 +277,7 @@ export function commitExecution(
     .map((ic) => (ic.contract.oneofKind === 'v1' ? ic.contract.v1.contractId : ''))
     .filter((cid) => !state.isActive(cid));
   if (inactive.length > 0) throw err.inactiveContracts(inactive);
-  checkConformance(state, plan.tx, validatePreparedTransaction(plan.tx));
+  checkConformance(state, plan.tx, validatePreparedTransaction(plan.tx), effective);
   const nodes = committedNodes(state, plan, effective);
   const updateId = state.newUpdateId();
   const draft = {
@@ -285,6 +293,7 @@ export function commitExecution(
     nodes,
     externalTransactionHash: plan.hashHex,
     traceparent,
+    paidTrafficCost: trafficCost(plan.transactionBytes, plan.signatureBytes),
   };
   return state.commit(draft, plan.changeKey, (offset) => activitiesOf(state, draft, offset));
 }
@@ -363,6 +372,9 @@ function committedNodes(state: SandboxState, plan: ExecutionPlan, effective: big
         contract,
         choice: e.choiceId,
         choiceArgument: e.chosenValue!,
+        interfaceId: e.interfaceId
+          ? `${e.interfaceId.packageId}:${e.interfaceId.moduleName}:${e.interfaceId.entityName}`
+          : undefined,
         actingParties: e.actingParties,
         consuming: e.consuming,
         lastDescendantNodeId: nodeId,

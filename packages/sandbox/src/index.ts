@@ -13,7 +13,10 @@ import { type AuthConfig, Authenticator } from './auth.ts';
 import { demoLedgerOptions, runDemo } from './demo.ts';
 import { type FaultConfig, Faults } from './faults.ts';
 import { bootstrapCoin } from './internal.ts';
+import { bootstrapRegistries } from './registry/bootstrap.ts';
+import { registryByKey } from './registry/registries.ts';
 import { DEFAULT_OPTIONS, type SandboxOptions, type Services } from './routes/http.ts';
+import { registryBaseUrl } from './routes/registry.ts';
 import { scanApp } from './routes/scan.ts';
 import type { StreamForms } from './routes/stream.ts';
 import { serveWebSockets } from './routes/websocket.ts';
@@ -26,6 +29,8 @@ export { SandboxError } from './errors.ts';
 export type { FaultConfig, FaultKind, FaultRule } from './faults.ts';
 export { bootstrapCoin, mint, submitInternal } from './internal.ts';
 export { fingerprintOf } from './keys.ts';
+export { SANDBOX_RECOGNIZERS } from './recognizers.ts';
+export { grantPreapproval, mintToken } from './registry/bootstrap.ts';
 export { SandboxState } from './state/index.ts';
 
 export interface SandboxConfig {
@@ -41,11 +46,24 @@ export interface SandboxConfig {
   options?: Partial<SandboxOptions>;
 }
 
+export interface SandboxRegistry {
+  admin: string;
+  instrumentId: { admin: string; id: string };
+  registryUrl: string;
+  /** `#package-name` of the registry's templates. */
+  packageName: string;
+}
+
 export interface Sandbox {
   url: string;
   scanUrl: string;
   state: SandboxState;
   faults: Faults;
+  /**
+   * The token registries: admin party, instrument id and the base URL of the registry's off-ledger API (clients
+   * append `/registry/…`; routes/registry.ts says which URL reaches which registry).
+   */
+  registries: Record<'amulet' | 'usdq', SandboxRegistry>;
   /** The ledger app's routes (method and Hono path), to check them against the endpoint declarations. */
   routes: readonly { method: string; path: string }[];
   close(): Promise<void>;
@@ -97,6 +115,7 @@ export async function startSandbox(config: SandboxConfig = {}): Promise<Sandbox>
   state.users.create({ id: 'participant_admin' }, [{ kind: 'ParticipantAdmin' }]);
   bootstrapCoin(state);
   uploadTokenStandardApis(state);
+  bootstrapRegistries(state);
   if (config.demo) runDemo(state);
   const streams: StreamForms = new Map();
   const app = ledgerApp(services, streams);
@@ -113,8 +132,20 @@ export async function startSandbox(config: SandboxConfig = {}): Promise<Sandbox>
     throw e;
   }
   const urlHost = host.includes(':') ? `[${host}]` : host;
+  const url = `http://${urlHost}:${ledger.port}`;
+  const registry = (key: 'amulet' | 'usdq'): SandboxRegistry => {
+    const reg = registryByKey(key)!;
+    const admin = reg.admin(state);
+    return {
+      admin,
+      instrumentId: { admin, id: reg.instrument.id },
+      registryUrl: registryBaseUrl(url, reg, admin),
+      packageName: reg.packageName,
+    };
+  };
   return {
-    url: `http://${urlHost}:${ledger.port}`,
+    url,
+    registries: { amulet: registry('amulet'), usdq: registry('usdq') },
     scanUrl: `http://${urlHost}:${scan.port}`,
     state,
     faults,

@@ -5,7 +5,8 @@
 
 import { activitiesOf } from './activities.ts';
 import type { BuildNode } from './build/index.ts';
-import { COIN_MODULE, COIN_PACKAGE, COIN_TEMPLATES, coinTemplate, interpret } from './coin.ts';
+import { COIN_MODULE, COIN_PACKAGE, COIN_TEMPLATES, coinTemplate } from './coin.ts';
+import { interpret } from './interpret.ts';
 import { isoFromMicros } from './lfjson.ts';
 import {
   type CommittedNode,
@@ -14,6 +15,7 @@ import {
   type SandboxState,
   type TransactionUpdate,
 } from './state/index.ts';
+import { trafficCost } from './traffic.ts';
 
 let counter = 0;
 
@@ -52,6 +54,7 @@ function toCommitted(
         contract,
         choice: b.choice,
         choiceArgument: b.choiceArgument,
+        interfaceId: b.interfaceId === undefined ? undefined : String(b.interfaceId),
         actingParties: [...b.actingParties].sort(),
         consuming: b.consuming,
         lastDescendantNodeId: nodeId,
@@ -80,7 +83,7 @@ export function submitInternal(
   return commitNodes(state, draft.roots, actAs, commandId ?? ['sandbox-internal-', ++counter].join(''));
 }
 
-function commitNodes(
+export function commitNodes(
   state: SandboxState,
   roots: BuildNode[],
   actAs: string[],
@@ -100,7 +103,9 @@ function commitNodes(
     synchronizerId,
     nodes: toCommitted(state, roots, now, synchronizerId),
   };
-  return state.commit(draft, undefined, (offset) => activitiesOf(state, draft, offset));
+  // No prepared transaction to measure: a fixed size per node stands in for its bytes.
+  const paid = { ...draft, paidTrafficCost: trafficCost(draft.nodes.length * 512, 64) };
+  return state.commit(paid, undefined, (offset) => activitiesOf(state, paid, offset));
 }
 
 /** Operator, `quill-coin` package vetted everywhere, `CoinRules` contract. Idempotent. */

@@ -38,8 +38,39 @@ export function valueFromJson(json: unknown, recordId?: Identifier, depth = 0): 
   throw new Error(`unsupported JSON value of type ${typeof json}`);
 }
 
-/** Value → Daml-LF JSON (Int64 and Numeric as strings, as the participant prints them). */
-export const valueToJson = renderValue;
+type Json = ReturnType<typeof renderValue>;
+
+/**
+ * Value → Daml-LF JSON (Int64 and Numeric as strings, as the participant prints them). Records are objects, the
+ * empty record too (`{}`, e.g. the payload of `TransferInstructionResult_Failed`); scalars as `renderValue` prints
+ * them.
+ */
+export function valueToJson(value: Value | undefined): Json {
+  const s = value?.sum;
+  if (s === undefined) return renderValue(value);
+  switch (s.oneofKind) {
+    case 'record': {
+      const fields = s.record.fields;
+      if (fields.length > 0 && fields.some((f) => f.label === ''))
+        return fields.map((f) => valueToJson(f.value));
+      return Object.fromEntries(fields.map((f) => [f.label, valueToJson(f.value)]));
+    }
+    case 'variant':
+      return { tag: s.variant.constructor, value: valueToJson(s.variant.value) };
+    case 'list':
+      return s.list.elements.map(valueToJson);
+    case 'optional':
+      // Nested optionals (`Some None`) have their own encoding: renderValue's.
+      if (s.optional.value?.sum.oneofKind === 'optional') return renderValue(value);
+      return s.optional.value === undefined ? null : valueToJson(s.optional.value);
+    case 'textMap':
+      return Object.fromEntries(s.textMap.entries.map((e) => [e.key, valueToJson(e.value)]));
+    case 'genMap':
+      return s.genMap.entries.map((e) => [valueToJson(e.key), valueToJson(e.value)]);
+    default:
+      return renderValue(value);
+  }
+}
 
 /** Field of a record value by label. */
 export function field(v: Value | undefined, label: string): Value | undefined {

@@ -12,10 +12,17 @@ import {
   TransactionError,
 } from '@quill/canton/transaction';
 import { buildPreparedTransaction } from './build/index.ts';
-import { interpret } from './coin.ts';
+import { disclosedContracts } from './disclosed.ts';
 import { err } from './errors.ts';
+import { interpret } from './interpret.ts';
 import { isoFromMicros } from './lfjson.ts';
 import type { SandboxState } from './state/index.ts';
+import {
+  CONFIRMATION_RESPONSE_COST,
+  confirmationRequestCost,
+  signatureBytes,
+  trafficCost,
+} from './traffic.ts';
 
 export function micros(iso: string): bigint {
   const m = /^(.*?)(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/.exec(iso);
@@ -55,16 +62,22 @@ export function prepare(state: SandboxState, req: JsPrepareSubmissionRequest) {
   if (req.hashingSchemeVersion === 'UNRECOGNIZED')
     throw err.invalidField('hashing_scheme_version', 'unrecognized');
   const scheme = schemeOf(req.hashingSchemeVersion, 'HASHING_SCHEME_VERSION_V2');
-  const draft = interpret(state, req.commands, req.actAs);
+  const disclosed = disclosedContracts(state, req.disclosedContracts ?? []);
   const now = state.nowMicros();
+  const draft = interpret(state, req.commands, req.actAs, {
+    disclosed: new Set(disclosed.map((c) => c.contractId)),
+    now,
+  });
+  // The input contracts are every contract the transaction uses, and the disclosed ones.
+  const inputs = new Map(draft.inputs.map((c) => [c.contractId, c]));
+  for (const c of disclosed) inputs.set(c.contractId, c);
   const time = req.minLedgerTime?.time;
   let minLet: bigint | undefined;
   if (time && 'MinLedgerTimeAbs' in time) minLet = micros(time.MinLedgerTimeAbs.value);
   if (time && 'MinLedgerTimeRel' in time) minLet = now + durationMicros(time.MinLedgerTimeRel.value);
-  for (const c of draft.inputs) {
+  for (const c of inputs.values()) {
     // Ledger time may not precede the creation of any input contract.
-    if (draft.inputs.length > 0 && (minLet === undefined || c.createdAtMicros > minLet))
-      minLet = c.createdAtMicros;
+    if (minLet === undefined || c.createdAtMicros > minLet) minLet = c.createdAtMicros;
   }
   try {
     const tx = buildPreparedTransaction({
@@ -73,7 +86,7 @@ export function prepare(state: SandboxState, req: JsPrepareSubmissionRequest) {
       commandId: req.commandId,
       synchronizerId: synchronizerIdForHashing(synchronizerId, scheme),
       preparationTime: now,
-      inputContracts: draft.inputs.map((c) => ({
+      inputContracts: [...inputs.values()].map((c) => ({
         contract: {
           contractId: c.contractId,
           packageName: c.packageName,
@@ -89,13 +102,19 @@ export function prepare(state: SandboxState, req: JsPrepareSubmissionRequest) {
     });
     const bytes = encodePreparedTransaction(tx);
     const hash = hashPreparedTransaction(tx, scheme);
+    // Signatures as the hints say, else one per actAs party with its first key (Ed25519 for the sandbox's keys).
+    const expected = req.estimateTrafficCost?.expectedSignatures ?? [];
+    const signatures =
+      expected.length > 0
+        ? expected.reduce((n, alg) => n + signatureBytes(alg), 0)
+        : req.actAs.length * signatureBytes(undefined);
     const estimate = req.estimateTrafficCost?.disabled
       ? null
       : {
           estimationTimestamp: isoFromMicros(now),
-          confirmationRequestTrafficCostEstimation: bytes.length + 200,
-          confirmationResponseTrafficCostEstimation: 150,
-          totalTrafficCostEstimation: bytes.length + 350,
+          confirmationRequestTrafficCostEstimation: confirmationRequestCost(bytes.length, signatures),
+          confirmationResponseTrafficCostEstimation: CONFIRMATION_RESPONSE_COST,
+          totalTrafficCostEstimation: trafficCost(bytes.length, signatures),
         };
     return {
       preparedTransaction: Buffer.from(bytes).toString('base64'),

@@ -5,7 +5,10 @@
  * spec (null for unset optionals).
  */
 import type { EventFormat, Filters, TransactionFormat, UpdateFormat } from '@quill/canton/ledger';
+import { createdEventBlob } from './blob.ts';
 import { valueToJson } from './lfjson.ts';
+import { interfacePackageIdForm } from './registry/interfaces.ts';
+import { interfaces } from './registry/table.ts';
 import type {
   CommittedNode,
   Contract,
@@ -18,6 +21,8 @@ import type {
 interface FilterSpec {
   wildcard: boolean;
   templates: Set<string>;
+  /** InterfaceFilters: `#name:Module:Entity` → whether the view is asked for. */
+  interfaces: Map<string, boolean>;
   blob: boolean;
 }
 
@@ -34,7 +39,7 @@ export interface Format {
 }
 
 function spec(f: Filters | null | undefined): FilterSpec {
-  const out: FilterSpec = { wildcard: false, templates: new Set(), blob: false };
+  const out: FilterSpec = { wildcard: false, templates: new Set(), interfaces: new Map(), blob: false };
   const list = f?.cumulative ?? [];
   if (list.length === 0) out.wildcard = true;
   for (const c of list) {
@@ -46,6 +51,13 @@ function spec(f: Filters | null | undefined): FilterSpec {
     } else if ('TemplateFilter' in id) {
       out.templates.add(id.TemplateFilter.value.templateId);
       out.blob ||= id.TemplateFilter.value.includeCreatedEventBlob === true;
+    } else if ('InterfaceFilter' in id) {
+      const f = id.InterfaceFilter.value;
+      out.interfaces.set(
+        f.interfaceId,
+        (out.interfaces.get(f.interfaceId) ?? false) || f.includeInterfaceView === true,
+      );
+      out.blob ||= f.includeCreatedEventBlob === true;
     }
   }
   return out;
@@ -79,41 +91,59 @@ export function formatOf(u: UpdateFormat): Format {
   };
 }
 
+/**
+ * Whether a filter selects a contract: a wildcard, its template, or an interface its template implements
+ * (an InterfaceFilter matches the contracts of every template implementing the interface).
+ */
 function matches(s: FilterSpec, c: Contract): boolean {
   if (s.wildcard) return true;
   const [, m, e] = c.templateId.split(':');
-  return s.templates.has(c.templateId) || s.templates.has(`#${c.packageName}:${m}:${e}`);
+  if (s.templates.has(c.templateId) || s.templates.has(`#${c.packageName}:${m}:${e}`)) return true;
+  for (const i of s.interfaces.keys()) if (interfaces().implements(c, i)) return true;
+  return false;
 }
 
-function witnesses(
-  reader: Reader,
-  c: Contract,
-  informees: readonly string[],
-): { parties: string[]; blob: boolean } | undefined {
+interface Witnessed {
+  parties: string[];
+  blob: boolean;
+  /** Implemented interfaces whose InterfaceFilter (of a witnessing party) asks for the view. */
+  views: string[];
+}
+
+function witnesses(reader: Reader, c: Contract, informees: readonly string[]): Witnessed | undefined {
   const parties: string[] = [];
   let blob = false;
   let any = false;
+  const views = new Set<string>();
+  const addViews = (s: FilterSpec) => {
+    for (const [i, view] of s.interfaces) if (view && interfaces().implements(c, i)) views.add(i);
+  };
   if (reader.anyParty && matches(reader.anyParty, c)) {
     any = true;
     blob ||= reader.anyParty.blob;
+    addViews(reader.anyParty);
   }
   for (const p of informees) {
     const s = reader.byParty.get(p);
     if (any || (s && matches(s, c))) {
       parties.push(p);
-      if (s) blob ||= s.blob;
+      if (s) {
+        blob ||= s.blob;
+        addViews(s);
+      }
     }
   }
-  return parties.length > 0 ? { parties: [...new Set(parties)].sort(), blob } : undefined;
+  return parties.length > 0
+    ? { parties: [...new Set(parties)].sort(), blob, views: [...views].sort() }
+    : undefined;
 }
 
-function createdEvent(
-  c: Contract,
-  offset: number,
-  nodeId: number,
-  w: { parties: string[]; blob: boolean },
-  acsDelta: boolean,
-) {
+/** `implementedInterfaces` of a consuming exercise or archive: the matched interfaces, in package-id form. */
+function implemented(w: Witnessed): string[] {
+  return w.views.map(interfacePackageIdForm);
+}
+
+function createdEvent(c: Contract, offset: number, nodeId: number, w: Witnessed, acsDelta: boolean) {
   return {
     CreatedEvent: {
       offset,
@@ -122,8 +152,14 @@ function createdEvent(
       templateId: c.templateId,
       contractKey: null,
       createArgument: valueToJson(c.argument),
-      createdEventBlob: w.blob ? Buffer.from(`${c.contractId}:${c.templateId}`).toString('base64') : '',
-      interfaceViews: [],
+      createdEventBlob: w.blob ? createdEventBlob(c) : '',
+      // One view per interface whose filter (of a witness) asks for it, as computed by the participant.
+      interfaceViews: w.views.map((i) => ({
+        interfaceId: interfacePackageIdForm(i),
+        viewStatus: { code: 0, message: '', details: [] },
+        viewValue: interfaces().view(c, i) ?? null,
+        implementationPackageId: c.packageId,
+      })),
       witnessParties: w.parties,
       signatories: c.signatories,
       observers: c.stakeholders.filter((p) => !c.signatories.includes(p)),
@@ -140,51 +176,57 @@ function events(tx: TransactionUpdate, reader: Reader, shape: 'ACS_DELTA' | 'LED
   const consumedInTx = new Set(
     tx.nodes.filter((n) => n.kind === 'exercise' && n.consuming).map((n) => n.contract.contractId),
   );
+  // LEDGER_EFFECTS: a party witnesses the whole subtree of an action it is an informee of (the ledger's
+  // projection), e.g. the sender of a transfer sees the receiver's new holding. Open exercises, innermost last.
+  const open: { last: number; informees: string[] }[] = [];
   for (const n of tx.nodes) {
+    while (open.length > 0 && open[open.length - 1]!.last < n.nodeId) open.pop();
     if (shape === 'ACS_DELTA') {
       if (n.kind === 'create' && !consumedInTx.has(n.contract.contractId)) {
         const w = witnesses(reader, n.contract, n.contract.stakeholders);
         if (w) out.push(createdEvent(n.contract, tx.offset, n.nodeId, w, true));
       } else if (n.kind === 'exercise' && n.consuming && n.contract.createdOffset !== tx.offset) {
         const w = witnesses(reader, n.contract, n.contract.stakeholders);
-        if (w) out.push({ ArchivedEvent: archived(n, tx.offset, w.parties) });
+        if (w) out.push({ ArchivedEvent: archived(n, tx.offset, w) });
       }
     } else {
-      const informees =
-        n.kind === 'create'
-          ? n.contract.stakeholders
-          : [...new Set([...n.contract.stakeholders, ...n.actingParties])];
+      const own =
+        n.kind === 'create' ? n.contract.stakeholders : [...n.contract.stakeholders, ...n.actingParties];
+      const informees = [...new Set([...own, ...(open[open.length - 1]?.informees ?? [])])];
+      if (n.kind === 'exercise') open.push({ last: n.lastDescendantNodeId, informees });
       const w = witnesses(reader, n.contract, informees);
       if (!w) continue;
       if (n.kind === 'create') {
         out.push(createdEvent(n.contract, tx.offset, n.nodeId, w, !consumedInTx.has(n.contract.contractId)));
       } else {
-        out.push({ ExercisedEvent: exercised(n, tx.offset, w.parties) });
+        out.push({ ExercisedEvent: exercised(n, tx.offset, w) });
       }
     }
   }
   return out;
 }
 
-function archived(n: Extract<CommittedNode, { kind: 'exercise' }>, offset: number, parties: string[]) {
+function archived(n: Extract<CommittedNode, { kind: 'exercise' }>, offset: number, w: Witnessed) {
   return {
     offset,
     nodeId: n.nodeId,
     contractId: n.contract.contractId,
     templateId: n.contract.templateId,
-    witnessParties: parties,
+    witnessParties: w.parties,
     packageName: n.contract.packageName,
-    implementedInterfaces: [],
+    implementedInterfaces: implemented(w),
   };
 }
 
-function exercised(n: Extract<CommittedNode, { kind: 'exercise' }>, offset: number, parties: string[]) {
+function exercised(n: Extract<CommittedNode, { kind: 'exercise' }>, offset: number, w: Witnessed) {
+  const parties = w.parties;
   return {
     offset,
     nodeId: n.nodeId,
     contractId: n.contract.contractId,
     templateId: n.contract.templateId,
-    interfaceId: null,
+    // Set when the command exercised an interface choice (package-id form, as the participant writes it).
+    interfaceId: n.interfaceId ?? null,
     choice: n.choice,
     choiceArgument: valueToJson(n.choiceArgument),
     actingParties: n.actingParties,
@@ -193,7 +235,7 @@ function exercised(n: Extract<CommittedNode, { kind: 'exercise' }>, offset: numb
     lastDescendantNodeId: n.lastDescendantNodeId,
     exerciseResult: valueToJson(n.result),
     packageName: n.contract.packageName,
-    implementedInterfaces: [],
+    implementedInterfaces: n.consuming ? implemented(w) : [],
     acsDelta: n.consuming && n.contract.createdOffset !== offset,
   };
 }
@@ -221,7 +263,7 @@ export function renderTransaction(
     traceContext: tx.traceparent ? { traceparent: tx.traceparent, tracestate: null } : null,
     recordTime: tx.recordTime,
     externalTransactionHash: tx.externalTransactionHash ?? null,
-    paidTrafficCost: 0,
+    paidTrafficCost: tx.paidTrafficCost ?? 0,
   };
 }
 
@@ -372,9 +414,25 @@ export function renderContractEvents(c: Contract, reader: Reader) {
               templateId: c.templateId,
               witnessParties: w.parties,
               packageName: c.packageName,
-              implementedInterfaces: [],
+              implementedInterfaces: implemented(w),
             },
             synchronizerId: c.synchronizerId,
           },
+  };
+}
+
+/** An entry of `/v2/state/active-contracts` for the reader (its stakeholders among the filter's parties), or undefined. */
+export function renderActiveContract(c: Contract, reader: Reader) {
+  const w = witnesses(reader, c, c.stakeholders);
+  if (!w) return undefined;
+  return {
+    workflowId: '',
+    contractEntry: {
+      JsActiveContract: {
+        createdEvent: createdEvent(c, c.createdOffset, c.createdNodeId, w, true).CreatedEvent,
+        synchronizerId: c.synchronizerId,
+        reassignmentCounter: c.reassignmentCounter,
+      },
+    },
   };
 }

@@ -1,12 +1,15 @@
 // POST/GET /wallet/v1/submissions, the batch endpoint and GET /wallet/v1/updates/{updateId}.
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { echo } from '@quill/canton/errors';
+import type { CostEstimation } from '@quill/canton/ledger';
 import { decodePreparedTransactionBase64, previewPreparedTransaction } from '@quill/canton/transaction';
 import {
+  type AcceptDeps,
   acceptSubmission,
   isTerminal,
   type SubmissionRecord,
   SubmissionRefused,
+  type SubmissionStore,
 } from '../../submissions/index.ts';
 import { type AppDeps, type AppEnv, need, visible } from '../context.ts';
 import { ApiError, describeCause, errorResponses, invalidRequest, toHttpError } from '../errors.ts';
@@ -181,10 +184,10 @@ export function submissionRoutes(deps: AppDeps) {
             const { status, body } = invalidRequest(parsed.error);
             return { index, status, error: body.error };
           }
-          const { idempotencyKey, ...req } = parsed.data;
+          const { idempotencyKey, ...item } = parsed.data;
           try {
-            checkSize(deps, req.preparedTransaction);
-            const { record: rec } = await acceptSubmission(deps.accept, req, who, idempotencyKey);
+            checkSize(deps, item.preparedTransaction);
+            const { record: rec } = await acceptSubmission(deps.accept, item, who, idempotencyKey);
             return { index, status: isTerminal(rec.status) ? 200 : 202, submission: rec };
           } catch (err) {
             if (err instanceof SubmissionRefused) deps.metrics.refused.inc({ code: err.code });

@@ -1,5 +1,5 @@
 // Parties: the list, onboarding from a key, and a party's page (its submissions, ledger transactions, activity
-// feed entries and coin holdings).
+// feed entries, holdings per instrument and pending transfer instructions).
 import { allows } from '../../auth/index.ts';
 import { answer } from '../client.ts';
 import { PageError } from '../errors.ts';
@@ -113,10 +113,11 @@ export async function partyPage(c: Ctx, party: string) {
   if (list.status === 200 && !view)
     throw new PageError(404, 'No party: it does not exist or is not visible to you.');
   const one = api.wallet.v1.parties[':party'];
-  const [subs, history, holdings, feed] = await Promise.all([
+  const [subs, history, holdings, offers, feed] = await Promise.all([
     answer(api.wallet.v1.submissions.$get({ query: { party, limit: '20' } })),
     answer(one.transactions.$get({ param: { party }, query: { order: 'desc', limit: '20' } })),
     answer(one.holdings.$get({ param: { party } })),
+    answer(one['transfer-instructions'].$get({ param: { party }, query: {} })),
     answer(one.activities.$get({ param: { party }, query: { page_size: '100' } })),
   ]);
   return c.html(
@@ -180,28 +181,68 @@ export async function partyPage(c: Ctx, party: string) {
         )}
       </section>
       <section aria-labelledby="h-hold">
-        <h2 id="h-hold">Coin holdings</h2>
+        <h2 id="h-hold">Holdings</h2>
         {holdings.status !== 200 ? (
           <Empty>{apiMessage(holdings)}</Empty>
-        ) : holdings.body.items.length === 0 ? (
+        ) : holdings.body.instruments.length === 0 ? (
           <Empty>None.</Empty>
         ) : (
-          <table>
+          <table data-testid="party-holdings">
             <thead>
               <tr>
-                <th scope="col">Contract</th>
-                <th scope="col">Amount</th>
-                <th scope="col">Created at offset</th>
+                <th scope="col">Instrument</th>
+                <th scope="col">Registry (admin)</th>
+                <th scope="col">Total</th>
+                <th scope="col">Locked</th>
+                <th scope="col">Unlocked</th>
+                <th scope="col">Holdings</th>
               </tr>
             </thead>
             <tbody>
-              {holdings.body.items.map((h) => (
+              {holdings.body.instruments.map((b) => (
                 <tr>
+                  <td>{b.instrument.id}</td>
+                  <td class="mono wrap">{b.instrument.admin}</td>
+                  <td class="num">{b.total}</td>
+                  <td class="num">{b.locked}</td>
+                  <td class="num">{b.unlocked}</td>
+                  <td class="num">{b.holdings.length}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+      <section aria-labelledby="h-offers">
+        <h2 id="h-offers">Pending transfer instructions</h2>
+        {offers.status !== 200 ? (
+          <Empty>{apiMessage(offers)}</Empty>
+        ) : offers.body.items.length === 0 ? (
+          <Empty>None.</Empty>
+        ) : (
+          <table data-testid="party-transfer-instructions">
+            <thead>
+              <tr>
+                <th scope="col">Direction</th>
+                <th scope="col">Counterparty</th>
+                <th scope="col">Amount</th>
+                <th scope="col">Instrument</th>
+                <th scope="col">Memo</th>
+                <th scope="col">Execute before</th>
+              </tr>
+            </thead>
+            <tbody>
+              {offers.body.items.map((t) => (
+                <tr>
+                  <td>{t.direction}</td>
+                  <td class="mono wrap">{t.direction === 'incoming' ? t.sender : t.receiver}</td>
+                  <td class="num">{t.amount}</td>
+                  <td>{t.instrument.id}</td>
+                  <td>{t.memo ?? ''}</td>
                   <td>
-                    <Id value={h.contractId} />
+                    <Time at={t.executeBefore} />
+                    {t.expired ? ' (expired)' : ''}
                   </td>
-                  <td class="num">{h.amount}</td>
-                  <td>{h.offset}</td>
                 </tr>
               ))}
             </tbody>

@@ -194,6 +194,20 @@ export async function submissionPage(c: Ctx, id: string) {
               ),
             ],
             ['Error', rec.error ? `${rec.error.code}: ${rec.error.message}` : '—'],
+            ['Traffic paid', <span data-testid="traffic-paid">{rec.paidTrafficCost ?? '—'}</span>],
+            [
+              'Traffic estimated',
+              rec.costEstimation ? (
+                <span data-testid="traffic-estimated">
+                  {rec.costEstimation.totalTrafficCostEstimation} (request{' '}
+                  {rec.costEstimation.confirmationRequestTrafficCostEstimation}, response{' '}
+                  {rec.costEstimation.confirmationResponseTrafficCostEstimation}) at{' '}
+                  <Time at={rec.costEstimation.estimationTimestamp} />
+                </span>
+              ) : (
+                '—'
+              ),
+            ],
           ]}
         />
       </div>

@@ -11,7 +11,7 @@ import {
 import type { Verifier } from '../../auth/index.ts';
 import { mountConsole, SessionStore } from '../../console/index.tsx';
 import type { AssetRecognizers } from '../../policy/index.ts';
-import { holdingTemplates, PolicyStore, velocityLookup } from '../../policy/index.ts';
+import { PolicyStore, velocityLookup } from '../../policy/index.ts';
 import { replication } from '../../redis/index.ts';
 import type { Keyring, Signer } from '../../signing/index.ts';
 import {
@@ -156,7 +156,6 @@ export async function startApi(s: Shared, o: ApiRoleOptions): Promise<Listening>
     policies,
     audit: s.audit,
     history: s.history,
-    holdings: holdingTemplates(o.recognizers.holdings),
     ...(o.reads ? { ledgerReads: o.reads } : {}),
     batchMax: config.batchMax,
     limits: config.limits,

@@ -145,6 +145,7 @@ async function accept(
     error: null,
     reconcileFromOffset: null,
     reconciledThroughOffset: null,
+    ...(req.costEstimation ? { costEstimation: req.costEstimation } : {}),
     ...(verdict ? { outflows: verdict.decision.outflows } : {}),
     ...(verdict?.decision.outflows.length === 1 ? { amount: verdict.decision.outflows[0]?.amount } : {}),
     ...(waits && verdict

@@ -29,7 +29,9 @@ export function parseHash(text: string): string {
 
 /** What an Idempotency-Key is bound to: the request, whatever the order of its keys. */
 export function requestFingerprint(req: SubmissionRequest): string {
-  return createHash('sha256').update(canonicalJson(req)).digest('hex');
+  // An estimate is informative, not what is signed: resending it changed is the same request.
+  const { costEstimation: _, ...signed } = req;
+  return createHash('sha256').update(canonicalJson(signed)).digest('hex');
 }
 
 /**

@@ -1,6 +1,12 @@
 // What the accept step works with: the inspected transaction, its ports (inspection, party keys, signing, the
 // policy in force), the caller's request and the step's dependencies.
-import type { DeduplicationPeriod, MinLedgerTime, Signature, TransactionFormat } from '@quill/canton/ledger';
+import type {
+  CostEstimation,
+  DeduplicationPeriod,
+  MinLedgerTime,
+  Signature,
+  TransactionFormat,
+} from '@quill/canton/ledger';
 import type { Log } from '../../log.ts';
 import type { PolicyDocument, TransactionFacts, VelocityLookup } from '../../policy/index.ts';
 import type { Durability } from '../../redis/index.ts';
@@ -57,6 +63,8 @@ export interface SubmissionRequest {
   userId?: string | undefined;
   minLedgerTime?: MinLedgerTime | undefined;
   transactionFormat?: TransactionFormat | undefined;
+  /** The prepare response's traffic estimate, kept on the record: informative, not signed, not fingerprinted. */
+  costEstimation?: CostEstimation | undefined;
 }
 
 export interface AcceptDeps {

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { LedgerClient } from '@quill/canton/ledger';
 import { ScanClient } from '@quill/canton/scan';
-import { bootstrapCoin, COIN_MODULE, COIN_PACKAGE, mint, type Sandbox, startSandbox } from '@quill/sandbox';
+import { bootstrapCoin, mint, type Sandbox, startSandbox } from '@quill/sandbox';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ledgerReads } from '../../../src/api/ledger-reads.ts';
@@ -39,8 +39,7 @@ function tx(offset: number, parties: string[]): IndexedTransaction {
 }
 
 beforeAll(async () => {
-  // The sandbox's demo coin is what this wallet knows as holdings.
-  h = await apiHarness({}, { recognizers: coinRecognizers(COIN_PACKAGE, COIN_MODULE) });
+  h = await apiHarness();
   const items: IndexedTransaction[] = [];
   for (let o = 1; o <= 25; o++) items.push(tx(o, o % 5 === 0 ? [A, B] : [A]));
   items.push(tx(26, [B]));
@@ -110,49 +109,6 @@ describe('GET /wallet/v1/parties/{party}/transactions', () => {
       }),
       { numRuns: 40 },
     );
-  });
-});
-
-describe('GET /wallet/v1/parties/{party}/holdings', () => {
-  it('lists the active coin holdings the party owns; scoped to its party; bad input is 4xx', async () => {
-    const created = (contractId: string, owner: string, amount: string) => ({
-      CreatedEvent: {
-        contractId,
-        templateId: 'pkg:Quill.Coin:Holding',
-        createArgument: { operator: 'op', owner, amount },
-      },
-    });
-    const t1 = tx(100, [A]);
-    const t2 = tx(101, [A]);
-    (t1.transaction as unknown as { events: unknown[] }).events = [
-      created('c1', A, '5.0'),
-      created('c2', A, '1.0'),
-    ];
-    (t2.transaction as unknown as { events: unknown[] }).events = [
-      { ExercisedEvent: { contractId: 'c1', consuming: true, choice: 'Holding_Transfer' } },
-      created('c3', A, '3.0'),
-      created('c4', B, '2.0'),
-    ];
-    await h.wallet.history.ingest({ transactions: [t1, t2], checkpoint: 101 });
-    const r = await h.call('GET', `/wallet/v1/parties/${encodeURIComponent(A)}/holdings`, {
-      token: await h.token('read', A),
-    });
-    expect(r.status).toBe(200);
-    const items = (r.json as { items: { contractId: string; amount: string }[] }).items;
-    expect(items.map((i) => [i.contractId, i.amount]).sort()).toEqual([
-      ['c2', '1.0'],
-      ['c3', '3.0'],
-    ]);
-    const other = await h.call('GET', `/wallet/v1/parties/${encodeURIComponent(A)}/holdings`, {
-      token: await h.token('read', B),
-    });
-    expect(other.status).toBe(404);
-    const long = await h.call('GET', `/wallet/v1/parties/${'x'.repeat(300)}/holdings`, {
-      token: await h.token('read'),
-    });
-    expect(long.status).toBe(413); // over its size limit: TOO_LARGE, as everywhere
-    expect(long.json.error?.code).toBe('TOO_LARGE');
-    expect((await h.call('GET', `/wallet/v1/parties/${encodeURIComponent(A)}/holdings`)).status).toBe(401);
   });
 });
 

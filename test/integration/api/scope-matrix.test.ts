@@ -243,6 +243,13 @@ const TABLE: Record<string, Expect> = {
     submit: [200, 200, 404],
     admin: [200, 200, 404],
   },
+  'GET /wallet/v1/parties/{party}/transfer-instructions': {
+    none: 401,
+    read: [200, 200, 404],
+    approve: [200, 200, 404],
+    submit: [200, 200, 404],
+    admin: [200, 200, 404],
+  },
   // No ledger in this harness: a read the scope allows reaches the (absent) ledger reads, 503.
   'GET /wallet/v1/ledger/transactions/{updateId}': {
     none: 401,
@@ -626,6 +633,17 @@ const ROUTES: Record<
         await h.call(
           'GET',
           `/wallet/v1/parties/${encodeURIComponent(t.party)}/holdings`,
+          token ? { token } : {},
+        )
+      ).status,
+  },
+  'GET /wallet/v1/parties/{party}/transfer-instructions': {
+    needsSubmission: false,
+    run: async (t, token) =>
+      (
+        await h.call(
+          'GET',
+          `/wallet/v1/parties/${encodeURIComponent(t.party)}/transfer-instructions`,
           token ? { token } : {},
         )
       ).status,

@@ -201,8 +201,10 @@ describe('ledger watcher', () => {
     expect(received.map((e) => [e.party, JSON.parse(e.body!).updateId])).toEqual([[ours, transfer.updateId]]);
     const page = await index.page(ours, { limit: 10, order: 'asc' });
     expect(page.items.map((t) => t.updateId)).toEqual([transfer.updateId]);
-    const held = await index.active(ours, { module: COIN_MODULE, entity: 'Holding' });
-    const mine = held.filter((h) => (h.createArgument as { owner: string }).owner === ours);
-    expect(mine.map((h) => Number((h.createArgument as { amount: string }).amount))).toEqual([4]);
+    // Its holding, read through the Holding interface's view.
+    const held = await index.holdings(ours);
+    expect(held.map((h) => [h.instrument.id, h.amount, h.owner])).toEqual([
+      ['QuillCoin', '4.0000000000', ours],
+    ]);
   }, 20_000);
 });

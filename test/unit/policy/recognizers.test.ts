@@ -7,12 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { exitFor } from '../../../src/cli/index.ts';
 import { ConfigError, loadConfig } from '../../../src/config/index.ts';
 import { coinRecognizers } from '../../../src/dev/coin.ts';
-import {
-  AMULET_RECOGNIZERS,
-  holdingTemplates,
-  parseRecognizers,
-  readHolding,
-} from '../../../src/policy/index.ts';
+import { AMULET_RECOGNIZERS, parseRecognizers, readHolding } from '../../../src/policy/index.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'quill-recognizers-'));
 const file = (name: string, text: string) => {
@@ -70,18 +65,26 @@ describe('holding recognizers', () => {
     expect(readHolding(h, { ...arg, lock: { holders: [] } })).toMatchObject({ locked: true });
   });
 
-  it('the demo coin is recognizers like any registry; the holdings route reads its unlocked template', () => {
-    const coin = coinRecognizers('quill-coin', 'Quill.Coin');
-    expect(holdingTemplates(coin.holdings)).toEqual([
-      {
-        packageName: 'quill-coin',
-        module: 'Quill.Coin',
-        entity: 'Holding',
-        owner: 'owner',
-        amount: 'amount',
-      },
-    ]);
-    expect(holdingTemplates(AMULET_RECOGNIZERS)).toEqual([]); // nested paths: not for that route yet
+  it('the demo coin is recognizers like any registry: its instruction is a locked holding of the sender', () => {
+    const [holding, instruction] = coinRecognizers('quill-coin', 'Quill.Coin').holdings;
+    if (!holding || !instruction) throw new Error('two');
+    const operator = 'op::1';
+    expect(readHolding(holding, { operator, owner: 'a::1', amount: '5.0' })).toEqual({
+      owner: 'a::1',
+      amount: '5.0',
+      admin: operator,
+      instrument: 'QuillCoin',
+      locked: false,
+    });
+    expect(
+      readHolding(instruction, {
+        operator,
+        sender: 'a::1',
+        receiver: 'b::1',
+        amount: '2.0',
+        description: '',
+      }),
+    ).toMatchObject({ owner: 'a::1', amount: '2.0', locked: true });
   });
 
   it('a file names each problem by its path', () => {

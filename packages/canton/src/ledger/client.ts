@@ -142,6 +142,15 @@ export class LedgerClient {
     return this.send(E.eventsByContractId, { body }, opts);
   }
 
+  /** `POST /v2/state/active-contracts`: the active contracts at `activeAtOffset` as the event format sees them. */
+  activeContracts(
+    body: Body<'activeContracts'>,
+    query: Query<'activeContracts'> = {},
+    opts?: CallOptions,
+  ): Reply<'activeContracts'> {
+    return this.send(E.activeContracts, { body, query }, opts);
+  }
+
   // --- interactive submission --------------------------------------------------------------------
 
   prepare(body: Body<'prepare'>, opts?: CallOptions): Reply<'prepare'> {

@@ -7,6 +7,7 @@
 import { echo } from '../errors.ts';
 import type { EventFormat, TransactionFormat, UpdateFormat } from './schemas/formats.ts';
 import type { ListVettedPackagesRequest } from './schemas/packages.ts';
+import type { GetActiveContractsRequest } from './schemas/state.ts';
 import type {
   GetEventsByContractIdRequest,
   GetTransactionByIdRequest,
@@ -389,6 +390,26 @@ export function checkUpdateByOffsetRequest(req: GetUpdateByOffsetRequest): Viola
 
 export function checkUpdateByIdRequest(req: GetUpdateByIdRequest): Violation | undefined {
   return checkUpdateId(req.updateId) ?? checkUpdateFormat(req.updateFormat);
+}
+
+const BOTH_ACS =
+  'Please use either backwards compatible arguments (filter and verbose) or event_format, but not both.';
+
+/**
+ * `POST /v2/state/active-contracts`: the JSON layer's choice between `eventFormat` and the legacy `filter`/`verbose`
+ * (JsStateService), then StateServiceRequestValidator: a non-negative `active_at_offset` and the event format.
+ */
+export function checkGetActiveContractsRequest(req: GetActiveContractsRequest): Violation | undefined {
+  if (req.eventFormat && req.filter) return invalid(`Both event_format and filter are set. ${BOTH_ACS}`);
+  if (req.eventFormat && req.verbose === true)
+    return invalid(`Both event_format and verbose are set. ${BOTH_ACS}`);
+  if (!req.eventFormat && !req.filter)
+    return invalid(
+      'Either filter/verbose or event_format is required. Please use either backwards compatible arguments (filter and verbose) or event_format.',
+    );
+  const format = checkEventFormat(req.eventFormat ?? req.filter!);
+  if (format) return format;
+  return negative('active_at_offset', req.activeAtOffset);
 }
 
 /** `POST /v2/events/events-by-contract-id`: the event format as FormatValidator checks it. */

@@ -31,7 +31,7 @@ function completion(rec: UpdateRecord, userId: string, parties: Set<string>) {
             : null,
         offset: rec.offset,
         synchronizerTime: { synchronizerId: rec.synchronizerId, recordTime: rec.recordTime },
-        paidTrafficCost: 0,
+        paidTrafficCost: rec.kind === 'transaction' ? (rec.paidTrafficCost ?? 0) : 0,
       },
     },
   };

@@ -17,6 +17,7 @@ import type {
   ParticipantPermission,
   PartyRecord,
   ReassignmentUpdate,
+  RegistryRecord,
   Synchronizer,
   TopologyEventRecord,
   TopologyUpdate,
@@ -90,6 +91,8 @@ export class SandboxState {
   readonly inFlight = new Map<string, string>();
   /** How many times each command id was committed (exactly-once tests read this). */
   readonly commits = new Map<string, number>();
+  /** The token registries (registry/bootstrap.ts), by key (`amulet`, `usdq`). */
+  readonly registries = new Map<string, RegistryRecord>();
   /** The coin rules contract and its operator (set by bootstrapCoin). */
   coinRules?: string;
   operator?: string;
@@ -271,6 +274,7 @@ export class SandboxState {
       }
       if (n.kind === 'exercise') {
         n.choice = i.str(n.choice);
+        if (n.interfaceId !== undefined) n.interfaceId = i.str(n.interfaceId);
         n.choiceArgument = i.value(n.choiceArgument) ?? n.choiceArgument;
         n.result = i.value(n.result);
         n.actingParties = i.arr(n.actingParties);
@@ -292,6 +296,7 @@ export class SandboxState {
       nodes: draft.nodes,
       externalTransactionHash: draft.externalTransactionHash,
       traceparent: draft.traceparent,
+      paidTrafficCost: draft.paidTrafficCost,
     };
   }
 

@@ -67,6 +67,8 @@ export interface CommittedExercise {
   contract: Contract;
   choice: string;
   choiceArgument: Value;
+  /** The interface whose choice was exercised (package-id form), when the command named an interface. */
+  interfaceId?: string;
   actingParties: string[];
   consuming: boolean;
   lastDescendantNodeId: number;
@@ -90,6 +92,8 @@ export interface TransactionUpdate {
   nodes: CommittedNode[];
   externalTransactionHash?: string;
   traceparent?: string;
+  /** What the submitting participant paid the sequencer for it (traffic.ts). */
+  paidTrafficCost?: number;
 }
 
 export type ParticipantPermission =
@@ -190,6 +194,12 @@ export interface UserRecord {
   identityProviderId: string;
   primaryPartyAuthentication: boolean;
   rights: UserRight[];
+}
+
+/** A token registry of the sandbox: its admin party and its well-known contracts (factory, rules), by name. */
+export interface RegistryRecord {
+  admin: string;
+  contracts: Record<string, string>;
 }
 
 /** One entry of the scan activity feed (snake_case on the wire, rendered in ../activities.ts). */

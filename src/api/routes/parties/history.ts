@@ -1,5 +1,5 @@
 // Party history from the watcher's index: GET /wallet/v1/parties/{party}/transactions (read role; a party
-// token sees only its own party, any other looks like it does not exist).
+// token sees only its own party, any other looks like it does not exist). Holdings: tokens.ts.
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { HistoryError } from '../../../history/index.ts';
 import { type AppDeps, type AppEnv, need } from '../../context.ts';
@@ -41,32 +41,6 @@ export const HistoryPage = z
   })
   .openapi('HistoryPage');
 
-export const HoldingView = z
-  .object({
-    contractId: z.string(),
-    templateId: z.string(),
-    owner: z.string(),
-    amount: z.string(),
-    offset: z.number().int().openapi({ description: 'Where it was created' }),
-  })
-  .openapi('Holding');
-
-const holdings = createRoute({
-  method: 'get',
-  path: '/wallet/v1/parties/{party}/holdings',
-  tags: ['history'],
-  summary: "The party's active holdings of the templates this wallet recognizes, from the watcher's index",
-  security,
-  request: { params: z.object({ party: z.string().min(1).max(255) }) },
-  responses: {
-    200: {
-      description: 'Holdings owned by the party',
-      content: { 'application/json': { schema: z.object({ items: z.array(HoldingView) }) } },
-    },
-    ...errorResponses(400, 401, 403, 404, 503),
-  },
-});
-
 const PartyParam = z.object({ party: z.string().min(1).max(255) });
 
 const history = createRoute({
@@ -83,58 +57,30 @@ const history = createRoute({
 });
 
 export function historyRoutes(deps: AppDeps) {
-  return new OpenAPIHono<AppEnv>()
-    .openapi(holdings, async (c) => {
-      const p = need(c, 'read');
-      const { party } = c.req.valid('param');
-      if (p.party !== undefined && p.party !== party) throw new ApiError(404, 'NOT_FOUND', 'no such party');
-      if (!deps.history) throw new ApiError(503, 'UNAVAILABLE', 'the history index is not available');
-      try {
-        const items: z.infer<typeof HoldingView>[] = [];
-        for (const h of deps.holdings ?? []) {
-          for (const c of await deps.history.active(party, h)) {
-            const arg = (c.createArgument ?? {}) as Record<string, unknown>;
-            if (arg[h.owner] !== party) continue;
-            items.push({
-              contractId: c.contractId,
-              templateId: c.templateId,
-              owner: party,
-              amount: String(arg[h.amount] ?? ''),
-              offset: c.offset,
-            });
-          }
-        }
-        return c.json({ items }, 200);
-      } catch (err) {
-        if (err instanceof HistoryError)
-          throw new ApiError(503, 'UNAVAILABLE', 'a dependency is unavailable, try again');
-        throw err;
-      }
-    })
-    .openapi(history, async (c) => {
-      const p = need(c, 'read');
-      const { party } = c.req.valid('param');
-      if (p.party !== undefined && p.party !== party) throw new ApiError(404, 'NOT_FOUND', 'no such party');
-      if (!deps.history) throw new ApiError(503, 'UNAVAILABLE', 'the history index is not available');
-      const q = c.req.valid('query');
-      try {
-        const page = await deps.history.page(party, {
-          limit: q.limit,
-          order: q.order,
-          ...(q.after !== undefined ? { after: q.after } : {}),
-          ...(q.before !== undefined ? { before: q.before } : {}),
-        });
-        return c.json(
-          {
-            items: page.items,
-            ...(page.next !== undefined ? { next: String(page.next) } : {}),
-          },
-          200,
-        );
-      } catch (err) {
-        if (err instanceof HistoryError)
-          throw new ApiError(503, 'UNAVAILABLE', 'a dependency is unavailable, try again');
-        throw err;
-      }
-    });
+  return new OpenAPIHono<AppEnv>().openapi(history, async (c) => {
+    const p = need(c, 'read');
+    const { party } = c.req.valid('param');
+    if (p.party !== undefined && p.party !== party) throw new ApiError(404, 'NOT_FOUND', 'no such party');
+    if (!deps.history) throw new ApiError(503, 'UNAVAILABLE', 'the history index is not available');
+    const q = c.req.valid('query');
+    try {
+      const page = await deps.history.page(party, {
+        limit: q.limit,
+        order: q.order,
+        ...(q.after !== undefined ? { after: q.after } : {}),
+        ...(q.before !== undefined ? { before: q.before } : {}),
+      });
+      return c.json(
+        {
+          items: page.items,
+          ...(page.next !== undefined ? { next: String(page.next) } : {}),
+        },
+        200,
+      );
+    } catch (err) {
+      if (err instanceof HistoryError)
+        throw new ApiError(503, 'UNAVAILABLE', 'a dependency is unavailable, try again');
+      throw err;
+    }
+  });
 }

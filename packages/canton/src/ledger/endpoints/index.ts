@@ -2,6 +2,7 @@
  * Every ledger endpoint Quill speaks, one declaration per file (`endpoint.ts` says what a declaration holds).
  * The client sends through these, the sandbox serves through these; a test holds both to this list.
  */
+import { activeContracts } from './active-contracts.ts';
 import { allocateExternalParty } from './allocate-external-party.ts';
 import { allocateParty } from './allocate-party.ts';
 import { authenticatedUser } from './authenticated-user.ts';
@@ -50,6 +51,7 @@ export const endpoints = {
   updateByOffset,
   updateById,
   eventsByContractId,
+  activeContracts,
   completions,
   prepare,
   execute,

@@ -1,7 +1,9 @@
-/** State endpoints: ledger end, pruned offsets, connected synchronizers (responses). */
+/** State endpoints: ledger end, pruned offsets, connected synchronizers, the active contracts. */
 import { z } from 'zod';
-import { Int64, opt } from './common.ts';
+import { Int64, Int64Input, opt, protoDefault, variant } from './common.ts';
 import { ParticipantPermission } from './enums.ts';
+import { CreatedEvent, JsAssignmentEvent, UnassignedEvent } from './events.ts';
+import { EventFormat, TransactionFilter } from './formats.ts';
 
 /** `GET /v2/state/ledger-end` (offset absent/0 on an empty ledger). */
 export const GetLedgerEndResponse = z.object({ offset: opt(Int64) });
@@ -34,3 +36,40 @@ export const GetConnectedSynchronizersResponse = z.object({
   connectedSynchronizers: opt(z.array(ConnectedSynchronizer)),
 });
 export type GetConnectedSynchronizersResponse = z.infer<typeof GetConnectedSynchronizersResponse>;
+
+/** Body of `POST /v2/state/active-contracts`: exactly one of `eventFormat` and the legacy `filter`/`verbose`. */
+export const GetActiveContractsRequest = z.object({
+  /** Legacy (removed in 3.6): never together with `eventFormat`. */
+  filter: opt(TransactionFilter),
+  /** Legacy (removed in 3.6): never together with `eventFormat`. */
+  verbose: opt(z.boolean()),
+  activeAtOffset: protoDefault(Int64Input, 0),
+  eventFormat: opt(EventFormat),
+  streamContinuationToken: opt(z.string()),
+});
+export type GetActiveContractsRequest = z.infer<typeof GetActiveContractsRequest>;
+
+export const JsActiveContract = z.object({
+  createdEvent: CreatedEvent,
+  synchronizerId: z.string(),
+  reassignmentCounter: Int64,
+});
+export type JsActiveContract = z.infer<typeof JsActiveContract>;
+
+export const JsContractEntry = z.union([
+  variant('JsActiveContract', JsActiveContract),
+  variant('JsEmpty', z.object({})),
+  variant('JsIncompleteAssigned', z.object({ assignedEvent: JsAssignmentEvent })),
+  variant(
+    'JsIncompleteUnassigned',
+    z.object({ createdEvent: CreatedEvent, unassignedEvent: UnassignedEvent }),
+  ),
+]);
+export type JsContractEntry = z.infer<typeof JsContractEntry>;
+
+export const JsGetActiveContractsResponse = z.object({
+  workflowId: opt(z.string()),
+  contractEntry: opt(JsContractEntry),
+  streamContinuationToken: opt(z.string()),
+});
+export type JsGetActiveContractsResponse = z.infer<typeof JsGetActiveContractsResponse>;
