@@ -16,7 +16,7 @@ import type { Deliveries, EventLog, WebhookRegistry } from '../events/index.ts';
 import type { HistoryIndex } from '../history/index.ts';
 import type { Log } from '../log.ts';
 import type { Registry } from '../metrics.ts';
-import type { PolicyStore } from '../policy/index.ts';
+import type { HoldingRecognizer, PolicyStore } from '../policy/index.ts';
 import type {
   AcceptDeps,
   OutcomeWaiter,
@@ -93,6 +93,8 @@ export interface AppDeps {
   events?: EventsDeps;
   /** The watcher's party history index: transactions, holdings and transfer instructions by party. */
   history?: Pick<HistoryIndex, 'page' | 'holdings' | 'instructions'>;
+  /** How previews value holdings (the composition root's recognizers); absent: the built-in ones. */
+  recognizers?: readonly HoldingRecognizer[];
   /** Ledger reads as one party (GET /wallet/v1/ledger/…); absent: those routes answer 503. */
   ledgerReads?: LedgerReads;
 }

@@ -369,3 +369,46 @@ export const TransactionPreview = z
   .openapi('TransactionPreview', {
     description: 'the decoded transaction: templates, choices, arguments, input contracts, time bounds',
   });
+
+const Instrument = z.object({ admin: z.string(), id: z.string() }).openapi('InstrumentId');
+const Holding = z.object({
+  contractId: z.string(),
+  template: z.string().openapi({ description: 'package-name qualified' }),
+  owner: z.string(),
+  instrument: Instrument,
+  amount: z.string(),
+  locked: z.boolean(),
+});
+
+/** What the transaction does to holdings, per party and instrument (src/policy/movements.ts). */
+export const AssetMovementsSchema = z
+  .object({
+    created: z.array(Holding),
+    consumed: z.array(Holding),
+    deltas: z.array(
+      z.object({
+        party: z.string(),
+        instrument: Instrument,
+        outflow: z.string(),
+        inflow: z.string(),
+        locked: z.string(),
+        unlocked: z.string(),
+      }),
+    ),
+    transfers: z.array(
+      z.object({
+        nodeId: z.string(),
+        choice: z.string(),
+        sender: z.string(),
+        receiver: z.string(),
+        amount: z.string(),
+        instrument: Instrument,
+        executeBefore: z.string().nullable(),
+        memo: z.string().nullable(),
+      }),
+    ),
+    unrecognized: z.array(z.object({ contractId: z.string(), template: z.string(), why: z.string() })),
+  })
+  .openapi('AssetMovements', {
+    description: 'holdings created and consumed, valued by the recognizers; deltas per party and instrument',
+  });

@@ -1,19 +1,18 @@
 // POST/GET /wallet/v1/submissions, the batch endpoint and GET /wallet/v1/updates/{updateId}.
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { echo } from '@quill/canton/errors';
-import type { CostEstimation } from '@quill/canton/ledger';
 import { decodePreparedTransactionBase64, previewPreparedTransaction } from '@quill/canton/transaction';
+import { assetMovements, DEFAULT_RECOGNIZERS, describeMovements, nodeTree } from '../../policy/index.ts';
 import {
-  type AcceptDeps,
   acceptSubmission,
   isTerminal,
   type SubmissionRecord,
   SubmissionRefused,
-  type SubmissionStore,
 } from '../../submissions/index.ts';
 import { type AppDeps, type AppEnv, need, visible } from '../context.ts';
 import { ApiError, describeCause, errorResponses, invalidRequest, toHttpError } from '../errors.ts';
 import {
+  AssetMovementsSchema,
   BatchBody,
   BatchItem,
   BatchResult,
@@ -84,6 +83,11 @@ const SubmissionPreview = z
       .nullable()
       .openapi({ description: 'the hash recomputed now from the stored transaction (null once dropped)' }),
     hashMatches: z.boolean().nullable(),
+    summary: z.array(z.string()).nullable().openapi({
+      description: 'one sentence per asset movement, read from the decoded transaction (null once dropped)',
+    }),
+    tree: z.array(z.string()).nullable().openapi({ description: 'the node tree, one line per node' }),
+    movements: AssetMovementsSchema.nullable(),
     preview: z.union([TransactionPreview, z.null()]).openapi({ description: 'null once dropped' }),
     payloadDroppedAt: z
       .string()
@@ -219,6 +223,9 @@ export function submissionRoutes(deps: AppDeps) {
             ...base,
             recomputedHash: null,
             hashMatches: null,
+            summary: null,
+            tree: null,
+            movements: null,
             preview: null,
             payloadDroppedAt: stored.payloadDroppedAt ?? null,
           },
@@ -230,11 +237,15 @@ export function submissionRoutes(deps: AppDeps) {
         decodePreparedTransactionBase64(stored.payload.preparedTransaction),
         rec.hashingSchemeVersion,
       );
+      const movements = assetMovements(view, deps.recognizers ?? DEFAULT_RECOGNIZERS.holdings);
       return c.json(
         {
           ...base,
           recomputedHash: view.hash,
           hashMatches: view.hash === rec.preparedTransactionHash,
+          summary: describeMovements(movements),
+          tree: nodeTree(view),
+          movements,
           preview: view,
           payloadDroppedAt: null,
         },

@@ -156,6 +156,7 @@ export async function startApi(s: Shared, o: ApiRoleOptions): Promise<Listening>
     policies,
     audit: s.audit,
     history: s.history,
+    recognizers: o.recognizers.holdings,
     ...(o.reads ? { ledgerReads: o.reads } : {}),
     batchMax: config.batchMax,
     limits: config.limits,
