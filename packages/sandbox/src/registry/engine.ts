@@ -23,6 +23,7 @@ import {
   requireActor,
 } from '../daml.ts';
 import { formatAmount } from '../decimal.ts';
+import type { Contract } from '../state/index.ts';
 import type { HoldingFacts, Registry } from './model.ts';
 import {
   factoryTransferArgs,
@@ -175,7 +176,7 @@ const CONTROLLER = {
 export function instructionChoice(
   ctx: Ctx,
   reg: Registry,
-  instruction: { contractId: string } & Parameters<Registry['instructionOf']>[0],
+  instruction: Contract,
   choice: string,
   arg: unknown,
 ): Outcome | undefined {
