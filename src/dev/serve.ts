@@ -7,7 +7,6 @@ import { consoleBaseUrl, signInLink } from '../console/index.tsx';
 import { UsageError } from '../errors.ts';
 import type { RedisTarget } from '../redis/connection.ts';
 import { type ServeOptions, type Serving, serve } from '../server/serve.ts';
-import { coinRecognizers } from './coin.ts';
 import { DEMO_REDIS_PREFIX, demoEnv, prepareDemo, resetDemoState } from './demo.ts';
 import { demoRedis } from './private-redis.ts';
 import { loadSandbox } from './sandbox.ts';
@@ -36,7 +35,7 @@ export async function serveEmbedded(o: Omit<ServeOptions, 'embedded'> & { demo: 
       }
       demoTarget = redis.started ? { url: redis.url } : config.redisTarget;
     }
-    const { startSandbox, COIN_PACKAGE, COIN_MODULE } = await loadSandbox();
+    const { startSandbox, SANDBOX_RECOGNIZERS } = await loadSandbox();
     const secret = config.sandbox.authSecret;
     const sandbox = await startSandbox({
       port: config.sandbox.port,
@@ -69,7 +68,7 @@ export async function serveEmbedded(o: Omit<ServeOptions, 'embedded'> & { demo: 
         url: sandbox.url,
         scanUrl: sandbox.scanUrl,
         // The sandbox's registries as holding recognizers (its `{holdings}` table once it exports one).
-        recognizers: coinRecognizers(COIN_PACKAGE, COIN_MODULE),
+        recognizers: SANDBOX_RECOGNIZERS,
         ...(token ? { token } : {}),
         userId,
       },

@@ -1,10 +1,16 @@
 // A whole wallet (API + worker, real Redis, real key store) on the embedded sandbox over real HTTP.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { LedgerClient } from '@quill/canton/ledger';
-import { COIN_MODULE, COIN_PACKAGE, type FaultConfig, type Sandbox, startSandbox } from '@quill/sandbox';
+import {
+  COIN_MODULE,
+  COIN_PACKAGE,
+  type FaultConfig,
+  SANDBOX_RECOGNIZERS,
+  type Sandbox,
+  startSandbox,
+} from '@quill/sandbox';
 import { createVerifier, issueToken } from '../../src/auth/index.ts';
 import { type Config, loadConfig } from '../../src/config/index.ts';
-import { coinRecognizers } from '../../src/dev/coin.ts';
 import type { Log } from '../../src/log.ts';
 import { PartyRegistry } from '../../src/parties/index.ts';
 import { partyServices } from '../../src/server/adapters.ts';
@@ -71,7 +77,7 @@ export async function startFullWallet(
     parties,
     worker: { sweepEveryMs: 1000 },
     // The sandbox's demo coin, valued like any registry's holdings.
-    recognizers: coinRecognizers(COIN_PACKAGE, COIN_MODULE),
+    recognizers: SANDBOX_RECOGNIZERS,
     ...(log ? { log } : {}),
   });
   const admin = await issueToken({ secret: SECRET, role: 'admin', ttlSeconds: 3600, subject: 'e2e' });

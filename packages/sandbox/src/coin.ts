@@ -30,30 +30,6 @@ export const COIN_MODULE = 'Quill.Coin';
 /** The templates the coin package defines (a filter may name one before any contract of it exists). */
 export const COIN_TEMPLATES = ['CoinRules', 'Holding', 'TransferInstruction'];
 
-const recognizedChoice = (choice: string, receiver = 'receiver') => ({
-  template: `#${COIN_PACKAGE}:${COIN_MODULE}:`,
-  choice,
-  receiver,
-  amount: 'amount',
-});
-
-/**
- * What a wallet on the sandbox should know of the demo coin (the shape of the wallet's asset recognizers): the
- * choices that move an amount, with the argument fields naming the receiver and the amount, and the holding
- * template with its owner and amount fields.
- */
-export const COIN_RECOGNIZERS = {
-  transfers: [
-    recognizedChoice('Holding_Transfer'),
-    recognizedChoice('Holding_CreateTransferInstruction'),
-    recognizedChoice('CoinRules_DevNet_Tap'),
-    recognizedChoice('CoinRules_Mint', 'owner'),
-  ],
-  holdings: [
-    { packageName: COIN_PACKAGE, module: COIN_MODULE, entity: 'Holding', owner: 'owner', amount: 'amount' },
-  ],
-};
-
 /**
  * The demo coin's Holding implements the token standard's Holding (splice `Splice.Api.Token.HoldingV1`), so that a
  * wallet reading holdings through the interface sees it: instrument `{admin: operator, id: 'QuillCoin'}`, never locked.

@@ -24,7 +24,7 @@ import { SandboxState, type SandboxStateOptions } from './state/index.ts';
 import { uploadTokenStandardApis } from './token-standard.ts';
 
 export type { AuthConfig } from './auth.ts';
-export { COIN_MODULE, COIN_PACKAGE, COIN_RECOGNIZERS } from './coin.ts';
+export { COIN_MODULE, COIN_PACKAGE } from './coin.ts';
 export { SandboxError } from './errors.ts';
 export type { FaultConfig, FaultKind, FaultRule } from './faults.ts';
 export { bootstrapCoin, mint, submitInternal } from './internal.ts';

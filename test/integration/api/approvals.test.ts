@@ -5,11 +5,11 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { encodePreparedTransactionBase64, hashPreparedTransaction } from '@quill/canton/transaction';
+import { SANDBOX_RECOGNIZERS } from '@quill/sandbox';
 import { buildPreparedTransaction, damlValue } from '@quill/sandbox/build';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuditLog, verifyAuditChain } from '../../../src/audit/index.ts';
 import { issueToken, type Role } from '../../../src/auth/index.ts';
-import { coinRecognizers } from '../../../src/dev/coin.ts';
 import { SubmissionStore } from '../../../src/submissions/index.ts';
 import { apiHarness, SECRET, SYNC } from '../../support/api-harness.ts';
 import { testRedis } from '../../support/records.ts';
@@ -117,7 +117,7 @@ describe('approval policy over the API', () => {
     );
     const file = join(dir, 'policy.yaml');
     writeFileSync(file, POLICY);
-    h = await apiHarness({ POLICY_FILE: file }, { recognizers: coinRecognizers('quill-coin', 'Quill.Coin') });
+    h = await apiHarness({ POLICY_FILE: file }, { recognizers: SANDBOX_RECOGNIZERS });
     store = new SubmissionStore(redis, h.config.redisPrefix);
   });
   afterAll(async () => {
@@ -358,10 +358,7 @@ describe('approval metrics', () => {
     );
     const file = join(dir, 'policy.yaml');
     writeFileSync(file, 'rules:\n  - {name: all, action: approve, quorum: 1}\n');
-    const h = await apiHarness(
-      { POLICY_FILE: file },
-      { recognizers: coinRecognizers('quill-coin', 'Quill.Coin') },
-    );
+    const h = await apiHarness({ POLICY_FILE: file }, { recognizers: SANDBOX_RECOGNIZERS });
     try {
       const alice = await h.party('alice');
       const t = transfer(alice.id, 'bob::1', '1.0');
@@ -394,10 +391,7 @@ describe('velocity through the API', () => {
       file,
       'rules:\n  - name: burst\n    match: { velocity: { window: 2s, maxCount: 2 } }\n    action: deny\n    reason: too many\n',
     );
-    const h = await apiHarness(
-      { POLICY_FILE: file },
-      { recognizers: coinRecognizers('quill-coin', 'Quill.Coin') },
-    );
+    const h = await apiHarness({ POLICY_FILE: file }, { recognizers: SANDBOX_RECOGNIZERS });
     try {
       const alice = await h.party('alice');
       const token = await issueToken({ secret: SECRET, role: 'submit', ttlSeconds: 600, subject: 's' });
@@ -432,10 +426,7 @@ describe('velocity through the API', () => {
     action: deny
 `,
     );
-    const h = await apiHarness(
-      { POLICY_FILE: file },
-      { recognizers: coinRecognizers('quill-coin', 'Quill.Coin') },
-    );
+    const h = await apiHarness({ POLICY_FILE: file }, { recognizers: SANDBOX_RECOGNIZERS });
     try {
       const alice = await h.party('alice');
       const token = await issueToken({ secret: SECRET, role: 'submit', ttlSeconds: 600, subject: 's' });

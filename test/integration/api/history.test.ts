@@ -8,7 +8,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ledgerReads } from '../../../src/api/ledger-reads.ts';
 import { issueToken } from '../../../src/auth/index.ts';
 import { loadConfig } from '../../../src/config/index.ts';
-import { coinRecognizers } from '../../../src/dev/coin.ts';
 import type { IndexedTransaction } from '../../../src/history/index.ts';
 import { startWallet } from '../../../src/server/wallet.ts';
 import { Keyring, KeyStore, verifyingSigner } from '../../../src/signing/index.ts';

@@ -1,8 +1,8 @@
 import { instrumentKey } from '@quill/canton/token';
 import type { TransactionPreview } from '@quill/canton/transaction';
+import { SANDBOX_RECOGNIZERS } from '@quill/sandbox';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { coinRecognizers } from '../../../src/dev/coin.ts';
 import {
   compareDecimal,
   evaluatePolicy,
@@ -322,7 +322,7 @@ describe('transaction facts', () => {
         },
       ],
     } as unknown as TransactionPreview;
-    const f = transactionFacts(preview, coinRecognizers('quill-coin', 'Quill.Coin').holdings);
+    const f = transactionFacts(preview, SANDBOX_RECOGNIZERS.holdings);
     expect(f.party).toBe('alice::1');
     expect(f.templates).toEqual(['#other:Other:Thing', '#quill-coin:Quill.Coin:Holding']);
     expect(f.choices).toEqual(['Holding_Transfer', 'Nested']);

@@ -1,12 +1,13 @@
 // Holding recognizers are data (issue 27): read through dot paths and literals, loaded from RECOGNIZERS_FILE with
 // each problem named by its path (a bad file stops `quill serve` with exit 2).
+
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SANDBOX_RECOGNIZERS } from '@quill/sandbox';
 import { describe, expect, it } from 'vitest';
 import { exitFor } from '../../../src/cli/index.ts';
 import { ConfigError, loadConfig } from '../../../src/config/index.ts';
-import { coinRecognizers } from '../../../src/dev/coin.ts';
 import { AMULET_RECOGNIZERS, parseRecognizers, readHolding } from '../../../src/policy/index.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'quill-recognizers-'));
@@ -66,7 +67,9 @@ describe('holding recognizers', () => {
   });
 
   it('the demo coin is recognizers like any registry: its instruction is a locked holding of the sender', () => {
-    const [holding, instruction] = coinRecognizers('quill-coin', 'Quill.Coin').holdings;
+    const coin = (entity: string) =>
+      SANDBOX_RECOGNIZERS.holdings.find((h) => h.template.endsWith(`:${entity}`));
+    const [holding, instruction] = [coin('Quill.Coin:Holding'), coin('TransferInstruction')];
     if (!holding || !instruction) throw new Error('two');
     const operator = 'op::1';
     expect(readHolding(holding, { operator, owner: 'a::1', amount: '5.0' })).toEqual({
