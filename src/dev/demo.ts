@@ -138,6 +138,8 @@ export async function prepareDemo(o: {
   walletUrl: string;
   /** `userId`: the wallet's ledger user, which prepares the demo transaction too. */
   sandbox: { url: string; scanUrl: string; userId: string; token?: string };
+  /** Gives the demo party its starting holdings; answers them for people ("1000.0 Amulet"). */
+  fund?: (party: string) => string[];
   /** The console sign-in link for the admin who started the demo (absent: the console is off). */
   consoleLink?: string;
   log: Log;
@@ -163,6 +165,7 @@ export async function prepareDemo(o: {
       keyFingerprint: key.fingerprint,
       partyHint: 'demo',
     }));
+  const funds = o.fund?.(party.partyId) ?? [];
   const ledger = new LedgerClient({
     baseUrl: o.sandbox.url,
     ...(o.sandbox.token ? { token: o.sandbox.token } : {}),
@@ -206,6 +209,9 @@ export async function prepareDemo(o: {
       `  wallet API   ${o.walletUrl}   (docs ${o.walletUrl}/docs, OpenAPI ${o.walletUrl}/openapi.json)`,
       `  ledger       ${o.sandbox.url}   (embedded sandbox; activity feed ${o.sandbox.scanUrl})`,
       `  demo party   ${party.partyId}`,
+      ...(funds.length > 0
+        ? [`  holdings     ${funds.join(', ')}   (GET /wallet/v1/parties/<party>/holdings)`]
+        : []),
       `  secrets      ${o.demo.dir} (auth secret, key-store passphrase, keys)`,
       '',
       `Admin token (12 h):`,

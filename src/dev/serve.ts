@@ -11,6 +11,12 @@ import { DEMO_REDIS_PREFIX, demoEnv, prepareDemo, resetDemoState } from './demo.
 import { demoRedis } from './private-redis.ts';
 import { loadSandbox } from './sandbox.ts';
 
+/** What the demo party holds at start, per registry. */
+const DEMO_FUNDS = [
+  { registry: 'amulet', amount: '1000.0000000000' },
+  { registry: 'usdq', amount: '500.0000000000' },
+] as const;
+
 export async function serveEmbedded(o: Omit<ServeOptions, 'embedded'> & { demo: boolean }): Promise<Serving> {
   const flag = o.demo ? '--demo' : '--sandbox';
   const prepared = o.demo ? await demoEnv(o.env) : undefined;
@@ -35,7 +41,7 @@ export async function serveEmbedded(o: Omit<ServeOptions, 'embedded'> & { demo: 
       }
       demoTarget = redis.started ? { url: redis.url } : config.redisTarget;
     }
-    const { startSandbox, SANDBOX_RECOGNIZERS } = await loadSandbox();
+    const { startSandbox, SANDBOX_RECOGNIZERS, mintHolding } = await loadSandbox();
     const secret = config.sandbox.authSecret;
     const sandbox = await startSandbox({
       port: config.sandbox.port,
@@ -87,6 +93,12 @@ export async function serveEmbedded(o: Omit<ServeOptions, 'embedded'> & { demo: 
         demo: prepared.demo,
         walletUrl: serving.url,
         sandbox: { url: sandbox.url, scanUrl: sandbox.scanUrl, userId, ...(token ? { token } : {}) },
+        // The registries' admins mint to the demo party: token-standard holdings of two instruments to move.
+        fund: (party) =>
+          DEMO_FUNDS.map(({ registry, amount }) => {
+            mintHolding(sandbox.state, registry, party, amount);
+            return `${amount.replace(/0+$/, '')} ${sandbox.registries[registry].instrumentId.id}`;
+          }),
         ...(wallet.console.enabled
           ? {
               consoleLink: await signInLink(secretForLinks, base, {

@@ -7,7 +7,7 @@
 import { COIN_MODULE, COIN_PACKAGE } from './coin.ts';
 import { mint, submitInternal } from './internal.ts';
 import { field, text } from './lfjson.ts';
-import { grantPreapproval, mintToken } from './registry/bootstrap.ts';
+import { grantPreapproval, mintHolding } from './registry/bootstrap.ts';
 import {
   qualifiedId,
   type SandboxState,
@@ -114,9 +114,9 @@ export function runDemo(state: SandboxState): void {
     'TransferInstruction_Accept',
     {},
   );
-  mintToken(state, 'amulet', alice, '1000.0000000000');
-  mintToken(state, 'usdq', alice, '500.0000000000');
-  mintToken(state, 'amulet', bob, '200.0000000000');
-  mintToken(state, 'usdq', bob, '100.0000000000');
+  mintHolding(state, 'amulet', alice, '1000.0000000000');
+  mintHolding(state, 'usdq', alice, '500.0000000000');
+  mintHolding(state, 'amulet', bob, '200.0000000000');
+  mintHolding(state, 'usdq', bob, '100.0000000000');
   grantPreapproval(state, 'usdq', bob);
 }

@@ -30,7 +30,7 @@ export type { FaultConfig, FaultKind, FaultRule } from './faults.ts';
 export { bootstrapCoin, mint, submitInternal } from './internal.ts';
 export { fingerprintOf } from './keys.ts';
 export { SANDBOX_RECOGNIZERS } from './recognizers.ts';
-export { grantPreapproval, mintToken } from './registry/bootstrap.ts';
+export { grantPreapproval, mintHolding } from './registry/bootstrap.ts';
 export { SandboxState } from './state/index.ts';
 
 export interface SandboxConfig {

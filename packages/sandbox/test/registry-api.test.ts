@@ -5,7 +5,7 @@
 
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { grantPreapproval, mintToken, SANDBOX_RECOGNIZERS, startSandbox } from '../src/index.ts';
+import { grantPreapproval, mintHolding, SANDBOX_RECOGNIZERS, startSandbox } from '../src/index.ts';
 import { call, onboard, type Party, run, type Sandbox, sandboxWithAdmin, tapCommand } from './helpers.ts';
 
 let sb: Sandbox;
@@ -92,7 +92,7 @@ describe('routing and metadata', () => {
       expect(before.json.instruments).toHaveLength(1);
       expectInstrument(before.json.instruments[0], id);
       expect(before.json.nextPageToken).toBeUndefined();
-      mintToken(sb.state, key, alice.partyId, '12.5000000000');
+      mintHolding(sb.state, key, alice.partyId, '12.5000000000');
       const one = await call(reg.registryUrl, 'GET', `/registry/metadata/v1/instruments/${id}`);
       expectInstrument(one.json, id);
       const supply = (s: string) => BigInt(s.replace('.', ''));
@@ -207,7 +207,7 @@ describe('transfer factory and choice contexts', () => {
       ).toEqual([status, 'string']);
     }
     // The holding of another registry is not an instruction of this one.
-    const usdqHolding = mintToken(sb.state, 'usdq', alice.partyId, '1.0000000000');
+    const usdqHolding = mintHolding(sb.state, 'usdq', alice.partyId, '1.0000000000');
     const a = await call(
       sb.registries.amulet.registryUrl,
       'POST',

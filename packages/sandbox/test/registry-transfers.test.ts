@@ -17,7 +17,7 @@ import {
   hashPreparedTransaction,
 } from '@quill/canton/transaction';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { grantPreapproval, mintToken, type SandboxRegistry } from '../src/index.ts';
+import { grantPreapproval, mintHolding, type SandboxRegistry } from '../src/index.ts';
 import {
   call,
   executeBody,
@@ -227,7 +227,7 @@ for (const key of ['amulet', 'usdq'] as const) {
     });
 
     test('one step to a pre-approved receiver: direct, Completed, receiver holding and change', async () => {
-      const input = mintToken(sb.state, key, alice.partyId, '1000.0000000000');
+      const input = mintHolding(sb.state, key, alice.partyId, '1000.0000000000');
       const { factory, prepared, tx } = await transfer(reg, alice, carol, '250.0000000000', [input]);
       expect(factory.transferKind).toBe('direct');
       expect(Object.keys(factory.choiceContext.choiceContextData.values)).toContain('transfer-preapproval');
@@ -286,7 +286,7 @@ for (const key of ['amulet', 'usdq'] as const) {
     });
 
     test('two steps: offer → Pending with the amount locked until executeBefore → the receiver accepts', async () => {
-      const input = mintToken(sb.state, key, alice.partyId, '100.0000000000');
+      const input = mintHolding(sb.state, key, alice.partyId, '100.0000000000');
       const { factory, tx } = await transfer(reg, alice, bob, '40.0000000000', [input]);
       expect(factory.transferKind).toBe('offer');
       const root = exercised(tx)[0];
@@ -330,7 +330,7 @@ for (const key of ['amulet', 'usdq'] as const) {
         [bob, 'reject'],
         [alice, 'withdraw'],
       ] as const) {
-        const input = mintToken(sb.state, key, alice.partyId, '10.0000000000');
+        const input = mintHolding(sb.state, key, alice.partyId, '10.0000000000');
         const { tx } = await transfer(reg, alice, bob, '10.0000000000', [input]);
         const cid = exercised(tx)[0].exerciseResult.output.value.transferInstructionCid;
         const out = await instructionChoice(reg, who, cid, which);
@@ -345,8 +345,8 @@ for (const key of ['amulet', 'usdq'] as const) {
     });
 
     test('self transfer merges the inputs: self, Completed, merge-split', async () => {
-      const a = mintToken(sb.state, key, alice.partyId, '3.0000000000');
-      const b = mintToken(sb.state, key, alice.partyId, '4.0000000000');
+      const a = mintHolding(sb.state, key, alice.partyId, '3.0000000000');
+      const b = mintHolding(sb.state, key, alice.partyId, '4.0000000000');
       const { factory, tx } = await transfer(reg, alice, alice, '5.0000000000', [a, b]);
       expect(factory.transferKind).toBe('self');
       const root = exercised(tx)[0];
@@ -355,7 +355,7 @@ for (const key of ['amulet', 'usdq'] as const) {
     });
 
     test('expiry: after executeBefore the receiver cannot accept; the sender withdraws', async () => {
-      const input = mintToken(sb.state, key, alice.partyId, '8.0000000000');
+      const input = mintHolding(sb.state, key, alice.partyId, '8.0000000000');
       const { tx } = await transfer(reg, alice, bob, '8.0000000000', [input], 30_000);
       const cid = exercised(tx)[0].exerciseResult.output.value.transferInstructionCid;
       advanceClock(60_000);
@@ -381,7 +381,7 @@ for (const key of ['amulet', 'usdq'] as const) {
     });
 
     test('a locked holding is no input; an expired lock is', async () => {
-      const input = mintToken(sb.state, key, alice.partyId, '20.0000000000');
+      const input = mintHolding(sb.state, key, alice.partyId, '20.0000000000');
       const { tx } = await transfer(reg, alice, bob, '20.0000000000', [input], 30_000);
       const [locked] = holdingsIn(tx);
       const refused = await transfer(reg, alice, carol, '20.0000000000', [locked.cid]);
@@ -393,8 +393,8 @@ for (const key of ['amulet', 'usdq'] as const) {
     });
 
     test("the standard's rules are DAML_FAILUREs at prepare", async () => {
-      const input = mintToken(sb.state, key, alice.partyId, '50.0000000000');
-      const bobs = mintToken(sb.state, key, bob.partyId, '50.0000000000');
+      const input = mintHolding(sb.state, key, alice.partyId, '50.0000000000');
+      const bobs = mintHolding(sb.state, key, bob.partyId, '50.0000000000');
       const factory = await registryPost(reg, '/transfer-factory', {
         choiceArguments: choiceArgs(reg, alice, bob, '1.0000000000', [input]),
       });
@@ -539,7 +539,7 @@ for (const key of ['amulet', 'usdq'] as const) {
     });
 
     test('the factory is usable only when disclosed; a blob that does not match is 400 INVALID_ARGUMENT', async () => {
-      const input = mintToken(sb.state, key, alice.partyId, '5.0000000000');
+      const input = mintHolding(sb.state, key, alice.partyId, '5.0000000000');
       const args = choiceArgs(reg, alice, bob, '5.0000000000', [input]);
       const factory = await registryPost(reg, '/transfer-factory', { choiceArguments: args });
       args.extraArgs.context = factory.json.choiceContext.choiceContextData;
@@ -600,14 +600,14 @@ for (const key of ['amulet', 'usdq'] as const) {
 }
 
 test('a transfer of one instrument cannot spend the other', async () => {
-  const usdq = mintToken(sb.state, 'usdq', alice.partyId, '5.0000000000');
+  const usdq = mintHolding(sb.state, 'usdq', alice.partyId, '5.0000000000');
   const out = await transfer(sb.registries.amulet, alice, bob, '1.0000000000', [usdq]);
   expect(out.prep.json.cause).toContain('is not a holding of Amulet');
 });
 
 test('model conformance: an inflated receiver amount, or an input contract left out, is refused at execute', async () => {
   const reg = sb.registries.usdq;
-  const input = mintToken(sb.state, 'usdq', alice.partyId, '10.0000000000');
+  const input = mintHolding(sb.state, 'usdq', alice.partyId, '10.0000000000');
   const args = choiceArgs(reg, alice, bob, '4.0000000000', [input]);
   const factory = await registryPost(reg, '/transfer-factory', { choiceArguments: args });
   args.extraArgs.context = factory.json.choiceContext.choiceContextData;

@@ -231,6 +231,16 @@ export async function submissionPage(c: Ctx, id: string) {
         />
         {tx && (
           <div data-testid="preview">
+            {pv.summary && (
+              <>
+                <h3>What it does</h3>
+                <ul class="summary" data-testid="summary">
+                  {pv.summary.map((line) => (
+                    <li>{line}</li>
+                  ))}
+                </ul>
+              </>
+            )}
             <Facts
               rows={[
                 ['Act as', tx.actAs.join(', ')],

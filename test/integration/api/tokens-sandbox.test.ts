@@ -4,10 +4,9 @@
 // prepare response's costEstimation as sent, the committed transaction's paidTrafficCost).
 import { randomUUID } from 'node:crypto';
 import { META_KEYS, TRANSFER_FACTORY_INTERFACE, TRANSFER_INSTRUCTION_INTERFACE } from '@quill/canton/token';
-import { mint, type Sandbox, submitInternal } from '@quill/sandbox';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 // The registries' admin mint (not exported by the package yet).
-import { grantPreapproval, mintToken } from '../../../packages/sandbox/src/registry/bootstrap.ts';
+import { grantPreapproval, mint, mintHolding, type Sandbox, submitInternal } from '@quill/sandbox';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { Config } from '../../../src/config/index.ts';
 import { redisKeys } from '../../../src/redis/keys.ts';
 import { link, startConsoleWallet } from '../../support/console.ts';
@@ -438,7 +437,7 @@ describe('two-step transfers of the registries’ tokens (TransferInstruction)',
     const coin = mint(sandbox.state, alice, '3.0');
     await indexed(alice, coin.updateId);
     // Amulet, whose holdings are its registry's own template (an amount record of its own): read by the view.
-    mintToken(sandbox.state, 'amulet', alice, '7.5');
+    mintHolding(sandbox.state, 'amulet', alice, '7.5');
     await until(async () => (await balances(alice)).Amulet !== undefined, 15_000, 'the Amulet indexed');
     expect((await balances(alice)).Amulet).toEqual(['7.5', '0', ['7.5000000000']]);
     const { contractId: gift } = mintUsdq(stranger, '100.0');

@@ -112,6 +112,8 @@ describe('the console in a browser', () => {
     await page.locator(`tr[data-id="${sub.id}"] a`).first().click();
     await page.getByTestId('preview').waitFor();
     expect(await page.getByTestId('preview').textContent()).toContain('quill-e2e:E2E:Note');
+    // A note moves no holding: the preview says so before the actions.
+    expect(await page.getByTestId('summary').textContent()).toBe('Moves no holding Quill recognizes');
     expect(await page.getByTestId('recomputed-hash').textContent()).toContain('(matches)');
     const attempts = await page.getByTestId('attempts').textContent();
     expect(attempts).toContain('committed');

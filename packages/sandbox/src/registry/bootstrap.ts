@@ -61,7 +61,7 @@ function registry(key: string): Registry {
 }
 
 /** The admin mints `amount` (Numeric 10 text) of its instrument to `owner`; returns the holding's contract id. */
-export function mintToken(
+export function mintHolding(
   state: SandboxState,
   key: 'amulet' | 'usdq',
   owner: string,
