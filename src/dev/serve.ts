@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../config/index.ts';
 import { consoleBaseUrl, signInLink } from '../console/index.tsx';
 import { UsageError } from '../errors.ts';
+import { shortAmount } from '../policy/index.ts';
 import type { RedisTarget } from '../redis/connection.ts';
 import { type ServeOptions, type Serving, serve } from '../server/serve.ts';
 import { DEMO_REDIS_PREFIX, demoEnv, prepareDemo, resetDemoState } from './demo.ts';
@@ -97,7 +98,7 @@ export async function serveEmbedded(o: Omit<ServeOptions, 'embedded'> & { demo: 
         fund: (party) =>
           DEMO_FUNDS.map(({ registry, amount }) => {
             mintHolding(sandbox.state, registry, party, amount);
-            return `${amount.replace(/0+$/, '')} ${sandbox.registries[registry].instrumentId.id}`;
+            return `${shortAmount(amount)} ${sandbox.registries[registry].instrumentId.id}`;
           }),
         ...(wallet.console.enabled
           ? {
