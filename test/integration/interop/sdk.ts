@@ -104,10 +104,11 @@ export async function createdBy(
     .map((c) => c.contractId);
 }
 
-/** One HTTP request the SDK sent: method, path with its query, JSON body (or text, or undefined). */
+/** One HTTP request the SDK sent: method, path with its query, headers, JSON body (or text, or undefined). */
 export interface SentRequest {
   method: string;
   path: string;
+  headers: Record<string, string | string[] | undefined>;
   body?: unknown;
 }
 
@@ -139,7 +140,7 @@ export async function recordingProxy(target: string) {
       } catch {
         body = text;
       }
-      sent.push({ method: req.method ?? '', path: req.url ?? '', body });
+      sent.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body });
       const headers = new Headers();
       for (const [k, v] of Object.entries(req.headers))
         if (typeof v === 'string' && k !== 'host' && !HOP_BY_HOP.has(k)) headers.set(k, v);

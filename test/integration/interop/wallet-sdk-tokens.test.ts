@@ -245,6 +245,13 @@ describe('official wallet SDK 1.4.0: token-standard calls against the sandbox re
           },
         },
       });
+      // The registry client sends the SDK's token and a JSON content type; the ledger client no content type.
+      const [factoryCall] = proxy.sent.slice(-1);
+      expect(factoryCall?.headers).toMatchObject({
+        authorization: expect.stringMatching(/^Bearer /),
+        'content-type': 'application/json',
+      });
+      expect(proxy.sent.at(-2)?.headers['content-type']).toBeUndefined();
       expect(contextKeys(created)).toContain('transfer-preapproval');
       expect(disclosed.map((d) => d.contractId)).toContain(exercise.contractId);
 
