@@ -178,6 +178,7 @@ const contextKeys = (cmd: Prepared) =>
       .ExerciseCommand.choiceArgument.extraArgs.context.values,
   );
 
+// The tests run in order on one ledger and build on each other: the last reads the history of all the others.
 describe('official wallet SDK 1.4.0: token-standard calls against the sandbox registries (Amulet, USDQ)', () => {
   test('asset.list and token.utxos.list: both instruments, alice’s holdings of each through the Holding interface', async () => {
     expect(sdk.asset.list.map((a) => [a.id, a.admin, a.registryUrl.href])).toEqual([
