@@ -180,7 +180,7 @@ const contextKeys = (cmd: Prepared) =>
 
 // The tests run in order on one ledger and build on each other: the last reads the history of all the others.
 describe('official wallet SDK 1.4.0: token-standard calls against the sandbox registries (Amulet, USDQ)', () => {
-  test('asset.list and token.utxos.list: both instruments, alice’s holdings of each through the Holding interface', async () => {
+  test('asset.list and token.utxos.list (ACS, and updates until completion): both instruments, alice’s holdings of each through the Holding interface', async () => {
     expect(sdk.asset.list.map((a) => [a.id, a.admin, a.registryUrl.href])).toEqual([
       ['Amulet', admin.amulet, registryUrl.amulet.href],
       ['USDQ', admin.usdq, registryUrl.usdq.href],
@@ -207,6 +207,27 @@ describe('official wallet SDK 1.4.0: token-standard calls against the sandbox re
       filter: { filtersByParty: { [alice.partyId]: { cumulative: [holdingFilter] } } },
       verbose: false,
       activeAtOffset: expect.any(Number),
+    });
+    // continueUntilCompletion: the same holdings rebuilt from /v2/updates (legacy `filter`), pages of 200.
+    const whole = proxy.sent.length;
+    const all = await step('token.utxos.list (continueUntilCompletion)', () =>
+      sdk.token.utxos.list({ partyId: alice.partyId, continueUntilCompletion: true }),
+    );
+    expect(all.map((h) => [h.interfaceViewValue.instrumentId.id, h.interfaceViewValue.amount])).toEqual([
+      ['Amulet', '1000.0000000000'],
+      ['USDQ', '500.0000000000'],
+    ]);
+    const sent = proxy.since(whole);
+    expect(sent.slice(0, 3)).toEqual([
+      ...Array(2).fill('GET /v2/state/ledger-end'),
+      'POST /v2/updates?limit=200',
+    ]);
+    expect(new Set(sent.slice(2))).toEqual(new Set(['POST /v2/updates?limit=200']));
+    expect(proxy.sent[whole + 2]?.body).toEqual({
+      beginExclusive: 0,
+      endInclusive: expect.any(Number),
+      verbose: false,
+      filter: { filtersByParty: { [alice.partyId]: { cumulative: [holdingFilter] } } },
     });
   });
 
