@@ -1,4 +1,6 @@
 // Helpers that drive the official wallet SDK, unchanged, against a ledger URL (see SDK-CALLS.md).
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { hashPreparedTransaction as visualizerHash } from '@canton-network/core-tx-visualizer';
 import {
   CustomLogAdapter,
@@ -100,4 +102,75 @@ export async function createdBy(
     .filter((c) => c.templateId.endsWith(`:${entity}`))
     .filter((c) => owner === undefined || c.createArgument?.['owner'] === owner)
     .map((c) => c.contractId);
+}
+
+/** One HTTP request the SDK sent: method, path with its query, headers, JSON body (or text, or undefined). */
+export interface SentRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  body?: unknown;
+}
+
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'content-length',
+  'content-encoding',
+]);
+
+/**
+ * A pass-through HTTP proxy in front of `target` that records every request (SDK-CALLS.md's "recording the SDK"):
+ * headers and body are forwarded byte for byte (a POST without `Content-Type` stays without one), the answer comes
+ * back as the target gave it. Point the SDK's ledger and registry URLs at `url`; `since(n)` lists what was sent after
+ * the n-th request as `METHOD /path`.
+ */
+export async function recordingProxy(target: string) {
+  const sent: SentRequest[] = [];
+  const server = createServer(async (req, res) => {
+    try {
+      const chunks: Buffer[] = [];
+      for await (const chunk of req) chunks.push(chunk as Buffer);
+      const raw = Buffer.concat(chunks);
+      const text = raw.toString('utf8');
+      let body: unknown;
+      try {
+        body = text === '' ? undefined : JSON.parse(text);
+      } catch {
+        body = text;
+      }
+      sent.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body });
+      const headers = new Headers();
+      for (const [k, v] of Object.entries(req.headers))
+        if (typeof v === 'string' && k !== 'host' && !HOP_BY_HOP.has(k)) headers.set(k, v);
+      const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
+      const up = await fetch(`${target}${req.url}`, {
+        method: req.method,
+        headers,
+        body: hasBody ? new Uint8Array(raw) : undefined,
+      });
+      const out = Buffer.from(await up.arrayBuffer());
+      const back: Record<string, string> = {};
+      up.headers.forEach((v, k) => {
+        if (!HOP_BY_HOP.has(k)) back[k] = v;
+      });
+      res.writeHead(up.status, back).end(out);
+    } catch (e) {
+      res.writeHead(502).end(String(e));
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    sent,
+    /** `METHOD /path` of the requests after the first `from`. */
+    since: (from: number) => sent.slice(from).map((r) => `${r.method} ${r.path}`),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
 }
