@@ -21,10 +21,15 @@ export const v = {
     sum: { oneofKind: 'optional', optional: x === undefined ? {} : { value: x } },
   }),
   list: (xs: Value[]): Value => ({ sum: { oneofKind: 'list', list: { elements: xs } } }),
+  /** Entries in key order (UTF-8 bytes), as Daml-LF's `TextMap` (a `SortedLookupList`) always holds them. */
   textMap: (entries: Record<string, Value>): Value => ({
     sum: {
       oneofKind: 'textMap',
-      textMap: { entries: Object.entries(entries).map(([key, value]) => ({ key, value })) },
+      textMap: {
+        entries: Object.entries(entries)
+          .sort(([a], [b]) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8')))
+          .map(([key, value]) => ({ key, value })),
+      },
     },
   }),
   record: (fields: Record<string, Value>, recordId?: Identifier): Value => ({
