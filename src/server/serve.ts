@@ -10,7 +10,7 @@ import { type Config, loadConfig } from '../config/index.ts';
 import { CommandFailure, UsageError } from '../errors.ts';
 import { jsonLog, type Log } from '../log.ts';
 import { PartyRegistry } from '../parties/index.ts';
-import { type AssetRecognizers, DEFAULT_RECOGNIZERS } from '../policy/index.ts';
+import type { AssetRecognizers } from '../policy/index.ts';
 import type { Keyring, Signer } from '../signing/index.ts';
 import { ledgerPort } from '../submissions/index.ts';
 import { partyServices } from './adapters.ts';
@@ -103,13 +103,10 @@ export async function serve(o: ServeOptions): Promise<Serving> {
       ? configured
       : await resolveLedgerUser({ configured, client, hasToken: token !== undefined, log });
   const config: Config = { ...loaded, ...(walletUser ? { ledgerUserId: walletUser } : {}) };
-  // Holding recognizers, first per template wins: RECOGNIZERS_FILE, the embedded ledger's, the built-in ones.
+  // Holding recognizers, first per template wins: RECOGNIZERS_FILE, the embedded ledger's (the wallet adds the
+  // built-in ones after them).
   const recognizers: AssetRecognizers = {
-    holdings: [
-      ...config.recognizers,
-      ...(o.embedded?.recognizers.holdings ?? []),
-      ...DEFAULT_RECOGNIZERS.holdings,
-    ],
+    holdings: [...config.recognizers, ...(o.embedded?.recognizers.holdings ?? [])],
   };
 
   const stops: (() => Promise<void>)[] = [];

@@ -39,7 +39,7 @@ export interface WalletOptions {
   parties?: PartyLookup & Partial<PartyAdmin>;
   /** Overrides the accept ports (tests of policy in isolation). */
   ports?: AcceptPorts;
-  /** What counts as a transfer and as a holding (default: the generic transfer rule, no holdings). */
+  /** Holding recognizers of further registries, tried before the built-in ones (Amulet), which always apply. */
   recognizers?: AssetRecognizers;
   worker?: WorkerRoleOptions['timing'];
   /** Worker role: the ledger watcher's reads and the parties it follows (absent: no watcher). */
@@ -86,7 +86,9 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
         ledger,
         ledgerAuth,
         auth: o.auth ?? 'none',
-        recognizers: o.recognizers ?? DEFAULT_RECOGNIZERS,
+        recognizers: {
+          holdings: [...(o.recognizers?.holdings ?? []), ...DEFAULT_RECOGNIZERS.holdings],
+        },
         ...(o.keys ? { keys: o.keys } : {}),
         ...(o.signer ? { signer: o.signer } : {}),
         ...(o.parties ? { parties: o.parties } : {}),

@@ -22,7 +22,7 @@ export const unreachableLedger: LedgerPort = {
   transactions: async function* () {},
 };
 
-/** `recognizers`: the holdings the wallet values (default: the built-in Amulet ones only). */
+/** `recognizers`: holdings of further registries the wallet values, beside the built-in Amulet ones. */
 export async function apiHarness(
   env: Record<string, string> = {},
   opts: { recognizers?: AssetRecognizers; moreBackends?: (dir: string) => KeyBackend[] } = {},
