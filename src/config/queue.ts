@@ -28,7 +28,8 @@ export const queue = section({
       'job lock of an execution; `0` = derived from `LEDGER_TIMEOUT_MS`',
     ),
     WORKER_STALLED_INTERVAL_MS: intIn(0, 3_600_000, 0).describe(
-      'how often stalled jobs are looked for; `0` = derived from `LEDGER_TIMEOUT_MS`',
+      'how often stalled jobs (whose lock expired: a worker died, or a failover orphaned them) are looked for; ' +
+        '`0` = 5 s, or the lock duration if shorter',
     ),
     SWEEP_INTERVAL_MS: intIn(100, 3_600_000, 10_000).describe(
       'interval of the recovery sweep of stranded records',

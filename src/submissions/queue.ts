@@ -150,7 +150,9 @@ export function startWorker(deps: ExecutorDeps, opts: WorkerOptions): Worker<Job
       concurrency: opts.concurrency,
       limiter: { max: opts.rateLimit.max, duration: opts.rateLimit.durationMs },
       lockDuration,
-      stalledInterval: opts.stalledIntervalMs ?? Math.min(30_000, lockDuration),
+      // Looking often is cheap (one script over the active list); a job orphaned by a failover waits for its lock to
+      // expire, then at most this long.
+      stalledInterval: opts.stalledIntervalMs ?? Math.min(5_000, lockDuration),
       maxStalledCount: 1_000_000,
       settings: { backoffStrategy: (attemptsMade: number) => stepBackoffMs(attemptsMade) },
       removeOnComplete: KEEP_JOBS,

@@ -179,6 +179,9 @@ describe('Redis Sentinel', () => {
         REDIS_SENTINEL_NAME: group.name,
         REDIS_MIN_REPLICAS_ACK: '1',
         REDIS_WAIT_TIMEOUT_MS: '1000',
+        // A job the failover orphaned in `active` runs again once its lock expires (default: twice the ledger
+        // timeout, 65 s) and the stalled check sees it (5 s): a short lock keeps that inside this test's minute.
+        WORKER_LOCK_DURATION_MS: '10000',
       }),
     );
   }, 90_000);
