@@ -370,7 +370,10 @@ export const TransactionPreview = z
     description: 'the decoded transaction: templates, choices, arguments, input contracts, time bounds',
   });
 
-const Instrument = z.object({ admin: z.string(), id: z.string() }).openapi('InstrumentId');
+/** `InstrumentId {admin, id}`: an instrument is named by its registry party and its id there. */
+export const Instrument = z
+  .object({ admin: z.string().openapi({ description: 'the registry party' }), id: z.string() })
+  .openapi('InstrumentId');
 const Holding = z.object({
   contractId: z.string(),
   template: z.string().openapi({ description: 'package-name qualified' }),

@@ -59,10 +59,22 @@ function within<T>(v: T, b: { gt?: T; gte?: T; lt?: T; lte?: T }, cmp: (a: T, b:
 /** Memos longer than this never match a pattern: the pattern's cost stays bounded whatever the memo. */
 const MEMO_MATCH_MAX = 1000;
 
+/** Compiled memo patterns: a policy's few patterns, compiled once rather than on every submission. */
+const compiled = new Map<string, RegExp>();
+function regex(pattern: string): RegExp {
+  let r = compiled.get(pattern);
+  if (!r) {
+    if (compiled.size >= 1000) compiled.clear();
+    r = new RegExp(pattern, 'u');
+    compiled.set(pattern, r);
+  }
+  return r;
+}
+
 function memoMatches(m: NonNullable<PolicyMatch['memo']>, memo: string | null): boolean {
   if (m.present !== undefined && (memo !== null) !== m.present) return false;
   if (m.pattern === undefined) return true;
-  return memo !== null && memo.length <= MEMO_MATCH_MAX && new RegExp(m.pattern, 'u').test(memo);
+  return memo !== null && memo.length <= MEMO_MATCH_MAX && regex(m.pattern).test(memo);
 }
 
 /** The static part of a match (everything but velocity). Every condition given must hold. */

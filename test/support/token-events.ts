@@ -1,12 +1,21 @@
 // Ledger events of token-standard contracts as the participant renders them for a reader with InterfaceFilters
 // (token-standard.md §3.2): interface views on created events (package-id form), implementedInterfaces on
 // consuming exercises. For tests of the watcher's index without a registry.
+import {
+  HOLDING_INTERFACE,
+  TOKEN_STANDARD_PACKAGES,
+  TRANSFER_INSTRUCTION_INTERFACE,
+} from '@quill/canton/token';
 import type { IndexedTransaction } from '../../src/history/index.ts';
 
-const HOLDING =
-  '718a0f77e505a8de22f188bd4c87fe74101274e9d4cb1bfac7d09aec7158d35b:Splice.Api.Token.HoldingV1:Holding';
-const INSTRUCTION =
-  '55ba4deb0ad4662c4168b39859738a0e91388d252286480c7331b3f71a517281:Splice.Api.Token.TransferInstructionV1:TransferInstruction';
+/** An interface id as the participant writes it: package-id form. */
+const packageIdForm = (qualified: string) => {
+  const [name, module, entity] = qualified.slice(1).split(':');
+  const pkg = TOKEN_STANDARD_PACKAGES.find((p) => p.name === name);
+  return `${pkg?.packageId}:${module}:${entity}`;
+};
+const HOLDING = packageIdForm(HOLDING_INTERFACE);
+const INSTRUCTION = packageIdForm(TRANSFER_INSTRUCTION_INTERFACE);
 const OK = { code: 0, message: '', details: [] };
 
 export interface Instrument {

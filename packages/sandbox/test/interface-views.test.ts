@@ -1,7 +1,9 @@
 // Interface filters and views as the participant renders them (JSON Ledger API v2, 3.5 spec): an InterfaceFilter
 // selects the contracts of every template implementing the interface; created events carry one `interfaceViews`
 // entry per requested view (package-id form, viewStatus code 0); consuming exercises and archives list the matched
-// interfaces in `implementedInterfaces`. Filters without interfaces see what they always saw.
+// interfaces in `implementedInterfaces`. Filters without interfaces see what they always saw. Participant source:
+// ledger-api-core `platform/store/dao/events/LfValueTranslation.scala` (views, implementedInterfaces) and
+// `TransactionLogUpdatesConversions.scala`; the ledger test tool's `suites/v2_2/InterfaceSubscriptionsIT.scala`.
 
 import { ledgerSpec } from '@quill/canton/testing/openapi';
 import { HOLDING_INTERFACE, TOKEN_STANDARD_PACKAGES } from '@quill/canton/token';

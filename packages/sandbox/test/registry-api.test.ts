@@ -1,7 +1,9 @@
 // The registries' off-ledger API (token standard V1 OpenAPI: token-metadata-v1, transfer-instruction-v1; shapes as
 // in reference token-standard.md §4): answers for both registries, the URL scheme (Scan's `/registry` for the DSO,
 // `/api/token-standard/v0/registrars/<admin>/registry` for any admin), no authentication, and bad input of every
-// route as a 4xx `{error}` JSON, never a 500. Also fees: paidTrafficCost and costEstimation.
+// route as a 4xx `{error}` JSON, never a 500. Also fees: paidTrafficCost and costEstimation. Registry source: splice
+// `apps/scan/.../scan/admin/http/HttpTokenStandard{Metadata,TransferInstruction}Handler.scala` and
+// `scan/util/ChoiceContextBuilder.scala`; the specs `token-standard/splice-api-token-*-v1/openapi/*.yaml`.
 
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';

@@ -3,6 +3,9 @@
 // prepare → sign → execute; then accept, reject or withdraw with their contexts. Checks the outcomes (Completed,
 // Pending, Failed), the trees (interfaceId on the root, Fetch nodes only in the prepared transaction, Archive of the
 // inputs with implementedInterfaces), holdings with their views (locked, change), expiry and the standard's rules.
+// The rules are splice's: `daml/splice-amulet/daml/Splice/ExternalPartyAmuletRules.daml` (TransferFactory_Transfer),
+// `Splice/AmuletTransferInstruction.daml` (accept, reject, withdraw), and the interface texts
+// `token-standard/splice-api-token-transfer-instruction-v1/daml/Splice/Api/Token/TransferInstructionV1.daml`.
 
 import { ledgerSpec } from '@quill/canton/testing/openapi';
 import {
@@ -538,6 +541,7 @@ for (const key of ['amulet', 'usdq'] as const) {
       expect(spent.code).toBe('CONTRACT_NOT_FOUND');
     });
 
+    // The participant's check of disclosed contracts: ledger-api-core `ledger/api/validation/ValidateDisclosedContracts.scala`.
     test('the factory is usable only when disclosed; a blob that does not match is 400 INVALID_ARGUMENT', async () => {
       const input = mintHolding(sb.state, key, alice.partyId, '5.0000000000');
       const args = choiceArgs(reg, alice, bob, '5.0000000000', [input]);

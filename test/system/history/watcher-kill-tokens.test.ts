@@ -1,7 +1,6 @@
 // The watcher SIGKILLed at random while two processes compete for its lease, on a ledger of token movements
 // (demo coin holdings arriving and leaving, USDQ transfer instructions arriving): the party's holdings end as the
 // ledger has them, its pending instructions are listed once each, and each instruction is one transfer.incoming.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { LedgerClient } from '@quill/canton/ledger';
 import { META_KEYS, TRANSFER_FACTORY_INTERFACE } from '@quill/canton/token';
@@ -12,33 +11,23 @@ import { HistoryIndex } from '../../../src/history/index.ts';
 import { sumDecimals } from '../../../src/policy/decimal.ts';
 import { eventsOfType } from '../../support/events.ts';
 import { testRedis } from '../../support/records.ts';
+import { watcherProcesses } from '../../support/watcher-processes.ts';
 
 let sb: Sandbox;
 let redis: Redis;
-const children = new Set<ChildProcess>();
+const watchers = watcherProcesses();
 
 beforeAll(async () => {
   sb = await startSandbox({ port: 0, scanPort: 0, host: '127.0.0.1', auth: 'none' });
   redis = testRedis();
 });
 afterAll(async () => {
-  for (const c of children) c.kill('SIGKILL');
+  watchers.killAll();
   redis.disconnect();
   await sb.close();
 });
 
-function watcherProcess(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/system/history/watcher-child.ts'], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  return new Promise((resolve, reject) => {
-    child.stdout?.once('data', () => resolve(child));
-    child.once('exit', (code) => reject(new Error(`watcher exited early (${code})`)));
-  });
-}
+const watcherProcess = (env: Record<string, string>) => watchers.start(env);
 
 const created = (tx: ReturnType<typeof submitInternal>, suffix: string) =>
   tx.nodes.flatMap((n) =>

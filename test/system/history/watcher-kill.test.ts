@@ -1,6 +1,5 @@
 // The watcher SIGKILLed at random, with two processes competing for its lease: each transaction is indexed exactly
 // once, each transaction.received written once, and the checkpoint never goes backwards (issue 14).
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { LedgerClient } from '@quill/canton/ledger';
 import { bootstrapCoin, mint, type Sandbox, startSandbox } from '@quill/sandbox';
@@ -8,10 +7,11 @@ import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { HistoryIndex } from '../../../src/history/index.ts';
 import { testRedis } from '../../support/records.ts';
+import { watcherProcesses } from '../../support/watcher-processes.ts';
 
 let sb: Sandbox;
 let redis: Redis;
-const children = new Set<ChildProcess>();
+const watchers = watcherProcesses();
 
 beforeAll(async () => {
   sb = await startSandbox({ port: 0, scanPort: 0, host: '127.0.0.1', auth: 'none' });
@@ -19,23 +19,12 @@ beforeAll(async () => {
   redis = testRedis();
 });
 afterAll(async () => {
-  for (const c of children) c.kill('SIGKILL');
+  watchers.killAll();
   redis.disconnect();
   await sb.close();
 });
 
-function watcherProcess(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/system/history/watcher-child.ts'], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  return new Promise((resolve, reject) => {
-    child.stdout?.once('data', () => resolve(child));
-    child.once('exit', (code) => reject(new Error(`watcher exited early (${code})`)));
-  });
-}
+const watcherProcess = (env: Record<string, string>) => watchers.start(env);
 
 it('10,000 updates, watchers SIGKILLed at random while two compete: exactly once, checkpoint monotonic', async () => {
   const alice = sb.state.allocateLocalParty(`alice-${randomBytes(3).toString('hex')}`).partyId;

@@ -4,23 +4,23 @@
  * their JSON API encoding (ledger-json-api.md §1.5): a value of the wrong shape is the engine's preprocessing error.
  */
 import type { Identifier, Value } from '@quill/canton/transaction';
+import { damlValue as d, identifier } from '../build/values.ts';
 import { fail } from '../daml.ts';
 import { formatAmount, parseAmount } from '../decimal.ts';
 import { isoFromMicros } from '../lfjson.ts';
 
+/** The registries' value constructors: the builder's, with amounts as Numeric 10 units and times in micros. */
 export const v = {
-  unit: { sum: { oneofKind: 'unit', unit: {} } } as Value,
-  bool: (b: boolean): Value => ({ sum: { oneofKind: 'bool', bool: b } }),
-  int: (n: bigint): Value => ({ sum: { oneofKind: 'int64', int64: n } }),
-  text: (s: string): Value => ({ sum: { oneofKind: 'text', text: s } }),
-  party: (p: string): Value => ({ sum: { oneofKind: 'party', party: p } }),
-  cid: (c: string): Value => ({ sum: { oneofKind: 'contractId', contractId: c } }),
-  numeric: (units: bigint): Value => ({ sum: { oneofKind: 'numeric', numeric: formatAmount(units) } }),
-  time: (micros: bigint): Value => ({ sum: { oneofKind: 'timestamp', timestamp: micros } }),
-  optional: (x: Value | undefined): Value => ({
-    sum: { oneofKind: 'optional', optional: x === undefined ? {} : { value: x } },
-  }),
-  list: (xs: Value[]): Value => ({ sum: { oneofKind: 'list', list: { elements: xs } } }),
+  unit: d.unit(),
+  bool: d.bool,
+  int: (n: bigint): Value => d.int64(n),
+  text: d.text,
+  party: d.party,
+  cid: d.contractId,
+  numeric: (units: bigint): Value => d.numeric(formatAmount(units)),
+  time: (micros: bigint): Value => d.timestamp(micros),
+  optional: (x: Value | undefined): Value => d.optional(x),
+  list: d.list,
   /** Entries in key order (UTF-8 bytes), as Daml-LF's `TextMap` (a `SortedLookupList`) always holds them. */
   textMap: (entries: Record<string, Value>): Value => ({
     sum: {
@@ -32,22 +32,12 @@ export const v = {
       },
     },
   }),
-  record: (fields: Record<string, Value>, recordId?: Identifier): Value => ({
-    sum: {
-      oneofKind: 'record',
-      record: { recordId, fields: Object.entries(fields).map(([label, value]) => ({ label, value })) },
-    },
-  }),
-  variant: (tag: string, value: Value = v.record({})): Value => ({
-    sum: { oneofKind: 'variant', variant: { constructor: tag, value } },
-  }),
+  record: (fields: Record<string, Value>, recordId?: Identifier): Value => d.record(fields, recordId),
+  variant: (tag: string, value: Value = v.record({})): Value => d.variant(tag, value),
 };
 
 /** `"pkg:Module:Entity"` → Identifier. */
-export function ident(id: string): Identifier {
-  const [packageId = '', moduleName = '', entityName = ''] = id.split(':');
-  return { packageId, moduleName, entityName };
-}
+export const ident = (id: string): Identifier => identifier(id);
 
 /** `Metadata { values : TextMap Text }`. */
 export function metaValue(values: Record<string, string>): Value {

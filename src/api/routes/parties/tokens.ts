@@ -9,13 +9,10 @@ import { type IndexedHolding, isLocked } from '../../../history/tokens.ts';
 import { sumDecimals } from '../../../policy/decimal.ts';
 import { type AppDeps, type AppEnv, need } from '../../context.ts';
 import { ApiError, errorResponses } from '../../errors.ts';
+import { Instrument } from '../../schemas.ts';
 import { security } from '../shared.ts';
 
 const PartyParam = z.object({ party: z.string().min(1).max(255) });
-
-const Instrument = z
-  .object({ admin: z.string().openapi({ description: 'the registry party' }), id: z.string() })
-  .openapi('InstrumentId');
 
 const Decimal = (description: string) =>
   z.string().openapi({ description: `${description} (exact decimal string)`, example: '250.5' });
