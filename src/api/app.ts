@@ -14,6 +14,7 @@ import { probeRoutes } from './probes.ts';
 import { approvalRoutes } from './routes/approvals.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { eventRoutes } from './routes/events.ts';
+import { intentRoutes } from './routes/intents.ts';
 import { keyRoutes } from './routes/keys.ts';
 import { ledgerRoutes } from './routes/ledger.ts';
 import { partyRoutes } from './routes/parties/index.ts';
@@ -125,6 +126,7 @@ export function createApp(deps: AppDeps) {
   // After the /wallet/* middleware: Hono runs what matches in the order it was added.
   const wallet = withProbes
     .route('/', submissionRoutes(deps))
+    .route('/', intentRoutes(deps))
     .route('/', keyRoutes(deps))
     .route('/', partyRoutes(deps))
     .route('/', auditRoutes(deps))

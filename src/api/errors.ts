@@ -202,6 +202,7 @@ const ERROR_TEXT = {
   410: 'Gone: the events after this id were removed by retention',
   413: 'Too many items',
   422: 'Well-formed but refused by policy (hash mismatch, unknown party, disabled key, expired, …)',
+  502: 'A token registry answered badly or not at all (REGISTRY_UNAVAILABLE)',
   503: 'A dependency (Redis, the ledger) is unavailable',
 } as const;
 type ErrorStatus = keyof typeof ERROR_TEXT;

@@ -76,6 +76,9 @@ export async function serveEmbedded(o: Omit<ServeOptions, 'embedded'> & { demo: 
         scanUrl: sandbox.scanUrl,
         // The sandbox's registries as holding recognizers (its `{holdings}` table once it exports one).
         recognizers: SANDBOX_RECOGNIZERS,
+        registries: Object.fromEntries(
+          Object.values(sandbox.registries).map((r) => [r.admin, r.registryUrl]),
+        ),
         ...(token ? { token } : {}),
         userId,
       },

@@ -8,6 +8,7 @@ export type {
   AcceptPorts,
   AcceptResult,
   InspectedTransaction,
+  IntentCheck,
   PolicyPort,
   SubmissionRequest,
 } from './accept/types.ts';

@@ -153,7 +153,8 @@ export function submissionRoutes(deps: AppDeps) {
     .openapi(submit, async (c) => {
       const who = need(c, 'submit');
       const started = performance.now();
-      const body = c.req.valid('json');
+      // The prepare response's verbose hashing text is informative only: not part of the request.
+      const { hashingDetails: _, ...body } = c.req.valid('json');
       const { wait } = c.req.valid('query');
       const key = c.req.valid('header')['idempotency-key'];
       checkSize(deps, body.preparedTransaction);
@@ -188,7 +189,7 @@ export function submissionRoutes(deps: AppDeps) {
             const { status, body } = invalidRequest(parsed.error);
             return { index, status, error: body.error };
           }
-          const { idempotencyKey, ...item } = parsed.data;
+          const { idempotencyKey, hashingDetails: _, ...item } = parsed.data;
           try {
             checkSize(deps, item.preparedTransaction);
             const { record: rec } = await acceptSubmission(deps.accept, item, who, idempotencyKey);
