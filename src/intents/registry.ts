@@ -68,7 +68,7 @@ export class RegistryClient {
     return this.call(
       admin,
       `/registry/transfer-instruction/v1/${encodeURIComponent(cid)}/choice-contexts/${action}`,
-      { meta: { values: {} }, excludeDebugFields: true },
+      { meta: {}, excludeDebugFields: true },
       ChoiceContext,
     );
   }

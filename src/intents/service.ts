@@ -26,6 +26,7 @@ import {
   type AcceptDeps,
   type AcceptResult,
   acceptSubmission,
+  expireIfOverdue,
   type Intent,
   type IntentCheck,
   type SubmissionRecord,
@@ -152,7 +153,9 @@ export class IntentService {
    * Prepares an expired intent's record again, as a new record (`reprepareOf`), audited. Asking twice gives
    * the same new record: its command id is derived from the old record's id.
    */
-  async reprepare(who: Principal, old: SubmissionRecord): Promise<AcceptResult> {
+  async reprepare(who: Principal, held: SubmissionRecord): Promise<AcceptResult> {
+    // A held record past its approval deadline expires when looked at.
+    const old = await expireIfOverdue(this.d.accept.store, held, this.now());
     const intent = old.intent;
     if (!intent || intent.kind === 'commands' || old.status !== 'expired') {
       throw new SubmissionRefused(

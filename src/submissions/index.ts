@@ -17,6 +17,7 @@ export {
   type ApprovalInput,
   type ApprovalResult,
   decideApproval,
+  expireIfOverdue,
   listAwaiting,
 } from './approvals.ts';
 export {

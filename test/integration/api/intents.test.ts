@@ -138,3 +138,278 @@ describe('transfer intents', () => {
     60_000,
   );
 });
+
+const post = (path: string, body?: unknown, headers: Record<string, string> = {}) =>
+  fetch(`${w.url}${path}`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${admin}`,
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...headers,
+    },
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  }).then(async (r) => ({
+    status: r.status,
+    json: (await r.json()) as Record<string, unknown> & {
+      error?: { code: string; message: string };
+      id?: string;
+    },
+  }));
+
+/** The party's pending instructions as the index answers them. */
+async function instructions(party: string) {
+  const r = await w.call('GET', `/wallet/v1/parties/${encodeURIComponent(party)}/transfer-instructions`);
+  return r.json.items as { contractId: string; direction: string; amount: string; sender: string }[];
+}
+
+describe('two-step transfers through the API', () => {
+  it('carol accepts one offer and rejects another; the sender withdraws a third', async () => {
+    const reg = sandbox.registries.usdq;
+    await fund(alice, reg, '300');
+    const offer = async (amount: string) => {
+      const r = await transfer({ party: alice, receiver: carol, instrument: reg.instrumentId, amount });
+      expect(r.json, JSON.stringify(r.json)).toMatchObject({
+        status: 'committed',
+        intent: { transferKind: 'offer' },
+      });
+      let found: { contractId: string } | undefined;
+      await until(
+        async () => {
+          found = (await instructions(carol)).find((i) => i.amount.startsWith(amount));
+          return found !== undefined;
+        },
+        15_000,
+        'the offer indexed',
+      );
+      return found?.contractId as string;
+    };
+    const c0 = await unlocked(carol, reg);
+    const first = await offer('7');
+    const accepted = await post(
+      `/wallet/v1/transfer-instructions/${encodeURIComponent(first)}/accept?wait=20`,
+      {},
+    );
+    expect(accepted.json, JSON.stringify(accepted.json)).toMatchObject({
+      status: 'committed',
+      party: carol,
+      intent: {
+        kind: 'instruction',
+        action: 'accept',
+        instructionCid: first,
+        sender: alice,
+        receiver: carol,
+      },
+    });
+    await until(async () => compareDecimal(await unlocked(carol, reg), c0) > 0, 15_000, 'carol credited');
+    expect(subtractDecimals(await unlocked(carol, reg), c0)).toMatch(/^7(\.0*)?$/);
+
+    const a0 = await unlocked(alice, reg);
+    const second = await offer('8');
+    const a1 = await unlocked(alice, reg);
+    expect(subtractDecimals(a0, a1)).toMatch(/^8(\.0*)?$/); // locked for carol
+    // An empty body is fine; the party is found from the index.
+    const rejected = await post(
+      `/wallet/v1/transfer-instructions/${encodeURIComponent(second)}/reject?wait=20`,
+    );
+    expect(rejected.json, JSON.stringify(rejected.json)).toMatchObject({ status: 'committed', party: carol });
+    await until(async () => compareDecimal(await unlocked(alice, reg), a1) > 0, 15_000, 'alice refunded');
+    expect(await unlocked(alice, reg)).toBe(a0);
+
+    const third = await offer('9');
+    // Only the receiver accepts; the sender withdraws.
+    const wrong = await post(`/wallet/v1/transfer-instructions/${encodeURIComponent(third)}/accept`, {
+      party: alice,
+    });
+    expect({ status: wrong.status, code: wrong.json.error?.code }).toEqual({
+      status: 422,
+      code: 'PARTY_MISMATCH',
+    });
+    const withdrawn = await post(
+      `/wallet/v1/transfer-instructions/${encodeURIComponent(third)}/withdraw?wait=20`,
+      {
+        party: alice,
+      },
+    );
+    expect(withdrawn.json).toMatchObject({
+      status: 'committed',
+      party: alice,
+      intent: { action: 'withdraw' },
+    });
+    await until(async () => (await instructions(carol)).length === 0, 15_000, 'no pending instruction left');
+    const gone = await post(`/wallet/v1/transfer-instructions/${encodeURIComponent(third)}/accept`, {});
+    expect({ status: gone.status, code: gone.json.error?.code }).toEqual({ status: 404, code: 'NOT_FOUND' });
+  }, 90_000);
+});
+
+describe('raw commands', () => {
+  it('prepares, checks and submits a create; refuses bad bodies with 400', async () => {
+    const r = await post('/wallet/v1/commands?wait=20', {
+      party: alice,
+      commands: [
+        {
+          CreateCommand: {
+            templateId: '#quill-demo:Demo:Greeting',
+            createArguments: { owner: alice, message: 'hi' },
+          },
+        },
+      ],
+    });
+    expect(r.json, JSON.stringify(r.json)).toMatchObject({
+      status: 'committed',
+      intent: { kind: 'commands', commandCount: 1 },
+    });
+    for (const bad of [
+      { party: alice, commands: [] },
+      { party: alice },
+      { party: alice, commands: [{}], extra: 1 },
+    ]) {
+      const x = await post('/wallet/v1/commands', bad);
+      expect({ status: x.status, code: x.json.error?.code }).toEqual({
+        status: 400,
+        code: 'INVALID_REQUEST',
+      });
+    }
+  });
+});
+
+describe('an intent that expires before it is signed', () => {
+  it('ends expired and is prepared again only through the audited re-prepare', async () => {
+    const reg = sandbox.registries.amulet;
+    await fund(alice, reg, '6000');
+    const held = await transfer(
+      { party: alice, receiver: bob, instrument: reg.instrumentId, amount: '5500' },
+      {},
+      0,
+    );
+    expect(held.json, JSON.stringify(held.json)).toMatchObject({ status: 'awaiting_approval' });
+    const id = held.json.id as string;
+    // Before it expired: nothing to prepare again.
+    const early = await post(`/wallet/v1/submissions/${id}/reprepare`);
+    expect({ status: early.status, code: early.json.error?.code }).toEqual({
+      status: 409,
+      code: 'NOT_REPREPARABLE',
+    });
+    // Its approval deadline is its max record time (INTENT_TTL_SECONDS=6).
+    const deadline = Date.parse((held.json.approval as { deadline: string }).deadline);
+    expect(deadline - Date.now()).toBeLessThanOrEqual(6_000);
+    await new Promise((r) => setTimeout(r, Math.max(0, deadline - Date.now()) + 100));
+    const again = await post(`/wallet/v1/submissions/${id}/reprepare`);
+    expect(again.status).toBe(202);
+    expect(again.json).toMatchObject({
+      status: 'awaiting_approval',
+      reprepareOf: id,
+      intent: { amount: '5500' },
+    });
+    expect(again.json.id).not.toBe(id);
+    const twice = await post(`/wallet/v1/submissions/${id}/reprepare`);
+    expect(twice.json.id).toBe(again.json.id);
+    expect((await w.call('GET', `/wallet/v1/submissions/${id}`)).json).toMatchObject({
+      status: 'expired',
+      error: { code: 'APPROVAL_EXPIRED' },
+    });
+    const audit = await w.call('GET', '/wallet/v1/audit?limit=1000');
+    const entries = (audit.json.items as { fields: [string, string][] }[]).map((e) =>
+      Object.fromEntries(e.fields),
+    );
+    expect(entries.filter((e) => e.kind === 'intent.reprepared' && e.submission === id)).toEqual([
+      expect.objectContaining({ actor: 'intents', party: alice, newSubmission: again.json.id }),
+    ]);
+  }, 60_000);
+});
+
+describe("the participant's prepare response, as it is", () => {
+  const prepareGreeting = () =>
+    w.client.prepare({
+      userId: 'participant_admin',
+      commandId: randomUUID(),
+      actAs: [alice],
+      readAs: [],
+      disclosedContracts: [],
+      synchronizerId: '',
+      packageIdSelectionPreference: [],
+      verboseHashing: true,
+      commands: [
+        {
+          CreateCommand: {
+            templateId: '#quill-demo:Demo:Greeting',
+            createArguments: { owner: alice, message: 'as is' },
+          },
+        },
+      ],
+    } as never);
+
+  it('is accepted unchanged (hashingDetails, costEstimation and a future field included)', async () => {
+    const p = await prepareGreeting();
+    expect(p.hashingDetails).toBeTruthy();
+    expect(p.costEstimation).toBeTruthy();
+    const r = await post('/wallet/v1/submissions?wait=20', {
+      ...p,
+      party: alice,
+      aFieldFromTheFuture: { x: 1 },
+    });
+    expect(r.json, JSON.stringify(r.json)).toMatchObject({
+      status: 'committed',
+      costEstimation: p.costEstimation,
+    });
+  });
+
+  it('still refuses an unknown field inside the prepared transaction', async () => {
+    const p = await prepareGreeting();
+    // Field 999, varint 1, appended to the top-level message: well-formed protobuf the schema does not have.
+    const bytes = Buffer.concat([
+      Buffer.from(p.preparedTransaction, 'base64'),
+      Buffer.from([0xb8, 0x3e, 0x01]),
+    ]);
+    const r = await post('/wallet/v1/submissions', { ...p, preparedTransaction: bytes.toString('base64') });
+    expect({ status: r.status, code: r.json.error?.code }).toEqual({
+      status: 400,
+      code: 'INVALID_PREPARED_TRANSACTION',
+    });
+  });
+});
+
+describe('who may ask', () => {
+  it('refuses a token scoped to another party, and a party the wallet does not hold', async () => {
+    const bobs = await issueToken({
+      secret: SECRET,
+      role: 'submit',
+      ttlSeconds: 600,
+      subject: 'bob',
+      party: bob,
+    });
+    const body = {
+      party: alice,
+      receiver: bob,
+      instrument: sandbox.registries.usdq.instrumentId,
+      amount: '1',
+    };
+    const r = await post('/wallet/v1/transfers', body, { authorization: `Bearer ${bobs}` });
+    expect({ status: r.status, code: r.json.error?.code }).toEqual({
+      status: 403,
+      code: 'PARTY_NOT_ALLOWED',
+    });
+    const reader = await issueToken({ secret: SECRET, role: 'read', ttlSeconds: 600, subject: 'reader' });
+    const ro = await post('/wallet/v1/transfers', body, { authorization: `Bearer ${reader}` });
+    expect(ro.status).toBe(403);
+    const stranger = sandbox.state.allocateLocalParty('stranger').partyId;
+    const x = await post('/wallet/v1/transfers', { ...body, party: stranger });
+    expect({ status: x.status, code: x.json.error?.code }).toEqual({ status: 422, code: 'UNKNOWN_PARTY' });
+    const unknownAdmin = await post('/wallet/v1/transfers', {
+      ...body,
+      instrument: { admin: 'nobody::1220', id: 'X' },
+    });
+    expect({ status: unknownAdmin.status, code: unknownAdmin.json.error?.code }).toEqual({
+      status: 422,
+      code: 'UNKNOWN_REGISTRY',
+    });
+    const tooMuch = await post('/wallet/v1/transfers', { ...body, amount: '1000000000' });
+    expect({ status: tooMuch.status, code: tooMuch.json.error?.code }).toEqual({
+      status: 422,
+      code: 'INSUFFICIENT_HOLDINGS',
+    });
+    for (const amount of ['0', '-1', '1.12345678901', 'ten', '']) {
+      const bad = await post('/wallet/v1/transfers', { ...body, amount });
+      expect({ amount, status: bad.status }).toEqual({ amount, status: 400 });
+    }
+  });
+});
