@@ -99,7 +99,7 @@ module.exports = {
     only(
       'intents-use-pipeline',
       `^${wallet('intents')}`,
-      `^(${wallet('intents', 'submissions', 'policy', 'history', 'audit', 'auth')}|${canton('ledger', 'token')})`,
+      `^(${wallet('intents', 'submissions', 'policy', 'history', 'audit', 'auth', 'redis')}|${canton('ledger', 'token')})`,
       "Intents prepare through the ledger and the registries, then hand over to the pipeline's accept path.",
     ),
     only(

@@ -34,6 +34,7 @@ import {
   type SubmissionRequest,
 } from '../submissions/index.ts';
 import { disclosedForPrepare, type InstructionAction, type RegistryClient } from './registry.ts';
+import type { HoldingReservations } from './reserve.ts';
 import { type SelectOptions, selectHoldings } from './select.ts';
 import {
   commandDifferences,
@@ -54,6 +55,8 @@ export interface IntentDeps {
   registries: RegistryClient;
   history: Pick<HistoryIndex, 'holdings' | 'instructions'>;
   audit: AuditLog;
+  /** Holdings picked by transfers being prepared (absent: one process, no concurrent picks guarded). */
+  reservations?: HoldingReservations;
   /** The wallet's parties (to find an instruction when the caller names no party). */
   walletParties?: () => Promise<string[]>;
   ttlSeconds: number;
@@ -104,24 +107,33 @@ export class IntentService {
   async transfer(who: Principal, body: TransferIntent, key?: string): Promise<AcceptResult> {
     this.mayActFor(who, body.party);
     const fingerprint = `transfer:${sha256(canonicalJson(body))}`;
-    const early = await this.replayed(who, fingerprint, key);
-    if (early) return early;
-    return this.prepareTransfer(who, body, { fingerprint, commandId: this.commandId(who, key) }, key);
+    return this.once(who, fingerprint, key, (commandId) =>
+      this.prepareTransfer(who, body, { fingerprint, commandId }, key),
+    );
   }
 
   async instruction(who: Principal, body: InstructionIntent, key?: string): Promise<AcceptResult> {
     const fingerprint = `instruction:${sha256(canonicalJson(body))}`;
-    const early = await this.replayed(who, fingerprint, key);
-    if (early) return early;
-    return this.prepareInstruction(who, body, { fingerprint, commandId: this.commandId(who, key) }, key);
+    return this.once(who, fingerprint, key, (commandId) =>
+      this.prepareInstruction(who, body, { fingerprint, commandId }, key),
+    );
   }
 
   async commands(who: Principal, body: CommandsIntent, key?: string): Promise<AcceptResult> {
     this.mayActFor(who, body.party);
     const fingerprint = `commands:${sha256(canonicalJson(body))}`;
-    const early = await this.replayed(who, fingerprint, key);
-    if (early) return early;
-    const commandId = this.commandId(who, key);
+    return this.once(who, fingerprint, key, (commandId) =>
+      this.prepareCommands(who, body, fingerprint, commandId, key),
+    );
+  }
+
+  private async prepareCommands(
+    who: Principal,
+    body: CommandsIntent,
+    fingerprint: string,
+    commandId: string,
+    key?: string,
+  ): Promise<AcceptResult> {
     const prepared = await this.prepare({
       userId: body.userId ?? this.d.accept.defaultUserId,
       commandId,
@@ -167,6 +179,16 @@ export class IntentService {
       );
     }
     const commandId = `quill-reprepare-${sha256(old.id).slice(0, 40)}`;
+    const run = () => this.reprepareOnce(who, old, intent, commandId);
+    return this.d.reservations ? this.d.reservations.exclusive(commandId, randomUUID(), run) : run();
+  }
+
+  private async reprepareOnce(
+    who: Principal,
+    old: SubmissionRecord,
+    intent: Exclude<Intent, { kind: 'commands' }>,
+    commandId: string,
+  ): Promise<AcceptResult> {
     const existing = await this.d.accept.store.byCommandId(commandId);
     if (existing) return { record: existing, created: false };
     const o = { fingerprint: `reprepare:${old.id}`, commandId, reprepareOf: old.id };
@@ -180,6 +202,10 @@ export class IntentService {
               instrument: intent.instrument,
               amount: intent.amount,
               ...(intent.memo !== null ? { memo: intent.memo } : {}),
+              // The deadline asked, while it is ahead; past it, a new default one.
+              ...(Date.parse(intent.executeBefore) > this.now() + 60_000
+                ? { executeBefore: intent.executeBefore }
+                : {}),
               userId: old.userId,
             },
             o,
@@ -226,11 +252,43 @@ export class IntentService {
     const executeBefore = body.executeBefore ?? new Date(now + 86_400_000).toISOString();
     if (Date.parse(executeBefore) <= now)
       throw new SubmissionRefused(400, 'INVALID_REQUEST', 'executeBefore must be in the future');
-    const inputs = selectHoldings(
-      await this.d.history.holdings(party),
-      { instrument, amount, spent: await this.spentBy(party), now },
-      this.d.select,
-    );
+    const owner = `${o.commandId}/${randomUUID()}`;
+    const inputs = await this.pickHoldings(party, { instrument, amount, now }, owner);
+    try {
+      return await this.transferWith(who, body, o, key, { inputs, now, executeBefore });
+    } finally {
+      // Stored (the record now says they are spent) or refused (free again).
+      await this.d.reservations?.release(inputs, owner);
+    }
+  }
+
+  /** Holdings for the transfer, reserved against intents of the party prepared at the same time. */
+  private async pickHoldings(
+    party: string,
+    q: { instrument: InstrumentId; amount: string; now: number },
+    owner: string,
+  ): Promise<string[]> {
+    const holdings = await this.d.history.holdings(party);
+    const spent = await this.spentBy(party);
+    // Each round excludes what another intent took meanwhile: it ends once a pick is all ours, or short.
+    for (;;) {
+      const inputs = selectHoldings(holdings, { ...q, spent }, this.d.select);
+      const taken = (await this.d.reservations?.reserve(inputs, owner)) ?? [];
+      if (taken.length === 0) return inputs;
+      await this.d.reservations?.release(inputs, owner);
+      for (const c of taken) spent.add(c);
+    }
+  }
+
+  private async transferWith(
+    who: Principal,
+    body: TransferIntent,
+    o: { fingerprint: string; commandId: string; reprepareOf?: string },
+    key: string | undefined,
+    picked: { inputs: string[]; now: number; executeBefore: string },
+  ): Promise<AcceptResult> {
+    const { party, receiver, instrument, amount } = body;
+    const { inputs, now, executeBefore } = picked;
     const memo = body.memo ?? null;
     const args = {
       expectedAdmin: instrument.admin,
@@ -435,6 +493,25 @@ export class IntentService {
       }
       throw err;
     }
+  }
+
+  /**
+   * The record an Idempotency-Key already names, or `prepare` under the key's command id: requests with one key
+   * take turns (the second finds the first's record), so a key prepares and signs once.
+   */
+  private async once(
+    who: Principal,
+    fingerprint: string,
+    key: string | undefined,
+    prepare: (commandId: string) => Promise<AcceptResult>,
+  ): Promise<AcceptResult> {
+    const commandId = this.commandId(who, key);
+    const early = await this.replayed(who, fingerprint, key);
+    if (early) return early;
+    if (key === undefined || !this.d.reservations) return prepare(commandId);
+    return this.d.reservations.exclusive(commandId, randomUUID(), async () => {
+      return (await this.replayed(who, fingerprint, key)) ?? prepare(commandId);
+    });
   }
 
   /** With an Idempotency-Key: the record it already names, or a refusal when it named another request. */

@@ -10,7 +10,7 @@ import {
 } from '../../api/index.ts';
 import type { Verifier } from '../../auth/index.ts';
 import { mountConsole, SessionStore } from '../../console/index.tsx';
-import { IntentService, RegistryClient } from '../../intents/index.ts';
+import { HoldingReservations, IntentService, RegistryClient } from '../../intents/index.ts';
 import type { AssetRecognizers } from '../../policy/index.ts';
 import { PolicyStore, velocityLookup } from '../../policy/index.ts';
 import { replication } from '../../redis/index.ts';
@@ -186,6 +186,8 @@ export async function startApi(s: Shared, o: ApiRoleOptions): Promise<Listening>
       registries: new RegistryClient({ urls: config.intents.registries, timeoutMs: config.ledgerTimeoutMs }),
       history: s.history,
       audit: s.audit,
+      // A prepare takes a registry call and a ledger call: a reservation outlives both.
+      reservations: new HoldingReservations(s.redis, config.redisPrefix, 2 * config.ledgerTimeoutMs + 30_000),
       ...(list ? { walletParties: async () => (await list()).map((p) => p.partyId) } : {}),
       ttlSeconds: config.intents.ttlSeconds,
       select: {

@@ -20,6 +20,7 @@ let admin: string;
 let alice: string;
 let bob: string;
 let carol: string;
+let dave: string;
 
 beforeAll(async () => {
   sandbox = await startLedger();
@@ -55,6 +56,7 @@ beforeAll(async () => {
   alice = await onboard('alice');
   bob = await onboard('bob');
   carol = await onboard('carol');
+  dave = await onboard('dave');
   // bob takes both instruments directly; carol must accept (two-step).
   grantPreapproval(sandbox.state, 'amulet', bob);
   grantPreapproval(sandbox.state, 'usdq', bob);
@@ -161,6 +163,43 @@ async function instructions(party: string) {
   const r = await w.call('GET', `/wallet/v1/parties/${encodeURIComponent(party)}/transfer-instructions`);
   return r.json.items as { contractId: string; direction: string; amount: string; sender: string }[];
 }
+
+describe('intents at the same time', () => {
+  it('never spend one holding twice, and one Idempotency-Key sent at once gives one record', async () => {
+    const reg = sandbox.registries.usdq;
+    // Six holdings of 10; six transfers of 10 at once must each take a different one.
+    for (let i = 0; i < 6; i++) mintHolding(sandbox.state, 'usdq', dave, '10');
+    await until(async () => compareDecimal(await unlocked(dave, reg), '60') === 0, 15_000, 'dave funded');
+    const body = (i: number) => ({
+      party: dave,
+      receiver: bob,
+      instrument: reg.instrumentId,
+      amount: '10',
+      memo: `c${i}`,
+    });
+    const results = await Promise.all([0, 1, 2, 3, 4, 5].map((i) => transfer(body(i))));
+    expect(results.map((r) => r.json.status)).toEqual(Array(6).fill('committed'));
+    const inputs = results.flatMap((r) => (r.json.intent as { inputHoldingCids: string[] }).inputHoldingCids);
+    expect(new Set(inputs).size).toBe(6);
+    await until(async () => compareDecimal(await unlocked(dave, reg), '0') === 0, 15_000, 'dave spent');
+
+    for (let i = 0; i < 2; i++) mintHolding(sandbox.state, 'usdq', dave, '10');
+    await until(
+      async () => compareDecimal(await unlocked(dave, reg), '20') === 0,
+      15_000,
+      'dave funded again',
+    );
+    const same = await Promise.all(
+      [0, 1, 2, 3].map(() => transfer(body(9), { 'idempotency-key': 'at-once' })),
+    );
+    expect(new Set(same.map((r) => r.json.id)).size).toBe(1);
+    expect(same.map((r) => r.status).every((s) => s === 200 || s === 202)).toBe(true);
+    const one = await w.call('GET', `/wallet/v1/submissions?party=${encodeURIComponent(dave)}&limit=50`);
+    expect(
+      (one.json.items as { intent?: { memo: string } }[]).filter((r) => r.intent?.memo === 'c9'),
+    ).toHaveLength(1);
+  }, 60_000);
+});
 
 describe('two-step transfers through the API', () => {
   it('carol accepts one offer and rejects another; the sender withdraws a third', async () => {
