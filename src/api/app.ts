@@ -140,11 +140,14 @@ export function createApp(deps: AppDeps) {
     scheme: 'bearer',
     bearerFormat: 'JWT',
     description:
-      'the role is a scope: `scope: quill:read | quill:submit | quill:approve | quill:admin` (the highest counts); an ' +
-      'optional `party` claim scopes the token to one party',
+      'A JWT whose role is a scope: `scope: quill:read | quill:submit | quill:approve | quill:admin` (space-separated ' +
+      'OAuth 2 scopes; the highest counts; `role` or `roles` claims grant nothing). `sub` is required (it names the ' +
+      'caller and scopes its Idempotency-Keys) and so is `exp`; an optional `party` claim scopes the token to one party.',
   });
   app.doc31('/openapi.json', {
     openapi: '3.1.0',
+    // Relative: the document is served by the wallet it describes, whatever its public address.
+    servers: [{ url: '/', description: 'this wallet' }],
     info: {
       title: 'Quill wallet API',
       version: '1',
