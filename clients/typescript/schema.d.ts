@@ -1765,7 +1765,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "preparedTransaction": "Cr8ECgMyLjESATAakAQKATDCPokECoYECgMyLjESQjAwNjMyNDJkYWU5NDlkZTZjOTY0YTY4YzEw…",
+                 *       "preparedTransaction": "Cr8ECgMyLjESATAakAQKATDCPokECoYECgMyLjESQjAwNjMyNDJkYWU5NDlkZTZjOTY0YTY4YzEw",
                  *       "preparedTransactionHash": "aLTEcxhs36gQHGZZ4MhbHb9iN9/CZQDyswG3hGoN2Jg=",
                  *       "hashingSchemeVersion": "HASHING_SCHEME_VERSION_V2",
                  *       "party": "demo::1220e981dd00a938c4dbfe6f23e5abdd23c68930fec6f44d9deffb4ab76ba1ab09e6"

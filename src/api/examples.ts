@@ -9,7 +9,8 @@ const UPDATE_ID = '1220525a4257cddcc65d548c16c9def8fe1c2848e26d825e910caf37f5ad5
 
 /** The participant's prepare response as it is, plus `party` (the body may be either this or only the first three). */
 export const submissionRequestExample = {
-  preparedTransaction: 'Cr8ECgMyLjESATAakAQKATDCPokECoYECgMyLjESQjAwNjMyNDJkYWU5NDlkZTZjOTY0YTY4YzEw…',
+  // Cut short (still base64): a real one is the participant's whole answer, about 1 KB for this transaction.
+  preparedTransaction: 'Cr8ECgMyLjESATAakAQKATDCPokECoYECgMyLjESQjAwNjMyNDJkYWU5NDlkZTZjOTY0YTY4YzEw',
   preparedTransactionHash: 'aLTEcxhs36gQHGZZ4MhbHb9iN9/CZQDyswG3hGoN2Jg=',
   hashingSchemeVersion: 'HASHING_SCHEME_VERSION_V2',
   party: PARTY,
