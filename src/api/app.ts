@@ -10,7 +10,7 @@ import { type AppDeps, type AppEnv, inProcessPrincipal } from './context.ts';
 import { docsRoutes } from './docs.ts';
 import { describeCause, errorJson, invalidRequest, toHttpError } from './errors.ts';
 import { jsonTooDeep, MAX_JSON_DEPTH } from './json-depth.ts';
-import { probeRoutes } from './probes.ts';
+import { PROBE_DOCS, probeRoutes } from './probes.ts';
 import { approvalRoutes } from './routes/approvals.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { eventRoutes } from './routes/events.ts';
@@ -135,6 +135,7 @@ export function createApp(deps: AppDeps) {
     .route('/', ledgerRoutes(deps));
 
   app.openAPIRegistry.register('BatchSubmissionItem', BatchItem);
+  for (const probe of PROBE_DOCS) app.openAPIRegistry.registerPath(probe);
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
     type: 'http',
     scheme: 'bearer',

@@ -34,6 +34,10 @@ describe('probes, metrics, OpenAPI and docs', () => {
       '/wallet/v1/keys/{fingerprint}',
       '/wallet/v1/keys/{fingerprint}/disable',
       '/wallet/v1/parties',
+      '/wallet/v1/events',
+      '/healthz',
+      '/readyz',
+      '/metrics',
     ]) {
       expect(paths).toContain(p);
     }
