@@ -5,14 +5,14 @@
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { grantPreapproval, mintHolding, type Sandbox, type SandboxRegistry } from '@quill/sandbox';
+import { grantPreapproval, mint, mintHolding, type Sandbox, type SandboxRegistry } from '@quill/sandbox';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { issueToken } from '../../../src/auth/index.ts';
 import { compareDecimal, subtractDecimals } from '../../../src/policy/index.ts';
 import { startConsoleWallet } from '../../support/console.ts';
 import { until } from '../../support/events.ts';
 import { tempDir } from '../../support/tmp.ts';
-import { SECRET, startLedger, walletConfig } from '../../support/wallet.ts';
+import { coinTemplate, SECRET, startLedger, walletConfig } from '../../support/wallet.ts';
 
 let sandbox: Sandbox;
 let w: Awaited<ReturnType<typeof startConsoleWallet>>;
@@ -91,7 +91,10 @@ const transfer = (body: Record<string, unknown>, headers: Record<string, string>
     body: JSON.stringify(body),
   }).then(async (r) => ({
     status: r.status,
-    json: (await r.json()) as Record<string, unknown> & { error?: { code: string }; id?: string },
+    json: (await r.json()) as Record<string, unknown> & {
+      error?: { code: string; message: string };
+      id?: string;
+    },
   }));
 
 describe('transfer intents', () => {
@@ -163,6 +166,71 @@ async function instructions(party: string) {
   const r = await w.call('GET', `/wallet/v1/parties/${encodeURIComponent(party)}/transfer-instructions`);
   return r.json.items as { contractId: string; direction: string; amount: string; sender: string }[];
 }
+
+describe('a participant that prepares something else', () => {
+  it('is caught before signing: another amount, another receiver, a second outflow (422, nothing signed)', async () => {
+    const reg = sandbox.registries.usdq;
+    await fund(alice, reg, '50');
+    const stranger = sandbox.state.allocateLocalParty('thief').partyId;
+    const coin = mint(sandbox.state, alice, '5').nodes.find((n) => n.kind === 'create');
+    const coinId = coin?.kind === 'create' ? coin.contract.contractId : '';
+    const cases = [
+      { tamper: { amount: '13' }, names: /the amount is 13(\.0*)?, not 12\.5/ },
+      { tamper: { receiver: stranger }, names: /the receiver is thief::/ },
+      {
+        tamper: {
+          appendCommands: [
+            {
+              ExerciseCommand: {
+                templateId: coinTemplate('Holding'),
+                contractId: coinId,
+                choice: 'Holding_Transfer',
+                choiceArgument: { receiver: stranger, amount: '5.0' },
+              },
+            },
+          ],
+        },
+        names: /it has 2 root actions, not 1.*sends 5(\.0*)? QuillCoin, not 0/,
+      },
+    ];
+    for (const { tamper, names } of cases) {
+      const signed = (await w.wallet.audit.signatures()).length;
+      const records = (
+        await w.call('GET', `/wallet/v1/submissions?party=${encodeURIComponent(alice)}&limit=200`)
+      ).json.items as unknown[];
+      sandbox.faults.configure({
+        rules: [{ kind: 'tamperPrepare', endpoint: '/v2/interactive-submission/prepare', times: 1, tamper }],
+      });
+      // To carol, an offer: a tampered receiver needs no pre-approval of its own to be prepared.
+      const r = await transfer({
+        party: alice,
+        receiver: carol,
+        instrument: reg.instrumentId,
+        amount: '12.5',
+      });
+      expect(sandbox.faults.describe().injected.tamperPrepare).toBeGreaterThan(0);
+      sandbox.faults.configure({});
+      expect({ status: r.status, code: r.json.error?.code }, JSON.stringify(r.json)).toEqual({
+        status: 422,
+        code: 'INTENT_MISMATCH',
+      });
+      expect(r.json.error?.message).toMatch(names);
+      expect((await w.wallet.audit.signatures()).length).toBe(signed);
+      const after = (
+        await w.call('GET', `/wallet/v1/submissions?party=${encodeURIComponent(alice)}&limit=200`)
+      ).json.items as unknown[];
+      expect(after.length).toBe(records.length);
+    }
+    // The participant honest again: the same transfer goes through.
+    const ok = await transfer({
+      party: alice,
+      receiver: carol,
+      instrument: reg.instrumentId,
+      amount: '12.5',
+    });
+    expect(ok.json.status).toBe('committed');
+  }, 60_000);
+});
 
 describe('intents at the same time', () => {
   it('never spend one holding twice, and one Idempotency-Key sent at once gives one record', async () => {
@@ -274,7 +342,11 @@ describe('two-step transfers through the API', () => {
       party: alice,
       intent: { action: 'withdraw' },
     });
-    await until(async () => (await instructions(carol)).length === 0, 15_000, 'no pending instruction left');
+    await until(
+      async () => !(await instructions(carol)).some((i) => i.contractId === third),
+      15_000,
+      'the withdrawn instruction gone from the index',
+    );
     const gone = await post(`/wallet/v1/transfer-instructions/${encodeURIComponent(third)}/accept`, {});
     expect({ status: gone.status, code: gone.json.error?.code }).toEqual({ status: 404, code: 'NOT_FOUND' });
   }, 90_000);
