@@ -134,6 +134,7 @@ export class IntentService {
     commandId: string,
     key?: string,
   ): Promise<AcceptResult> {
+    await this.heldParty(body.party);
     const prepared = await this.prepare({
       userId: body.userId ?? this.d.accept.defaultUserId,
       commandId,

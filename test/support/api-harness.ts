@@ -17,6 +17,7 @@ export const SYNC = 'global-synchronizer::1220aaaa';
 /** A ledger that is never reached in API-only tests. */
 export const unreachableLedger: LedgerPort = {
   execute: () => Promise.reject(new Error('no ledger in this test')),
+  prepare: () => Promise.reject(new Error('no ledger in this test')),
   ledgerEnd: () => Promise.resolve(0),
   transactionAt: () => Promise.resolve(undefined),
   transactions: async function* () {},

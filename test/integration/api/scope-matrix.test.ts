@@ -28,6 +28,36 @@ const TABLE: Record<string, Expect> = {
     submit: [202, 202, 403],
     admin: [202, 202, 403],
   },
+  // Intents: this harness has no registry (422 UNKNOWN_REGISTRY) and no ledger to prepare on (503), and its index
+  // holds no instruction (404); a record not made from an intent cannot be prepared again (409).
+  'POST /wallet/v1/transfers': {
+    none: 401,
+    read: [403, 403, 403],
+    approve: [403, 403, 403],
+    submit: [422, 422, 403],
+    admin: [422, 422, 403],
+  },
+  'POST /wallet/v1/transfer-instructions/{contractId}/{action}': {
+    none: 401,
+    read: [403, 403, 403],
+    approve: [403, 403, 403],
+    submit: [404, 404, 404],
+    admin: [404, 404, 404],
+  },
+  'POST /wallet/v1/commands': {
+    none: 401,
+    read: [403, 403, 403],
+    approve: [403, 403, 403],
+    submit: [503, 503, 403],
+    admin: [503, 503, 403],
+  },
+  'POST /wallet/v1/submissions/{id}/reprepare': {
+    none: 401,
+    read: [403, 403, 403],
+    approve: [403, 403, 403],
+    submit: [409, 409, 404],
+    admin: [409, 409, 404],
+  },
   'POST /wallet/v1/submissions/batch': {
     none: 401,
     read: [403, 403, 403],
@@ -453,6 +483,45 @@ const ROUTES: Record<
           body: prepared(t.party).body,
         })
       ).status,
+  },
+  'POST /wallet/v1/transfers': {
+    needsSubmission: false,
+    run: async (t, token) =>
+      (
+        await h.call('POST', '/wallet/v1/transfers', {
+          ...(token ? { token } : {}),
+          body: { party: t.party, receiver: bob, instrument: { admin: 'reg::1220', id: 'X' }, amount: '1' },
+        })
+      ).status,
+  },
+  'POST /wallet/v1/transfer-instructions/{contractId}/{action}': {
+    needsSubmission: false,
+    run: async (t, token) =>
+      (
+        await h.call('POST', '/wallet/v1/transfer-instructions/00abcd/accept', {
+          ...(token ? { token } : {}),
+          body: { party: t.party },
+        })
+      ).status,
+  },
+  'POST /wallet/v1/commands': {
+    needsSubmission: false,
+    run: async (t, token) =>
+      (
+        await h.call('POST', '/wallet/v1/commands', {
+          ...(token ? { token } : {}),
+          body: {
+            party: t.party,
+            commands: [{ CreateCommand: { templateId: '#quill-demo:Demo:Greeting', createArguments: {} } }],
+          },
+        })
+      ).status,
+  },
+  'POST /wallet/v1/submissions/{id}/reprepare': {
+    needsSubmission: true,
+    run: async (t, token) =>
+      (await h.call('POST', `/wallet/v1/submissions/${t.submission}/reprepare`, token ? { token } : {}))
+        .status,
   },
   'POST /wallet/v1/submissions/batch': {
     needsSubmission: false,

@@ -50,7 +50,7 @@ describe('refusals (4xx with a clear error, never a signature)', () => {
         422,
         'TRANSACTION_EXPIRED',
       ],
-      [{ ...body, extra: 1 }, 400, 'INVALID_REQUEST'],
+      // (A field this API does not name is ignored: the participant's prepare response is taken as it is.)
       [{ ...body, hashingSchemeVersion: 'HASHING_SCHEME_VERSION_V1' }, 400, 'INVALID_REQUEST'],
     ];
     for (const [payload, status, code] of cases) {
