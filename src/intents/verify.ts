@@ -59,7 +59,10 @@ function oneRootExercise(f: TransactionFacts, choice: string, contractId: string
 }
 
 function unrecognized(f: TransactionFacts): string[] {
-  return f.movements.unrecognized.map((u) => `an asset Quill cannot value moves (${u.why})`);
+  return f.movements.unrecognized.map(
+    (u) =>
+      `an asset Quill cannot value moves (${u.why}; RECOGNIZERS_FILE teaches Quill a registry's holdings)`,
+  );
 }
 
 /** A TransferFactory_Transfer from `party`: the one transfer asked, and nothing else leaving anyone. */

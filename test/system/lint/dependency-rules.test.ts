@@ -51,6 +51,7 @@ const BAD: [string, string, string][] = [
   ['submissions-use-leaves', 'src/submissions/a.ts', use('../events/b.ts')],
   ['history-reads-the-ledger', 'src/history/a.ts', use('../submissions/b.ts')],
   ['events-use-domain', 'src/events/a.ts', use('../api/b.ts')],
+  ['intents-use-pipeline', 'src/intents/a.ts', use('../events/b.ts')],
   ['api-uses-domain', 'src/api/a.ts', use('../console/b.ts')],
   ['console-uses-api', 'src/console/a.ts', use('../events/b.ts')],
   ['config-only-in-composition', 'src/signing/c.ts', use('../config/b.ts')],
@@ -63,6 +64,7 @@ const FINE: [string, string][] = [
   ['src/dev/a.ts', use('@quill/sandbox')],
   ['src/server/c.ts', use('../submissions/b.ts')],
   ['src/policy/c.ts', use('../../packages/canton/src/token/b.ts')],
+  ['src/api/d.ts', use('../intents/b.ts')],
 ];
 
 function fixture(): string {
