@@ -29,6 +29,28 @@ export type TransferFactoryAnswer = z.infer<typeof TransferFactoryAnswer>;
 
 export type InstructionAction = 'accept' | 'reject' | 'withdraw';
 
+/** A choice context is a few contracts' blobs: an answer larger than this is not one. */
+const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
+
+/** The body as text, refused once it grows past `max` bytes (a registry is not trusted with our memory). */
+async function bounded(res: Response, max: number): Promise<string> {
+  const reader = res.body?.getReader();
+  if (!reader) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel();
+      throw new SubmissionRefused(502, 'REGISTRY_UNAVAILABLE', `a registry answered more than ${max} bytes`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 export interface RegistryOptions {
   /** Base URL by admin party (clients append `/registry/…`). */
   urls: Readonly<Record<string, string>>;
@@ -92,8 +114,9 @@ export class RegistryClient {
         signal: AbortSignal.timeout(this.o.timeoutMs),
         redirect: 'error',
       });
-      text = await res.text();
+      text = await bounded(res, MAX_ANSWER_BYTES);
     } catch (err) {
+      if (err instanceof SubmissionRefused) throw err;
       throw new SubmissionRefused(
         502,
         'REGISTRY_UNAVAILABLE',
