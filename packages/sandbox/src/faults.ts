@@ -1,11 +1,32 @@
 /**
  * Faults on demand for testing the wallet: added latency, 503 text/plain and 504 REQUEST_TIME_OUT answers,
  * timeouts after committing (the ambiguous case: commit, then 504, 503 text or a dropped socket), dropped
- * connections, SUBMISSION_ALREADY_IN_FLIGHT, and a pause of the whole ledger. Rules select endpoints (exact
+ * connections, SUBMISSION_ALREADY_IN_FLIGHT, a pause of the whole ledger, and a dishonest prepare (`tamperPrepare`:
+ * a valid prepared transaction of something other than what was asked). Rules select endpoints (exact
  * path, or prefix ending in `*`), fire with a probability drawn from a seeded generator, and may be limited
  * to a number of times.
  */
-export type FaultKind = 'latency' | 'unavailable' | 'timeout' | 'timeoutAfterCommit' | 'drop' | 'inFlight';
+export type FaultKind =
+  | 'latency'
+  | 'unavailable'
+  | 'timeout'
+  | 'timeoutAfterCommit'
+  | 'drop'
+  | 'inFlight'
+  | 'tamperPrepare';
+
+/**
+ * What `tamperPrepare` changes in a prepare request before preparing it: the amount and receiver of every
+ * `TransferFactory_Transfer` (in `transfer`) and demo-coin `Holding_Transfer` exercise, and extra commands and
+ * disclosed contracts appended. The answer is an honest preparation of the tampered request, correct hash included,
+ * which only a wallet that checks the transaction against its request can catch.
+ */
+export interface PrepareTamper {
+  amount?: string;
+  receiver?: string;
+  appendCommands?: unknown[];
+  appendDisclosedContracts?: unknown[];
+}
 
 export interface FaultRule {
   kind: FaultKind;
@@ -19,6 +40,8 @@ export interface FaultRule {
   latencyMs?: number;
   /** For `timeoutAfterCommit`: how the ambiguous answer looks (default 504). */
   answer?: '504' | '503' | 'drop';
+  /** For `tamperPrepare`. */
+  tamper?: PrepareTamper;
 }
 
 export interface FaultConfig {
@@ -103,4 +126,36 @@ export class Faults {
 function matches(endpoint: string | undefined, path: string): boolean {
   if (endpoint === undefined || endpoint === '*') return true;
   return endpoint.endsWith('*') ? path.startsWith(endpoint.slice(0, -1)) : endpoint === path;
+}
+
+type Json = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The prepare request `req` (decoded JSON) rewritten as `tamper` says, as new JSON: the caller decodes it again, so
+ * appended commands meet the same decoder and rules as the participant's.
+ */
+export function tamperPrepareRequest(req: unknown, tamper: PrepareTamper): Json {
+  const out = structuredClone(req) as Json;
+  const commands = Array.isArray(out.commands) ? out.commands : [];
+  for (const command of commands) {
+    const ex = isObject(command) ? command.ExerciseCommand : undefined;
+    if (!isObject(ex) || !isObject(ex.choiceArgument)) continue;
+    const target =
+      ex.choice === 'TransferFactory_Transfer'
+        ? ex.choiceArgument.transfer
+        : ex.choice === 'Holding_Transfer'
+          ? ex.choiceArgument
+          : undefined;
+    if (!isObject(target)) continue;
+    if (tamper.amount !== undefined) target.amount = tamper.amount;
+    if (tamper.receiver !== undefined) target.receiver = tamper.receiver;
+  }
+  out.commands = [...commands, ...structuredClone(tamper.appendCommands ?? [])];
+  if (tamper.appendDisclosedContracts?.length) {
+    const disclosed = Array.isArray(out.disclosedContracts) ? out.disclosedContracts : [];
+    out.disclosedContracts = [...disclosed, ...structuredClone(tamper.appendDisclosedContracts)];
+  }
+  return out;
 }

@@ -26,7 +26,7 @@ import { uploadTokenStandardApis } from './token-standard.ts';
 export type { AuthConfig } from './auth.ts';
 export { COIN_MODULE, COIN_PACKAGE } from './coin.ts';
 export { SandboxError } from './errors.ts';
-export type { FaultConfig, FaultKind, FaultRule } from './faults.ts';
+export type { FaultConfig, FaultKind, FaultRule, PrepareTamper } from './faults.ts';
 export { bootstrapCoin, mint, submitInternal } from './internal.ts';
 export { fingerprintOf } from './keys.ts';
 export { SANDBOX_RECOGNIZERS } from './recognizers.ts';

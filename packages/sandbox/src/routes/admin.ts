@@ -9,16 +9,35 @@ import { requireAdmin } from '../auth.ts';
 import { err } from '../errors.ts';
 import { type App, caller, readJson, type Services } from './http.ts';
 
+const Tamper = z.strictObject({
+  amount: z.string().min(1).optional(),
+  receiver: z.string().min(1).optional(),
+  appendCommands: z.array(z.unknown()).optional(),
+  appendDisclosedContracts: z.array(z.unknown()).optional(),
+});
 const Rule = z.object({
-  kind: z.enum(['latency', 'unavailable', 'timeout', 'timeoutAfterCommit', 'drop', 'inFlight']),
+  kind: z.enum([
+    'latency',
+    'unavailable',
+    'timeout',
+    'timeoutAfterCommit',
+    'drop',
+    'inFlight',
+    'tamperPrepare',
+  ]),
   endpoint: z.string().optional(),
   probability: z.number().min(0).max(1).optional(),
   times: z.number().int().min(0).optional(),
   latencyMs: z.number().int().min(0).max(600_000).optional(),
   answer: z.enum(['504', '503', 'drop']).optional(),
+  tamper: Tamper.optional(),
 });
 export const FaultConfigSchema = z.object({
-  rules: z.array(Rule).optional(),
+  rules: z
+    .array(
+      Rule.refine((r) => r.kind !== 'tamperPrepare' || r.tamper !== undefined, 'tamperPrepare needs tamper'),
+    )
+    .optional(),
   paused: z.boolean().optional(),
   seed: z.number().int().optional(),
 });

@@ -12,12 +12,12 @@ import { endpoints as E, type JsExecuteSubmissionRequest, wildcardEventFormat } 
 import { effectiveUserId, requireExecuteAs, requireReadAs } from '../auth.ts';
 import { err, SandboxError, violationError } from '../errors.ts';
 import { checkDeduplication, commitExecution, planExecution } from '../execute.ts';
-import { UNAVAILABLE_TEXT } from '../faults.ts';
+import { tamperPrepareRequest, UNAVAILABLE_TEXT } from '../faults.ts';
 import { checkKnownIdentifiers } from '../identifiers.ts';
 import { prepare } from '../prepare.ts';
 import { renderTransaction, transactionFormatOf } from '../render.ts';
 import type { TransactionUpdate } from '../state/index.ts';
-import { type App, type Ctx, caller, type Services, serve } from './http.ts';
+import { type App, type Ctx, caller, decodeJson, type Services, serve } from './http.ts';
 
 export const EXECUTE_PATHS: ReadonlySet<string> = new Set(
   [E.execute, E.executeAndWait, E.executeAndWaitForTransaction].map((e) => e.path),
@@ -41,11 +41,19 @@ function sleep(ms: number): Promise<void> {
 export function submissionRoutes(app: App, services: Services): void {
   const { state, faults } = services;
 
-  serve(app, E.prepare, (c, { body }) => {
+  serve(app, E.prepare, async (c, { body }) => {
     const who = caller(c);
     effectiveUserId(who, body.userId);
     requireReadAs(who, [...body.actAs, ...(body.readAs ?? [])]);
-    return c.json(prepare(state, body));
+    const tamper = faults.pick('tamperPrepare', c.req.path)?.tamper;
+    if (!tamper) return c.json(prepare(state, body));
+    // The wire request is rewritten (Hono keeps its text), then decoded and checked again as a request: what the
+    // participant would refuse, the sandbox still refuses.
+    const raw: unknown = JSON.parse(await c.req.text());
+    const tampered = decodeJson(JSON.stringify(tamperPrepareRequest(raw, tamper)), E.prepare.body);
+    const violation = E.prepare.rule?.(tampered, {}, {});
+    if (violation) throw violationError(violation);
+    return c.json(prepare(state, tampered));
   });
 
   /**
