@@ -6,7 +6,7 @@ const LEAVES = '^(packages/canton/src/errors[.]ts|src/(errors|log|json)[.]ts)$';
 const canton = (...folders) => `packages/canton/src/(${folders.join('|')})/`;
 /** Wallet folders under src/, as one pattern. */
 const wallet = (...folders) => `src/(${folders.join('|')})/`;
-const DOMAIN = '^src/(redis|auth|audit|signing|parties|submissions|history|events|policy)/';
+const DOMAIN = '^src/(redis|auth|audit|signing|parties|submissions|history|events|policy|intents)/';
 
 /** A rule: files under `from` may import nothing of ours except what `allowed` matches. */
 function only(name, from, allowed, comment) {
@@ -97,9 +97,15 @@ module.exports = {
       'What Quill tells others builds on the pipeline, never on the API or the wiring.',
     ),
     only(
+      'intents-use-pipeline',
+      `^${wallet('intents')}`,
+      `^(${wallet('intents', 'submissions', 'policy', 'history', 'audit', 'auth', 'redis')}|${canton('ledger', 'token')})`,
+      "Intents prepare through the ledger and the registries, then hand over to the pipeline's accept path.",
+    ),
+    only(
       'api-uses-domain',
       `^${wallet('api')}`,
-      `^(${wallet('api', 'auth', 'audit', 'signing', 'parties', 'submissions', 'events', 'history', 'policy', 'redis')}|src/metrics[.]ts|packages/canton/src/)`,
+      `^(${wallet('api', 'auth', 'audit', 'signing', 'parties', 'submissions', 'events', 'history', 'policy', 'intents', 'redis')}|src/metrics[.]ts|packages/canton/src/)`,
       'The HTTP layer uses domain folders; configuration and wiring come from src/server.',
     ),
     only(
@@ -119,7 +125,7 @@ module.exports = {
       name: 'server-not-from-below',
       comment: 'Nothing below the composition root imports it.',
       severity: 'error',
-      from: { path: '^(src/(redis|auth|audit|signing|parties|submissions|history|events|policy|api|console|config)/|packages/)' },
+      from: { path: '^(src/(redis|auth|audit|signing|parties|submissions|history|events|policy|intents|api|console|config)/|packages/)' },
       to: { path: '^src/(server|cli|dev)/' },
     },
   ],

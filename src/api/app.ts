@@ -10,10 +10,11 @@ import { type AppDeps, type AppEnv, inProcessPrincipal } from './context.ts';
 import { docsRoutes } from './docs.ts';
 import { describeCause, errorJson, invalidRequest, toHttpError } from './errors.ts';
 import { jsonTooDeep, MAX_JSON_DEPTH } from './json-depth.ts';
-import { probeRoutes } from './probes.ts';
+import { PROBE_DOCS, probeRoutes } from './probes.ts';
 import { approvalRoutes } from './routes/approvals.ts';
 import { auditRoutes } from './routes/audit.ts';
 import { eventRoutes } from './routes/events.ts';
+import { intentRoutes } from './routes/intents.ts';
 import { keyRoutes } from './routes/keys.ts';
 import { ledgerRoutes } from './routes/ledger.ts';
 import { partyRoutes } from './routes/parties/index.ts';
@@ -125,6 +126,7 @@ export function createApp(deps: AppDeps) {
   // After the /wallet/* middleware: Hono runs what matches in the order it was added.
   const wallet = withProbes
     .route('/', submissionRoutes(deps))
+    .route('/', intentRoutes(deps))
     .route('/', keyRoutes(deps))
     .route('/', partyRoutes(deps))
     .route('/', auditRoutes(deps))
@@ -135,16 +137,20 @@ export function createApp(deps: AppDeps) {
     .route('/', ledgerRoutes(deps));
 
   app.openAPIRegistry.register('BatchSubmissionItem', BatchItem);
+  for (const probe of PROBE_DOCS) app.openAPIRegistry.registerPath(probe);
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', {
     type: 'http',
     scheme: 'bearer',
     bearerFormat: 'JWT',
     description:
-      'the role is a scope: `scope: quill:read | quill:submit | quill:approve | quill:admin` (the highest counts); an ' +
-      'optional `party` claim scopes the token to one party',
+      'A JWT whose role is a scope: `scope: quill:read | quill:submit | quill:approve | quill:admin` (space-separated ' +
+      'OAuth 2 scopes; the highest counts; `role` or `roles` claims grant nothing). `sub` is required (it names the ' +
+      'caller and scopes its Idempotency-Keys) and so is `exp`; an optional `party` claim scopes the token to one party.',
   });
   app.doc31('/openapi.json', {
     openapi: '3.1.0',
+    // Relative: the document is served by the wallet it describes, whatever its public address.
+    servers: [{ url: '/', description: 'this wallet' }],
     info: {
       title: 'Quill wallet API',
       version: '1',

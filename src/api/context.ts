@@ -14,6 +14,7 @@ import type { AuditLog } from '../audit/index.ts';
 import { allows, type Principal, type Role, type Verifier } from '../auth/index.ts';
 import type { Deliveries, EventLog, WebhookRegistry } from '../events/index.ts';
 import type { HistoryIndex } from '../history/index.ts';
+import type { IntentService } from '../intents/index.ts';
 import type { Log } from '../log.ts';
 import type { Registry } from '../metrics.ts';
 import type { HoldingRecognizer, PolicyStore } from '../policy/index.ts';
@@ -97,6 +98,8 @@ export interface AppDeps {
   recognizers?: readonly HoldingRecognizer[];
   /** Ledger reads as one party (GET /wallet/v1/ledger/…); absent: those routes answer 503. */
   ledgerReads?: LedgerReads;
+  /** Quill's own prepare of transfers, instruction answers and commands; absent: those routes answer 503. */
+  intents?: IntentService;
 }
 
 /** What PATCH /wallet/v1/ledger/user may change: anything of the User but its id (the wallet's own). */

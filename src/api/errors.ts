@@ -13,6 +13,7 @@ import { PartyError } from '../parties/index.ts';
 import { StoreError } from '../redis/index.ts';
 import { SigningError } from '../signing/index.ts';
 import { SubmissionRefused } from '../submissions/index.ts';
+import { ERROR_EXAMPLES } from './examples.ts';
 
 export const ErrorBody = z
   .object({
@@ -191,8 +192,6 @@ export function errorJson(c: Context, status: ContentfulStatusCode, code: string
   return c.json({ error: { code, message: echo(message, MESSAGE_MAX) } } satisfies ErrorBody, status);
 }
 
-const json = { 'application/json': { schema: ErrorBody } };
-
 const ERROR_TEXT = {
   400: 'Malformed request: the body, a parameter or the prepared transaction is invalid',
   401: 'Missing or invalid bearer token',
@@ -200,18 +199,30 @@ const ERROR_TEXT = {
   404: 'Not found',
   409: 'Conflicts with an existing resource',
   410: 'Gone: the events after this id were removed by retention',
-  413: 'Too many items',
+  413: 'Too large: the body, a field or a batch is over its limit',
   422: 'Well-formed but refused by policy (hash mismatch, unknown party, disabled key, expired, …)',
+  429: "Over the token's accept rate (ACCEPT_RATE_LIMIT): retry after Retry-After seconds",
+  502: 'A token registry answered badly or not at all (REGISTRY_UNAVAILABLE)',
   503: 'A dependency (Redis, the ledger) is unavailable',
 } as const;
 type ErrorStatus = keyof typeof ERROR_TEXT;
+
+const content = (s: ErrorStatus) => ({
+  'application/json': { schema: ErrorBody, example: { error: ERROR_EXAMPLES[s] } },
+});
+const RETRY_AFTER = {
+  'Retry-After': { description: 'seconds to wait before retrying', schema: { type: 'integer' as const } },
+};
 
 /**
  * OpenAPI response entries for the errors a route may answer with, keyed by each status: the route's type (and
  * so the console's client) knows exactly which statuses carry an ErrorBody.
  */
 export function errorResponses<const S extends readonly ErrorStatus[]>(...statuses: S) {
-  return Object.fromEntries(statuses.map((s) => [s, { description: ERROR_TEXT[s], content: json }])) as {
-    [K in S[number]]: { description: string; content: typeof json };
-  };
+  return Object.fromEntries(
+    statuses.map((s) => [
+      s,
+      { description: ERROR_TEXT[s], content: content(s), ...(s === 429 ? { headers: RETRY_AFTER } : {}) },
+    ]),
+  ) as { [K in S[number]]: { description: string; content: ReturnType<typeof content> } };
 }

@@ -1,4 +1,5 @@
 // Health, readiness and Prometheus metrics: served by the API, and alone by a worker-only process.
+import { createRoute, z } from '@hono/zod-openapi';
 import { Hono } from 'hono';
 import type { Redis } from 'ioredis';
 import type { Registry } from '../metrics.ts';
@@ -28,6 +29,65 @@ function within<T>(ms: number, p: Promise<T>): Promise<T> {
   });
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
+
+const Readiness = z
+  .object({
+    status: z.enum(['ok', 'unavailable']),
+    redis: z.boolean(),
+    ledger: z.boolean(),
+    ledgerAuth: z
+      .object({
+        ok: z.boolean(),
+        code: z.string().optional(),
+        since: z.string().optional(),
+        message: z.string().optional(),
+      })
+      .optional()
+      .openapi({ description: "whether the ledger accepts the wallet's credentials" }),
+    keys: z
+      .object({ ok: z.boolean(), broken: z.number().int().nullable() })
+      .optional()
+      .openapi({ description: 'key files that fail to open (named to admins by GET /wallet/v1/keys)' }),
+  })
+  .openapi('Readiness');
+
+/** The probes as the OpenAPI document declares them (the routes below are plain Hono: a worker serves them too). */
+export const PROBE_DOCS = [
+  createRoute({
+    method: 'get',
+    path: '/healthz',
+    operationId: 'getHealth',
+    tags: ['probes'],
+    summary: 'Liveness: 200 while the process runs (no token)',
+    responses: {
+      200: {
+        description: 'Alive',
+        content: { 'application/json': { schema: z.object({ status: z.literal('ok') }) } },
+      },
+    },
+  }),
+  createRoute({
+    method: 'get',
+    path: '/readyz',
+    operationId: 'getReadiness',
+    tags: ['probes'],
+    summary: 'Readiness: 200 when Redis and the ledger answer within 2 s, else 503 (no token)',
+    responses: {
+      200: { description: 'Ready', content: { 'application/json': { schema: Readiness } } },
+      503: { description: 'Not ready', content: { 'application/json': { schema: Readiness } } },
+    },
+  }),
+  createRoute({
+    method: 'get',
+    path: '/metrics',
+    operationId: 'getMetrics',
+    tags: ['probes'],
+    summary: 'Prometheus metrics, text exposition format (no token)',
+    responses: {
+      200: { description: 'The metrics', content: { 'text/plain': { schema: z.string() } } },
+    },
+  }),
+];
 
 /** Mounted by the API's app, or served alone by a worker-only process. */
 export function probeRoutes(deps: ProbeDeps) {

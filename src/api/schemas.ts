@@ -96,16 +96,20 @@ export const SubmissionBody = z
         "the prepare response's costEstimation, kept on the record as sent (informative: not signed, not part " +
         "of the request's Idempotency-Key fingerprint)",
     }).optional(),
+    hashingDetails: z.string().nullable().optional().openapi({
+      description: "the prepare response's verbose hashing text: accepted and ignored",
+    }),
   })
-  .strict()
-  .openapi('SubmissionRequest');
+  .openapi('SubmissionRequest', {
+    description:
+      "The participant's prepare response may be posted as it is (with `party` added if wanted): fields this " +
+      'document does not name are ignored. Unknown fields inside the prepared transaction are refused.',
+  });
 export type SubmissionBody = z.infer<typeof SubmissionBody>;
 
 export const BatchItem = SubmissionBody.extend({
   idempotencyKey: z.string().min(1).max(200).optional(),
-})
-  .strict()
-  .openapi('BatchSubmissionItem');
+}).openapi('BatchSubmissionItem');
 
 /** Items are validated one by one (a bad item is a 400 in its own result, not a failed batch). */
 export const BatchBody = z

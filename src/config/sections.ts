@@ -6,6 +6,7 @@ import { commit } from './commit.ts';
 import { operatorConsole } from './console.ts';
 import { events } from './events.ts';
 import { inspect } from './inspect.ts';
+import { intents } from './intents.ts';
 import { keys } from './keys.ts';
 import { ledger } from './ledger.ts';
 import { log } from './log.ts';
@@ -35,6 +36,7 @@ export const SECTIONS = compose({
   inspect,
   retention,
   policy,
+  intents,
   log,
   client,
   events,
@@ -57,6 +59,7 @@ export const WALLET_SECTIONS = [
   'inspect',
   'retention',
   'policy',
+  'intents',
   'log',
   'events',
   'watcher',

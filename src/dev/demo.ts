@@ -122,6 +122,7 @@ async function call<T>(
 interface KeyItem {
   fingerprint: string;
   status: string;
+  label?: string | null;
 }
 interface PartyItem {
   partyId: string;
@@ -140,6 +141,10 @@ export async function prepareDemo(o: {
   sandbox: { url: string; scanUrl: string; userId: string; token?: string };
   /** Gives the demo party its starting holdings; answers them for people ("1000.0 Amulet"). */
   fund?: (party: string) => string[];
+  /** An instrument the demo party holds, for the printed transfer. */
+  instrument?: { admin: string; id: string };
+  /** Lets the receiver take the registries' instruments directly (no accept step). */
+  preapprove?: (party: string) => void;
   /** The console sign-in link for the admin who started the demo (absent: the console is off). */
   consoleLink?: string;
   log: Log;
@@ -153,18 +158,25 @@ export async function prepareDemo(o: {
   const api = <T>(method: 'GET' | 'POST', path: string, body?: unknown) =>
     call<T>(o.walletUrl, token, method, path, body);
   const keys = (await api<{ items: KeyItem[] }>('GET', '/wallet/v1/keys')).items;
-  const key =
-    keys.find((k) => k.status === 'active') ??
-    (await api<KeyItem>('POST', '/wallet/v1/keys', { algorithm: 'ed25519', label: 'demo' }));
-  const known = (await api<{ items: PartyItem[] }>('GET', '/wallet/v1/parties')).items.find(
-    (p) => p.keyFingerprint === key.fingerprint,
-  );
-  const party =
-    known ??
-    (await api<PartyItem>('POST', '/wallet/v1/parties', {
-      keyFingerprint: key.fingerprint,
-      partyHint: 'demo',
-    }));
+  const parties = (await api<{ items: PartyItem[] }>('GET', '/wallet/v1/parties')).items;
+  /** The demo's party named `hint`, with its own key (labelled so), made once and found again after a restart. */
+  const demoParty = async (hint: string) => {
+    const key =
+      keys.find((k) => k.status === 'active' && (k.label ?? 'demo') === hint) ??
+      (await api<KeyItem>('POST', '/wallet/v1/keys', { algorithm: 'ed25519', label: hint }));
+    return (
+      parties.find((p) => p.keyFingerprint === key.fingerprint) ??
+      (await api<PartyItem>('POST', '/wallet/v1/parties', {
+        keyFingerprint: key.fingerprint,
+        partyHint: hint,
+      }))
+    );
+  };
+  const party = await demoParty('demo');
+  // A second wallet party to send to (transfer intents, examples/custody-client), pre-approving both instruments.
+  const receiver = await demoParty('demo-receiver');
+  o.preapprove?.(receiver.partyId);
+  await writeFile(join(o.demo.dir, 'receiver'), `${receiver.partyId}\n`, { mode: 0o600 });
   const funds = o.fund?.(party.partyId) ?? [];
   const ledger = new LedgerClient({
     baseUrl: o.sandbox.url,
@@ -209,6 +221,7 @@ export async function prepareDemo(o: {
       `  wallet API   ${o.walletUrl}   (docs ${o.walletUrl}/docs, OpenAPI ${o.walletUrl}/openapi.json)`,
       `  ledger       ${o.sandbox.url}   (embedded sandbox; activity feed ${o.sandbox.scanUrl})`,
       `  demo party   ${party.partyId}`,
+      `  receiver     ${receiver.partyId}   (${DEMO_DIR}/receiver)`,
       ...(funds.length > 0
         ? [`  holdings     ${funds.join(', ')}   (GET /wallet/v1/parties/<party>/holdings)`]
         : []),
@@ -219,6 +232,9 @@ export async function prepareDemo(o: {
       '',
       'Submit the prepared demo transaction and wait for its outcome:',
       `  curl -s -X POST '${o.walletUrl}/wallet/v1/submissions?wait=10' -H 'authorization: Bearer ${token}' -H 'content-type: application/json' --data @${rel}`,
+      '',
+      'Or ask Quill for a token transfer (it prepares, checks what it signs, and submits):',
+      `  curl -s -X POST '${o.walletUrl}/wallet/v1/transfers?wait=10' -H 'authorization: Bearer ${token}' -H 'content-type: application/json' --data '{"party":"${party.partyId}","receiver":"${receiver.partyId}","instrument":${o.instrument ? JSON.stringify(o.instrument) : '{"admin":"…","id":"…"}'},"amount":"10","memo":"first transfer"}'`,
       '',
       ...(o.consoleLink
         ? [

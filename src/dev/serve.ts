@@ -42,7 +42,7 @@ export async function serveEmbedded(o: Omit<ServeOptions, 'embedded'> & { demo: 
       }
       demoTarget = redis.started ? { url: redis.url } : config.redisTarget;
     }
-    const { startSandbox, SANDBOX_RECOGNIZERS, mintHolding } = await loadSandbox();
+    const { startSandbox, SANDBOX_RECOGNIZERS, mintHolding, grantPreapproval } = await loadSandbox();
     const secret = config.sandbox.authSecret;
     const sandbox = await startSandbox({
       port: config.sandbox.port,
@@ -76,6 +76,9 @@ export async function serveEmbedded(o: Omit<ServeOptions, 'embedded'> & { demo: 
         scanUrl: sandbox.scanUrl,
         // The sandbox's registries as holding recognizers (its `{holdings}` table once it exports one).
         recognizers: SANDBOX_RECOGNIZERS,
+        registries: Object.fromEntries(
+          Object.values(sandbox.registries).map((r) => [r.admin, r.registryUrl]),
+        ),
         ...(token ? { token } : {}),
         userId,
       },
@@ -100,6 +103,10 @@ export async function serveEmbedded(o: Omit<ServeOptions, 'embedded'> & { demo: 
             mintHolding(sandbox.state, registry, party, amount);
             return `${shortAmount(amount)} ${sandbox.registries[registry].instrumentId.id}`;
           }),
+        preapprove: (party) => {
+          for (const { registry } of DEMO_FUNDS) grantPreapproval(sandbox.state, registry, party);
+        },
+        instrument: sandbox.registries.usdq.instrumentId,
         ...(wallet.console.enabled
           ? {
               consoleLink: await signInLink(secretForLinks, base, {

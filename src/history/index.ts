@@ -7,4 +7,5 @@ export {
   type IndexedTransaction,
   type IngestBatch,
 } from './index-store.ts';
+export { type IndexedHolding, type IndexedInstruction, isLocked } from './tokens.ts';
 export { concerned, LedgerWatcher, type WatcherLedger, type WatcherOptions } from './watcher.ts';

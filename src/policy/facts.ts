@@ -1,7 +1,7 @@
 // What a transaction does, as far as policy cares: read from the decoded transaction (its preview), never
 // from anything the caller says about it.
 import { type InstrumentId, instrumentKey } from '@quill/canton/token';
-import type { TransactionPreview } from '@quill/canton/transaction';
+import type { PreviewNode, TransactionPreview } from '@quill/canton/transaction';
 import { compareDecimal, sumDecimals } from './decimal.ts';
 import { type AssetMovements, assetMovements, qualifiedTemplate } from './movements.ts';
 import { DEFAULT_RECOGNIZERS, type HoldingRecognizer } from './recognizers.ts';
@@ -28,8 +28,22 @@ export interface TransactionFacts {
   /** Parties other than the acting ones that receive: token-transfer receivers and owners gaining holdings. */
   receivers: string[];
   movements: AssetMovements;
+  /** The root actions in order: what the transaction was asked to do (an intent's prepare is checked on them). */
+  roots: RootAction[];
   /** What leaves the acting parties, per instrument (only positive ones; instruments are never summed). */
   outflows: InstrumentAmount[];
+}
+
+/** A root node: a create, an exercise (through an interface when `interfaceId` is set), a fetch or a lookup. */
+export interface RootAction {
+  kind: PreviewNode['kind'];
+  /** Package-name qualified template (`#name:Module:Entity`), when known. */
+  template: string | null;
+  /** As the node names it (package id form). */
+  templateId: string | null;
+  interfaceId: string | null;
+  contractId: string | null;
+  choice: string | null;
 }
 
 /** The facts of a decoded transaction; holdings valued through `holdings` (first recognizer per template wins). */
@@ -76,6 +90,16 @@ export function transactionFacts(
     counterparties: [...counterparties].sort(),
     receivers: [...receivers].sort(),
     movements,
+    roots: p.nodes
+      .filter((n) => n.parentId === null)
+      .map((n) => ({
+        kind: n.kind,
+        template: qualifiedTemplate(n) ?? null,
+        templateId: n.templateId ?? null,
+        interfaceId: n.interfaceId ?? null,
+        contractId: n.contractId ?? null,
+        choice: n.choice ?? null,
+      })),
     outflows: [...outflows.values()],
   };
 }

@@ -19,7 +19,12 @@ export {
   type VelocityWindow,
   velocityTrips,
 } from './evaluate.ts';
-export { type InstrumentAmount, type TransactionFacts, transactionFacts } from './facts.ts';
+export {
+  type InstrumentAmount,
+  type RootAction,
+  type TransactionFacts,
+  transactionFacts,
+} from './facts.ts';
 export {
   type AssetMovements,
   assetMovements,

@@ -36,6 +36,11 @@ export function redisKeys(prefix: string) {
     /** The BullMQ prefix of both queues (`<prefix>bull:<queue>:…`). */
     bull: `${p}bull`,
 
+    // Intents (src/intents): a holding picked by a transfer being prepared, until its record is stored.
+    intentHolding: (contractId: string) => `${p}intent:holding:${contractId}`,
+    /** An intent's command id while one request prepares it (others with the same Idempotency-Key wait). */
+    intentCommand: (commandId: string) => `${p}intent:cmd:${commandId}`,
+
     // The audit chain (src/audit).
     audit: `${p}audit`,
     auditHead: `${p}audit:head`,

@@ -27,6 +27,8 @@ export interface EmbeddedLedger {
   userId?: string;
   /** Its registries' holding recognizers (the sandbox's `{holdings}` table), tried before the built-in ones. */
   recognizers: AssetRecognizers;
+  /** Its token registries' base URLs by admin party (TOKEN_REGISTRY_URLS entries win). */
+  registries?: Readonly<Record<string, string>>;
 }
 
 export interface ServeOptions {
@@ -102,7 +104,11 @@ export async function serve(o: ServeOptions): Promise<Serving> {
     o.role === 'worker'
       ? configured
       : await resolveLedgerUser({ configured, client, hasToken: token !== undefined, log });
-  const config: Config = { ...loaded, ...(walletUser ? { ledgerUserId: walletUser } : {}) };
+  const config: Config = {
+    ...loaded,
+    ...(walletUser ? { ledgerUserId: walletUser } : {}),
+    intents: { ...loaded.intents, registries: { ...o.embedded?.registries, ...loaded.intents.registries } },
+  };
   // Holding recognizers, first per template wins: RECOGNIZERS_FILE, the embedded ledger's (the wallet adds the
   // built-in ones after them).
   const recognizers: AssetRecognizers = {

@@ -51,7 +51,7 @@ const EXPIRED = {
 };
 
 /** Moves an overdue awaiting record to expired; returns the record as it stands. */
-async function expireIfOverdue(store: SubmissionStore, rec: SubmissionRecord, now: number) {
+export async function expireIfOverdue(store: SubmissionStore, rec: SubmissionRecord, now: number) {
   if (rec.status !== 'awaiting_approval' || !overdue(rec, now)) return rec;
   return store.update(rec.id, (r) => (r.status === 'awaiting_approval' ? expire(EXPIRED)(r) : undefined));
 }

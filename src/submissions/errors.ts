@@ -2,7 +2,7 @@
 // job lock was lost.
 import { QuillError } from '@quill/canton/errors';
 
-export type RefusalStatus = 400 | 403 | 404 | 409 | 413 | 422 | 503;
+export type RefusalStatus = 400 | 403 | 404 | 409 | 413 | 422 | 502 | 503;
 
 /** A request Quill refuses; nothing was signed for it. `message` is one line and holds no secret. */
 export class SubmissionRefused extends QuillError {

@@ -8,6 +8,7 @@ export type {
   AcceptPorts,
   AcceptResult,
   InspectedTransaction,
+  IntentCheck,
   PolicyPort,
   SubmissionRequest,
 } from './accept/types.ts';
@@ -16,6 +17,7 @@ export {
   type ApprovalInput,
   type ApprovalResult,
   decideApproval,
+  expireIfOverdue,
   listAwaiting,
 } from './approvals.ts';
 export {

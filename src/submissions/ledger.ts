@@ -20,6 +20,7 @@ export function ledgerPort(client: LedgerClient): LedgerPort {
       return res.transaction;
     },
     ledgerEnd: () => client.ledgerEndOffset(),
+    prepare: (body) => client.prepare(body),
     async transactionAt(offset, party) {
       try {
         const res = await client.transactionByOffset({ offset, transactionFormat: transactionFormat(party) });

@@ -1,7 +1,12 @@
 // Finds the transaction an earlier attempt committed: by the completion offset a DUPLICATE_COMMAND names,
 // or by scanning the party's updates after the offset recorded before the first attempt for our hash.
 
-import type { JsExecuteSubmissionAndWaitForTransactionRequest, JsTransaction } from '@quill/canton/ledger';
+import type {
+  JsExecuteSubmissionAndWaitForTransactionRequest,
+  JsPrepareSubmissionRequest,
+  JsPrepareSubmissionResponse,
+  JsTransaction,
+} from '@quill/canton/ledger';
 import type { z } from 'zod';
 
 /** What the worker sends: the ledger contract's request, as the client takes it. */
@@ -25,6 +30,8 @@ export interface LedgerPort {
    * answer PACKAGE_NAMES_NOT_FOUND when reading with a filter naming them).
    */
   unknownPackageNames?(names: readonly string[]): Promise<string[]>;
+  /** Optional: the participant's prepare, for intents (src/intents); absent: intents answer 503. */
+  prepare?(body: JsPrepareSubmissionRequest): Promise<JsPrepareSubmissionResponse>;
 }
 
 export type ReconcileResult =

@@ -106,6 +106,37 @@ export const ApprovalRequirement = z.object({
 });
 export type ApprovalRequirement = z.infer<typeof ApprovalRequirement>;
 
+const InstrumentRef = z.object({ admin: z.string(), id: z.string() });
+
+/**
+ * What a record made by Quill's own prepare was asked to do (POST /wallet/v1/transfers, …/transfer-instructions/…,
+ * /commands), as verified against the prepared transaction before anything was signed.
+ */
+export const Intent = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('transfer'),
+    receiver: z.string(),
+    instrument: InstrumentRef,
+    amount: z.string(),
+    memo: z.string().nullable(),
+    executeBefore: z.string(),
+    inputHoldingCids: z.array(z.string()).describe('the holdings Quill chose to spend'),
+    factoryId: z.string().describe("the registry's TransferFactory"),
+    transferKind: z.string().describe("the registry's answer: self, direct or offer"),
+  }),
+  z.object({
+    kind: z.literal('instruction'),
+    action: z.enum(['accept', 'reject', 'withdraw']),
+    instructionCid: z.string(),
+    sender: z.string(),
+    receiver: z.string(),
+    amount: z.string(),
+    instrument: InstrumentRef,
+  }),
+  z.object({ kind: z.literal('commands'), commandCount: z.number().int() }),
+]);
+export type Intent = z.infer<typeof Intent>;
+
 export const SubmissionRecord = z.object({
   id: z.string().describe('sub_ followed by 20 base64url characters'),
   status: SubmissionStatus,
@@ -168,6 +199,11 @@ export const SubmissionRecord = z.object({
     .int()
     .optional()
     .describe("the traffic the committed transaction paid for (the ledger transaction's paidTrafficCost)"),
+  intent: Intent.optional().describe('present when Quill prepared the transaction from an intent'),
+  reprepareOf: z
+    .string()
+    .optional()
+    .describe('the expired record this one prepared again (POST /wallet/v1/submissions/{id}/reprepare)'),
 });
 export type SubmissionRecord = z.infer<typeof SubmissionRecord>;
 

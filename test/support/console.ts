@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { LedgerClient } from '@quill/canton/ledger';
 import { ScanClient } from '@quill/canton/scan';
-import type { Sandbox } from '@quill/sandbox';
+import { SANDBOX_RECOGNIZERS, type Sandbox } from '@quill/sandbox';
 import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { ledgerReads } from '../../src/api/ledger-reads.ts';
@@ -19,7 +19,7 @@ import { Keyring, KeyStore, verifyingSigner } from '../../src/signing/index.ts';
 import { ledgerPort } from '../../src/submissions/ledger.ts';
 import { SCREENSHOTS } from './browser.ts';
 import { tempDir } from './tmp.ts';
-import { SECRET } from './wallet.ts';
+import { SECRET, withSandboxRegistries } from './wallet.ts';
 
 export async function startConsoleWallet(sandbox: Sandbox, config: Config) {
   const dir = tempDir('quill-console-keys-');
@@ -29,7 +29,7 @@ export async function startConsoleWallet(sandbox: Sandbox, config: Config) {
   const registry = new PartyRegistry({ dir });
   const parties = partyServices({ registry, ledger: client, signer, keys });
   const wallet = await startWallet({
-    config,
+    config: withSandboxRegistries(config, sandbox),
     role: 'all',
     ledger: ledgerPort(client),
     reads: ledgerReads(client, new ScanClient({ baseUrl: sandbox.scanUrl }), 'participant_admin'),
@@ -39,6 +39,8 @@ export async function startConsoleWallet(sandbox: Sandbox, config: Config) {
     signer,
     parties,
     worker: { sweepEveryMs: 1000 },
+    // The sandbox's registries valued as `quill serve --sandbox` values them.
+    recognizers: SANDBOX_RECOGNIZERS,
   });
   const url = wallet.url as string;
   const admin = await issueToken({

@@ -68,7 +68,7 @@ export async function startFullWallet(
   const signer = verifyingSigner(keys);
   const parties = partyServices({ registry: new PartyRegistry({ dir }), ledger: client, signer, keys });
   const wallet = await startWallet({
-    config,
+    config: withSandboxRegistries(config, sandbox),
     role,
     ledger: ledgerPort(client),
     auth: createVerifier(config.auth),
@@ -92,7 +92,18 @@ export async function startFullWallet(
       json: (await res.json()) as Record<string, unknown> & { error?: { code: string } },
     };
   }
-  return { wallet, client, keys, parties, call, dir };
+  return { wallet, client, keys, parties, call, dir, admin };
+}
+
+/** Intents find the sandbox's registries, as `quill serve --sandbox` does (configured ones win). */
+export function withSandboxRegistries(config: Config, sandbox: Sandbox): Config {
+  const registries = Object.fromEntries(
+    Object.values(sandbox.registries).map((r) => [r.admin, r.registryUrl]),
+  );
+  return {
+    ...config,
+    intents: { ...config.intents, registries: { ...registries, ...config.intents.registries } },
+  };
 }
 
 /** Prepares one command for `party` on the sandbox and returns the body Quill takes. */

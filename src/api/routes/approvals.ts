@@ -24,6 +24,7 @@ const ApprovalBody = z
 const decide = createRoute({
   method: 'post',
   path: '/wallet/v1/submissions/{id}/approvals',
+  operationId: 'decideApproval',
   tags: ['approvals'],
   summary: 'Approve or reject a submission awaiting approval (bound to its hash)',
   security,
@@ -43,6 +44,7 @@ const decide = createRoute({
 const awaiting = createRoute({
   method: 'get',
   path: '/wallet/v1/approvals',
+  operationId: 'listApprovals',
   tags: ['approvals'],
   summary: 'Submissions awaiting approval, oldest first',
   security,
@@ -59,6 +61,7 @@ const awaiting = createRoute({
 const getPolicy = createRoute({
   method: 'get',
   path: '/wallet/v1/policy',
+  operationId: 'getPolicy',
   tags: ['approvals'],
   summary: 'The approval policy in force (admin)',
   security,
@@ -78,6 +81,7 @@ const getPolicy = createRoute({
 const putPolicy = createRoute({
   method: 'put',
   path: '/wallet/v1/policy',
+  operationId: 'updatePolicy',
   tags: ['approvals'],
   summary: 'Replace the approval policy (unscoped admin); each change is a new numbered version',
   security,
@@ -105,6 +109,7 @@ const putPolicy = createRoute({
 const evaluate = createRoute({
   method: 'post',
   path: '/wallet/v1/policy/evaluate',
+  operationId: 'evaluatePolicy',
   tags: ['approvals'],
   summary: 'Dry run: which rule matches a submission and what would happen (nothing is stored or signed)',
   security,

@@ -17,6 +17,7 @@ const AuditEntryView = z
 const auditRoute = createRoute({
   method: 'get',
   path: '/wallet/v1/audit',
+  operationId: 'listAuditEntries',
   tags: ['audit'],
   summary:
     'The tamper-evident audit chain (admin): signatures, approval decisions, policy changes, key generation and disable',

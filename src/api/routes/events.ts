@@ -3,13 +3,59 @@
 // than what retention removed is 410 EVENTS_EXPIRED (nothing is silently skipped). Without an id the stream
 // starts with the events written from now on. A comment line `: ping` is sent every EVENTS_HEARTBEAT_SECONDS
 // without events; the stream ends at shutdown.
-import { OpenAPIHono } from '@hono/zod-openapi';
+import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { echo } from '@quill/canton/errors';
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { EVENT_TYPES, type EventFilter, type EventType, isEventId, isEventType } from '../../events/index.ts';
 import { type AppDeps, type AppEnv, type EventsDeps, need } from '../context.ts';
-import { ApiError } from '../errors.ts';
+import { ApiError, errorResponses } from '../errors.ts';
+import { eventStreamExample } from '../examples.ts';
+import { security } from './shared.ts';
+
+// Declared for the document only: the handler below reads the raw query and header itself (a stream answers
+// with text/event-stream, which a typed `.openapi` handler cannot return).
+const stream = createRoute({
+  method: 'get',
+  path: '/wallet/v1/events',
+  operationId: 'streamEvents',
+  tags: ['events'],
+  summary: "Server-Sent Events: what happens to the wallet's parties, resumable by Last-Event-ID",
+  security,
+  request: {
+    query: z.object({
+      party: z.string().min(1).max(512).optional().openapi({
+        description: "only this party's events (a party-scoped token always gets its own; another is 403)",
+      }),
+      types: z
+        .string()
+        .optional()
+        .openapi({
+          description: `comma-separated event types: ${EVENT_TYPES.join(', ')}`,
+          example: 'submission.committed,submission.rejected',
+        }),
+      after: z.string().optional().openapi({
+        description: 'resume after this event id (as Last-Event-ID)',
+        example: '1795647251524-0',
+      }),
+    }),
+    headers: z.object({
+      'last-event-id': z.string().optional().openapi({
+        description:
+          'resume after this event id (<ms>-<seq>): every later event within retention is sent first',
+      }),
+    }),
+  },
+  responses: {
+    200: {
+      description:
+        'An endless text/event-stream: per event `id:` (the event id), `event:` (its type) and `data:` (the event as ' +
+        'JSON: {id, type, party, at, body}); a `: ping` comment every EVENTS_HEARTBEAT_SECONDS without events',
+      content: { 'text/event-stream': { schema: z.string(), example: eventStreamExample } },
+    },
+    ...errorResponses(400, 401, 403, 410, 503),
+  },
+});
 
 export function eventsDeps(deps: AppDeps): EventsDeps {
   if (!deps.events) throw new ApiError(503, 'EVENTS_UNAVAILABLE', 'events are not available in this process');
@@ -44,7 +90,9 @@ export function scopedParty(c: Context<AppEnv>, asked: string | undefined): stri
 }
 
 export function eventRoutes(deps: AppDeps) {
-  return new OpenAPIHono<AppEnv>().get('/wallet/v1/events', async (c) => {
+  const app = new OpenAPIHono<AppEnv>();
+  app.openAPIRegistry.registerPath(stream);
+  return app.get('/wallet/v1/events', async (c) => {
     need(c, 'read');
     const ev = eventsDeps(deps);
     const types = parseTypes(c.req.query('types'));

@@ -19,6 +19,7 @@ import { creatingAdmin, json, security } from './shared.ts';
 const createKey = createRoute({
   method: 'post',
   path: '/wallet/v1/keys',
+  operationId: 'createKey',
   tags: ['keys'],
   summary: 'Generate a signing key (admin)',
   security,
@@ -28,6 +29,7 @@ const createKey = createRoute({
 const adoptKey = createRoute({
   method: 'post',
   path: '/wallet/v1/keys/adopt',
+  operationId: 'adoptKey',
   tags: ['keys'],
   summary: 'Take over a key made outside Quill, e.g. in an HSM by its own tools (admin)',
   security,
@@ -40,6 +42,7 @@ const adoptKey = createRoute({
 const listKeys = createRoute({
   method: 'get',
   path: '/wallet/v1/keys',
+  operationId: 'listKeys',
   tags: ['keys'],
   summary:
     'All keys (admin); key files that fail to open are named in problems, the others still listed; the key ' +
@@ -60,6 +63,7 @@ const listKeys = createRoute({
 const getKey = createRoute({
   method: 'get',
   path: '/wallet/v1/keys/{fingerprint}',
+  operationId: 'getKey',
   tags: ['keys'],
   summary: 'One key (admin)',
   security,
@@ -69,6 +73,7 @@ const getKey = createRoute({
 const disableKey = createRoute({
   method: 'post',
   path: '/wallet/v1/keys/{fingerprint}/disable',
+  operationId: 'disableKey',
   tags: ['keys'],
   summary: 'Disable a key for good: it never signs again (admin)',
   security,

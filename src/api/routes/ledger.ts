@@ -25,6 +25,7 @@ const PartyQuery = z.object({
 const byId = createRoute({
   method: 'get',
   path: '/wallet/v1/ledger/transactions/{updateId}',
+  operationId: 'getLedgerTransaction',
   tags: ['ledger'],
   summary: 'One transaction by update id, as the party sees it',
   security,
@@ -38,6 +39,7 @@ const byId = createRoute({
 const byOffset = createRoute({
   method: 'get',
   path: '/wallet/v1/ledger/offsets/{offset}',
+  operationId: 'getLedgerTransactionByOffset',
   tags: ['ledger'],
   summary: 'The transaction at an offset, as the party sees it',
   security,
@@ -62,6 +64,7 @@ const list = (what: string) =>
 const vetted = createRoute({
   method: 'get',
   path: '/wallet/v1/ledger/vetted-packages',
+  operationId: 'listVettedPackages',
   tags: ['ledger'],
   summary: 'Vetted packages (INTERFACE.md 4.1): package and topology filters, page tokens',
   security,
@@ -89,6 +92,7 @@ const offset = z.coerce.number().int().min(1).max(Number.MAX_SAFE_INTEGER);
 const updates = createRoute({
   method: 'get',
   path: '/wallet/v1/ledger/updates',
+  operationId: 'listLedgerUpdates',
   tags: ['ledger'],
   summary: 'Updates between two offsets, in either order, as the party sees them (INTERFACE.md 4.2)',
   security,
@@ -109,6 +113,7 @@ const updates = createRoute({
 const updateAt = createRoute({
   method: 'get',
   path: '/wallet/v1/ledger/updates/offsets/{offset}',
+  operationId: 'getLedgerUpdateByOffset',
   tags: ['ledger'],
   summary: 'The update at an offset, as the party sees it (INTERFACE.md 4.5)',
   security,
@@ -122,6 +127,7 @@ const updateAt = createRoute({
 const getUser = createRoute({
   method: 'get',
   path: '/wallet/v1/ledger/user',
+  operationId: 'getLedgerUser',
   tags: ['ledger'],
   summary: "The wallet's own ledger user (unscoped admin)",
   security,
@@ -134,6 +140,7 @@ const getUser = createRoute({
 const patchUser = createRoute({
   method: 'patch',
   path: '/wallet/v1/ledger/user',
+  operationId: 'updateLedgerUser',
   tags: ['ledger'],
   summary: "Changes the wallet's ledger user through an update mask (INTERFACE.md 4.6; unscoped admin)",
   description:

@@ -12,6 +12,11 @@ import {
 import { type AppDeps, type AppEnv, need, visible } from '../context.ts';
 import { ApiError, describeCause, errorResponses, invalidRequest, toHttpError } from '../errors.ts';
 import {
+  committedSubmissionExample,
+  queuedSubmissionExample,
+  submissionRequestExample,
+} from '../examples.ts';
+import {
   AssetMovementsSchema,
   BatchBody,
   BatchItem,
@@ -28,45 +33,51 @@ import { security } from './shared.ts';
 
 /** Pages of the index one time-filtered listing reads before answering with a cursor. */
 const SCAN_PAGES = 20;
-const record = (description: string) => ({
+const record = (description: string, example: object = committedSubmissionExample) => ({
   description,
-  content: { 'application/json': { schema: SubmissionView } },
+  content: { 'application/json': { schema: SubmissionView, example } },
 });
 
 const submit = createRoute({
   method: 'post',
   path: '/wallet/v1/submissions',
+  operationId: 'createSubmission',
   tags: ['submissions'],
   summary: 'Check, sign and submit a prepared transaction (exactly once)',
   security,
   request: {
     query: WaitQuery,
     headers: IdempotencyHeader,
-    body: { required: true, content: { 'application/json': { schema: SubmissionBody } } },
+    body: {
+      required: true,
+      content: { 'application/json': { schema: SubmissionBody, example: submissionRequestExample } },
+    },
   },
   responses: {
     200: record('The outcome (terminal record), after ?wait or for a repeated request'),
-    202: record('Accepted; the record as it stands'),
-    ...errorResponses(400, 401, 403, 409, 422, 503),
+    202: record('Accepted; the record as it stands', queuedSubmissionExample),
+    ...errorResponses(400, 401, 403, 409, 413, 422, 429, 503),
   },
 });
 
 const batch = createRoute({
   method: 'post',
   path: '/wallet/v1/submissions/batch',
+  operationId: 'createSubmissionBatch',
   tags: ['submissions'],
   summary: 'Submit several prepared transactions; one result per item',
   security,
   request: { body: { required: true, content: { 'application/json': { schema: BatchBody } } } },
   responses: {
     200: { description: 'Per-item results', content: { 'application/json': { schema: BatchResult } } },
-    ...errorResponses(400, 401, 403, 413),
+    ...errorResponses(400, 401, 403, 413, 429),
   },
 });
 
 const getOne = createRoute({
   method: 'get',
   path: '/wallet/v1/submissions/{id}',
+  operationId: 'getSubmission',
   tags: ['submissions'],
   summary: 'One submission',
   security,
@@ -99,6 +110,7 @@ const SubmissionPreview = z
 const preview = createRoute({
   method: 'get',
   path: '/wallet/v1/submissions/{id}/preview',
+  operationId: 'getSubmissionPreview',
   tags: ['submissions'],
   summary: 'Exactly what was signed: the stored prepared transaction decoded, with its hash recomputed',
   security,
@@ -112,6 +124,7 @@ const preview = createRoute({
 const list = createRoute({
   method: 'get',
   path: '/wallet/v1/submissions',
+  operationId: 'listSubmissions',
   tags: ['submissions'],
   summary: 'Submissions, newest first, filtered by party and status, paged by cursor',
   security,
@@ -125,6 +138,7 @@ const list = createRoute({
 const byUpdate = createRoute({
   method: 'get',
   path: '/wallet/v1/updates/{updateId}',
+  operationId: 'getSubmissionByUpdate',
   tags: ['submissions'],
   summary: 'The submission that produced a ledger update, with its transaction',
   security,
@@ -153,7 +167,8 @@ export function submissionRoutes(deps: AppDeps) {
     .openapi(submit, async (c) => {
       const who = need(c, 'submit');
       const started = performance.now();
-      const body = c.req.valid('json');
+      // The prepare response's verbose hashing text is informative only: not part of the request.
+      const { hashingDetails: _, ...body } = c.req.valid('json');
       const { wait } = c.req.valid('query');
       const key = c.req.valid('header')['idempotency-key'];
       checkSize(deps, body.preparedTransaction);
@@ -188,7 +203,7 @@ export function submissionRoutes(deps: AppDeps) {
             const { status, body } = invalidRequest(parsed.error);
             return { index, status, error: body.error };
           }
-          const { idempotencyKey, ...item } = parsed.data;
+          const { idempotencyKey, hashingDetails: _, ...item } = parsed.data;
           try {
             checkSize(deps, item.preparedTransaction);
             const { record: rec } = await acceptSubmission(deps.accept, item, who, idempotencyKey);

@@ -75,6 +75,7 @@ const tags = ['webhooks'];
 const create = createRoute({
   method: 'post',
   path: '/wallet/v1/webhooks',
+  operationId: 'createWebhook',
   tags,
   summary: 'Subscribe a URL to events (admin); the answer holds the signing secret, shown once',
   security,
@@ -87,6 +88,7 @@ const create = createRoute({
 const list = createRoute({
   method: 'get',
   path: '/wallet/v1/webhooks',
+  operationId: 'listWebhooks',
   tags,
   summary: 'Webhooks (admin)',
   security,
@@ -98,6 +100,7 @@ const list = createRoute({
 const get = createRoute({
   method: 'get',
   path: '/wallet/v1/webhooks/{id}',
+  operationId: 'getWebhook',
   tags,
   summary: 'One webhook (admin)',
   security,
@@ -107,6 +110,7 @@ const get = createRoute({
 const del = createRoute({
   method: 'delete',
   path: '/wallet/v1/webhooks/{id}',
+  operationId: 'deleteWebhook',
   tags,
   summary: 'Delete a webhook and its pending deliveries (admin)',
   security,
@@ -116,6 +120,7 @@ const del = createRoute({
 const rotate = createRoute({
   method: 'post',
   path: '/wallet/v1/webhooks/{id}/rotate-secret',
+  operationId: 'rotateWebhookSecret',
   tags,
   summary: 'New signing secret; the old one also signs until WEBHOOK_SECRET_GRACE_SECONDS pass (admin)',
   security,
@@ -128,6 +133,7 @@ const rotate = createRoute({
 const deliveries = createRoute({
   method: 'get',
   path: '/wallet/v1/webhooks/{id}/deliveries',
+  operationId: 'listWebhookDeliveries',
   tags,
   summary: 'Delivery log, newest event first: state, attempts, status codes, latency, errors (admin)',
   security,
@@ -143,6 +149,7 @@ const deliveries = createRoute({
 const redeliver = createRoute({
   method: 'post',
   path: '/wallet/v1/webhooks/{id}/deliveries/{eventId}/redeliver',
+  operationId: 'redeliverWebhookEvent',
   tags,
   summary: 'Send an event to the webhook again, after the events already queued for its party (admin)',
   security,

@@ -10,6 +10,7 @@ import {
 } from '../../api/index.ts';
 import type { Verifier } from '../../auth/index.ts';
 import { mountConsole, SessionStore } from '../../console/index.tsx';
+import { HoldingReservations, IntentService, RegistryClient } from '../../intents/index.ts';
 import type { AssetRecognizers } from '../../policy/index.ts';
 import { PolicyStore, velocityLookup } from '../../policy/index.ts';
 import { replication } from '../../redis/index.ts';
@@ -175,6 +176,26 @@ export async function startApi(s: Shared, o: ApiRoleOptions): Promise<Listening>
       ? { limitAccepts: acceptLimiter(s.redis, config.redisPrefix, config.acceptRateLimit) }
       : {}),
   };
+  // Intents prepare through the participant and the instruments' registries (TOKEN_REGISTRY_URLS).
+  const prepare = o.ledger.prepare?.bind(o.ledger);
+  if (prepare) {
+    const list = o.parties?.list?.bind(o.parties);
+    deps.intents = new IntentService({
+      accept: deps.accept,
+      ledger: { prepare },
+      registries: new RegistryClient({ urls: config.intents.registries, timeoutMs: config.ledgerTimeoutMs }),
+      history: s.history,
+      audit: s.audit,
+      // A prepare takes a registry call and a ledger call: a reservation outlives both.
+      reservations: new HoldingReservations(s.redis, config.redisPrefix, 2 * config.ledgerTimeoutMs + 30_000),
+      ...(list ? { walletParties: async () => (await list()).map((p) => p.partyId) } : {}),
+      ttlSeconds: config.intents.ttlSeconds,
+      select: {
+        maxInputs: config.intents.maxInputs,
+        ...(config.intents.mergeDustBelow ? { mergeDustBelow: config.intents.mergeDustBelow } : {}),
+      },
+    });
+  }
   const app = createApp(deps);
   if (config.console.enabled) {
     mountConsole(app, {

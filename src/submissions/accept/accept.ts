@@ -26,18 +26,21 @@ import type {
   AcceptPorts,
   AcceptResult,
   InspectedTransaction,
+  IntentCheck,
   PolicyPort,
   SubmissionRequest,
 } from './types.ts';
 
+/** `intent`: the transaction was prepared by Quill from an intent (src/intents), which it must do exactly. */
 export async function acceptSubmission(
   deps: AcceptDeps,
   req: SubmissionRequest,
   who: Principal,
   idempotencyKey?: string,
+  intent?: IntentCheck,
 ): Promise<AcceptResult> {
   const mark = await deps.durable?.mark();
-  const result = await accept(deps, req, who, idempotencyKey);
+  const result = await accept(deps, req, who, idempotencyKey, intent);
   // New or replayed, the record is only promised (202/200) once enough replicas hold it.
   await deps.durable?.confirm(mark);
   return result;
@@ -48,6 +51,7 @@ async function accept(
   req: SubmissionRequest,
   who: Principal,
   idempotencyKey?: string,
+  intent?: IntentCheck,
 ): Promise<AcceptResult> {
   const { store, ports } = deps;
   const now = deps.now ?? Date.now;
@@ -61,9 +65,15 @@ async function accept(
     throw new SubmissionRefused(400, 'INVALID_PREPARED_TRANSACTION', `preparedTransaction: ${detail}`);
   }
   const { party, hashHex } = checkClaims(tx, req, who);
+  // The facts walk every node: computed at most once, for the intent's check and the policy.
+  if (tx.facts) {
+    const compute = tx.facts;
+    let memo: TransactionFacts | undefined;
+    tx = { ...tx, facts: () => (memo ??= compute()) };
+  }
 
   const scope = idempotencyScope(who);
-  const fingerprint = requestFingerprint(req);
+  const fingerprint = intent?.fingerprint ?? requestFingerprint(req);
   // The three reads are independent: sent together, they cost one round trip of waiting, not three.
   const [seen, earlier, policy] = await Promise.all([
     idempotencyKey !== undefined ? store.idempotency(scope, idempotencyKey) : undefined,
@@ -100,6 +110,7 @@ async function accept(
     now: now(),
   });
   const dedupSeconds = requestedDedupSeconds(req.deduplicationPeriod, deps.dedupMaxSeconds);
+  if (intent) intent.verify(factsOf(tx));
 
   const verdict = await applyPolicy(deps, tx, policy);
   if (verdict?.decision.outcome.action === 'deny') {
@@ -146,6 +157,8 @@ async function accept(
     reconcileFromOffset: null,
     reconciledThroughOffset: null,
     ...(req.costEstimation ? { costEstimation: req.costEstimation } : {}),
+    ...(intent ? { intent: intent.intent } : {}),
+    ...(intent?.reprepareOf ? { reprepareOf: intent.reprepareOf } : {}),
     ...(verdict ? { outflows: verdict.decision.outflows } : {}),
     ...(verdict?.decision.outflows.length === 1 ? { amount: verdict.decision.outflows[0]?.amount } : {}),
     ...(waits && verdict
@@ -273,19 +286,23 @@ async function applyPolicy(
   current: Awaited<ReturnType<PolicyPort['current']>>,
 ): Promise<{ decision: PolicyDecision; version: number | null; summary: string[] } | undefined> {
   if (!current) return undefined;
-  if (!tx.facts) throw new Error('the approval policy needs the transaction facts (inspect port)');
-  let facts: TransactionFacts;
-  try {
-    facts = tx.facts();
-  } catch (err) {
-    const detail = err instanceof Error ? (err.message.split('\n')[0] ?? '') : 'cannot decode';
-    throw new SubmissionRefused(400, 'INVALID_PREPARED_TRANSACTION', `preparedTransaction: ${detail}`);
-  }
+  const facts = factsOf(tx);
   return {
     decision: await evaluatePolicy(current.document, facts, deps.policy?.velocity),
     version: current.version,
     summary: describeMovements(facts.movements),
   };
+}
+
+/** The inspected transaction's facts; a transaction they cannot be read from is refused. */
+function factsOf(tx: InspectedTransaction): TransactionFacts {
+  if (!tx.facts) throw new Error('the approval policy needs the transaction facts (inspect port)');
+  try {
+    return tx.facts();
+  } catch (err) {
+    const detail = err instanceof Error ? (err.message.split('\n')[0] ?? '') : 'cannot decode';
+    throw new SubmissionRefused(400, 'INVALID_PREPARED_TRANSACTION', `preparedTransaction: ${detail}`);
+  }
 }
 
 function replay(deps: AcceptDeps, record: SubmissionRecord): AcceptResult {

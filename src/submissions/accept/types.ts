@@ -11,7 +11,7 @@ import type { Log } from '../../log.ts';
 import type { PolicyDocument, TransactionFacts, VelocityLookup } from '../../policy/index.ts';
 import type { Durability } from '../../redis/index.ts';
 import type { PipelineMetrics } from '../metrics.ts';
-import type { HashingSchemeVersion, SubmissionRecord } from '../record.ts';
+import type { HashingSchemeVersion, Intent, SubmissionRecord } from '../record.ts';
 import type { SubmissionStore } from '../store/index.ts';
 
 /** What the accept step needs to know about a prepared transaction (inspect.ts decodes and hashes it). */
@@ -90,6 +90,17 @@ export interface AcceptDeps {
    * Absent: no wait.
    */
   durable?: Durability;
+}
+
+/** What accept checks of a transaction Quill prepared itself from an intent (src/intents). */
+export interface IntentCheck {
+  intent: Intent;
+  /** Binds an Idempotency-Key to the intent (a new prepare gives a new transaction for the same request). */
+  fingerprint: string;
+  /** Throws a SubmissionRefused (422 INTENT_MISMATCH, naming the difference) unless it does exactly that. */
+  verify(facts: TransactionFacts): void;
+  /** The expired record this intent is prepared again for. */
+  reprepareOf?: string;
 }
 
 export interface AcceptResult {

@@ -34,9 +34,43 @@ describe('probes, metrics, OpenAPI and docs', () => {
       '/wallet/v1/keys/{fingerprint}',
       '/wallet/v1/keys/{fingerprint}/disable',
       '/wallet/v1/parties',
+      '/wallet/v1/events',
+      '/healthz',
+      '/readyz',
+      '/metrics',
     ]) {
       expect(paths).toContain(p);
     }
+    // Every operation has a unique operationId (what generated clients name their calls after).
+    const ops = Object.values(
+      doc.json.paths as Record<string, Record<string, { operationId?: string }>>,
+    ).flatMap((byMethod) => Object.values(byMethod));
+    const ids = ops.map((o) => o.operationId);
+    expect(ids.filter((id) => typeof id !== 'string' || !/^[a-z][A-Za-z]+$/.test(id))).toEqual([]);
+    expect(new Set(ids).size).toBe(ids.length);
+    // biome-ignore lint/suspicious/noExplicitAny: the JSON document, read field by field
+    const paths2 = doc.json.paths as Record<string, Record<string, any>>;
+    const post = paths2['/wallet/v1/submissions']?.post;
+    expect(post.operationId).toBe('createSubmission');
+    expect(post.requestBody.content['application/json'].example.preparedTransaction).toBeTruthy();
+    expect(post.responses['202'].content['application/json'].example.status).toBe('queued');
+    expect(Object.keys(post.responses)).toEqual(expect.arrayContaining(['413', '429']));
+    expect(post.responses['429'].headers['Retry-After']).toBeDefined();
+    expect(post.responses['422'].content['application/json'].example.error.code).toBe('HASH_MISMATCH');
+    const events = paths2['/wallet/v1/events']?.get;
+    expect(events.operationId).toBe('streamEvents');
+    expect(Object.keys(events.responses['200'].content)).toEqual(['text/event-stream']);
+    expect(events.parameters.map((p: { name: string }) => p.name).sort()).toEqual([
+      'after',
+      'last-event-id',
+      'party',
+      'types',
+    ]);
+    expect(doc.json.servers).toEqual([{ url: '/', description: 'this wallet' }]);
+    const bearer = (doc.json.components as { securitySchemes: { bearer: { description: string } } })
+      .securitySchemes.bearer;
+    expect(bearer.description).toContain('quill:approve');
+    expect(bearer.description).toContain('`sub` is required');
     const schemas = (doc.json.components as { schemas: Record<string, unknown> }).schemas;
     expect(schemas.Error).toBeDefined();
     expect(schemas.Submission).toBeDefined();

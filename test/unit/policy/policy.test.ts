@@ -66,6 +66,7 @@ const facts = (over: Partial<TransactionFacts> = {}): TransactionFacts => ({
   counterparties: ['bob::1'],
   receivers: ['bob::1'],
   movements: noMovements,
+  roots: [],
   outflows: [{ instrument: COIN, amount: '500.0' }],
   ...over,
 });

@@ -11,6 +11,7 @@ import { security } from '../shared.ts';
 const activities = createRoute({
   method: 'get',
   path: '/wallet/v1/parties/{party}/activities',
+  operationId: 'listPartyActivities',
   tags: ['ledger'],
   summary: "The network activity feed (INTERFACE.md 4.8), only the party's activities",
   description:

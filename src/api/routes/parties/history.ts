@@ -46,6 +46,7 @@ const PartyParam = z.object({ party: z.string().min(1).max(255) });
 const history = createRoute({
   method: 'get',
   path: '/wallet/v1/parties/{party}/transactions',
+  operationId: 'listPartyTransactions',
   tags: ['history'],
   summary: "A party's transactions in offset order, from the watcher's index, paged by offset cursors",
   security,

@@ -11,6 +11,7 @@ import { creatingAdmin, json, security } from '../shared.ts';
 const onboard = createRoute({
   method: 'post',
   path: '/wallet/v1/parties',
+  operationId: 'createParty',
   tags: ['parties'],
   summary: 'Onboard an external party controlled by one of our keys (admin)',
   security,
@@ -23,6 +24,7 @@ const onboard = createRoute({
 const listParties = createRoute({
   method: 'get',
   path: '/wallet/v1/parties',
+  operationId: 'listParties',
   tags: ['parties'],
   summary: 'Parties this wallet holds keys for (admin)',
   security,

@@ -97,6 +97,7 @@ const InstructionView = z
 const holdings = createRoute({
   method: 'get',
   path: '/wallet/v1/parties/{party}/holdings',
+  operationId: 'listPartyHoldings',
   tags: ['history'],
   summary: "The party's holdings and balances per instrument (any registry), from the watcher's index",
   description:
@@ -113,6 +114,7 @@ const holdings = createRoute({
 const instructions = createRoute({
   method: 'get',
   path: '/wallet/v1/parties/{party}/transfer-instructions',
+  operationId: 'listPartyTransferInstructions',
   tags: ['history'],
   summary: "The party's pending transfer instructions (two-step transfers), incoming and outgoing",
   description:
