@@ -5,9 +5,10 @@ import { UsageError } from '../errors.ts';
 import { type CliEnv, printJson } from './support.ts';
 import { callWallet, checkIdempotencyKey, failIfUnsuccessful, parseWait } from './wallet-client.ts';
 
-/** What the API takes: a positive decimal with at most 10 decimals (Daml's Numeric 10). */
-const AMOUNT = /^\d+(\.\d{1,10})?$/;
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+/** What the API takes: a positive decimal with at most 10 decimals (Daml's Numeric 10), at most 28 digits before. */
+const AMOUNT = /^\d{1,28}(\.\d{1,10})?$/;
+/** The API's ISO 8601 date-time: seconds and a zone (`Z` or `±hh:mm`) required. */
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 export const MAX_MEMO = 256;
 
 /**

@@ -4,13 +4,13 @@ import { loadConfig } from '../config/index.ts';
 import { CommandFailure, UsageError } from '../errors.ts';
 import type { CliEnv } from './support.ts';
 
-/** `--wait [seconds]`: absent → 0, bare → 60, else a number of seconds (at most a day, as an HTTP call allows). */
+/** `--wait [seconds]`: absent → 0, bare → 60, else a number of seconds (at most 3600, as the API takes). */
 export function parseWait(wait: string | boolean | undefined): number {
   if (wait === undefined) return 0;
   if (wait === true) return 60;
   const n = Number(wait);
-  if (wait === false || wait.trim() === '' || !Number.isFinite(n) || n < 0 || n > 86_400)
-    throw new UsageError('--wait takes a number of seconds');
+  if (wait === false || wait.trim() === '' || !Number.isFinite(n) || n < 0 || n > 3600)
+    throw new UsageError('--wait takes a number of seconds (0 to 3600)');
   return n;
 }
 
