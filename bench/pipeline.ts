@@ -2,7 +2,10 @@
 // latency, beside the same kind of transactions executed directly against the sandbox with no queue.
 // The sandbox runs as its own process (`quill sandbox`), as a participant does beside a wallet; --in-process
 // puts it on the benchmark's own thread instead, and --split runs the worker as its own process.
-// Run: npm run bench:pipeline [-- N] [-- --in-process] [-- --split]
+// Then, in the same run, transfer intents (POST /wallet/v1/transfers: Quill picks the holdings, asks the registry and
+// the participant, checks, signs, submits) from parties funded with many holdings of the sandbox's two registries,
+// printed as intents/s beside prepared submissions/s and their ratio; --intents K sets how many (default N/2, 0 skips).
+// Run: npm run bench:pipeline [-- N] [-- --in-process] [-- --split] [-- --intents K]
 // Shapes: npm run bench:pipeline -- --api-processes 1,2 --workers 1,2 [N] runs the API (`quill serve --role api
 // --processes K`) and M `--role worker` processes as real child processes for each (K, M) and prints committed/s and
 // accept p50/p99 at 4 and 64 callers for each (closed loop: each caller sends again as soon as it is answered),
@@ -18,18 +21,20 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LedgerClient } from '@quill/canton/ledger';
-import { startSandbox } from '@quill/sandbox';
+import { SANDBOX_RECOGNIZERS, startSandbox } from '@quill/sandbox';
 import { issueToken } from '../src/auth/index.ts';
 import { loadConfig } from '../src/config/index.ts';
 import { onboardExternalParty, PartyRegistry } from '../src/parties/index.ts';
 import { startWallet } from '../src/server/wallet.ts';
 import { Keyring, KeyStore, verifyingSigner } from '../src/signing/index.ts';
 import { ledgerPort } from '../src/submissions/ledger.ts';
+import { fund, intentBody, planIntents, sandboxFunding, untilIndexed } from './intents.ts';
 
 const N = Number(
   process.argv
     .slice(2)
-    .find((a, i, all) => /^\d+$/.test(a) && !/^--(api-processes|workers)$/.test(all[i - 1] ?? '')) ?? 2000,
+    .find((a, i, all) => /^\d+$/.test(a) && !/^--(api-processes|workers|intents)$/.test(all[i - 1] ?? '')) ??
+    2000,
 );
 /** --split: the worker runs as its own process (`quill serve --role worker`), as when scaling out. */
 const SPLIT = process.argv.includes('--split');
@@ -52,6 +57,15 @@ const PROFILE_DIR = process.argv.includes('--profile')
   : undefined;
 const nodeFlags = PROFILE_DIR ? ['--cpu-prof', '--cpu-prof-dir', PROFILE_DIR] : [];
 const WORKERS = counts('--workers');
+/** --intents K: transfer intents after the prepared submissions (default N/2; 0 skips the phase). */
+const INTENTS = process.argv.includes('--intents')
+  ? Number(process.argv[process.argv.indexOf('--intents') + 1])
+  : Math.floor(N / 2);
+if (!Number.isSafeInteger(INTENTS) || INTENTS < 0)
+  throw new Error('--intents takes a number (0 skips the phase)');
+/** Sending parties of the intents phase (their holdings are picked concurrently, reserved per intent). */
+const INTENT_SENDERS = 16;
+const INTENT_RECEIVERS = 4;
 const SHAPES = API_PROCESSES !== undefined || WORKERS !== undefined;
 
 async function freePort(): Promise<number> {
@@ -108,7 +122,13 @@ function post(
  * dropped before an answer. Pushes the latency, from the first send, onto `latencies`; throws on any answer but
  * 202 or 200.
  */
-function submitter(baseUrl: string, token: string) {
+function submitter(
+  baseUrl: string,
+  token: string,
+  path = '/wallet/v1/submissions',
+  /** When given, a 4xx answer is counted here by its error code instead of thrown. */
+  refused?: Map<string, number>,
+) {
   return async (p: unknown, latencies?: number[]): Promise<void> => {
     const started = performance.now();
     const headers = {
@@ -118,8 +138,13 @@ function submitter(baseUrl: string, token: string) {
     };
     for (let attempt = 1; ; attempt++) {
       try {
-        const { status, text } = await post(`${baseUrl}/wallet/v1/submissions`, headers, JSON.stringify(p));
+        const { status, text } = await post(`${baseUrl}${path}`, headers, JSON.stringify(p));
         latencies?.push(performance.now() - started);
+        if (refused && status >= 400 && status < 500) {
+          const code = (JSON.parse(text) as { error?: { code?: string } }).error?.code ?? `HTTP ${status}`;
+          refused.set(code, (refused.get(code) ?? 0) + 1);
+          return;
+        }
         if (status !== 202 && status !== 200)
           throw new Error(`accept answered ${status}: ${text.slice(0, 300)}`);
         return;
@@ -356,7 +381,11 @@ async function main(): Promise<void> {
     rmSync(keysDir, { recursive: true, force: true });
     return;
   }
-  const config = loadConfig({
+  // The intents phase needs the registries' URLs and, for the holdings Quill picks, the watcher's index (in this
+  // process: with --split the worker process would run the watcher over another party registry).
+  const intents = INTENTS > 0 && !SPLIT;
+  const funding = intents ? await sandboxFunding(sandbox) : undefined;
+  const baseConfig = loadConfig({
     PORT: '0', // any free port
     HOST: '127.0.0.1',
     REDIS_URL: redisUrl,
@@ -365,6 +394,19 @@ async function main(): Promise<void> {
     WORKER_CONCURRENCY: String(CONCURRENCY),
     LEDGER_USER_ID: 'bench', // the sandbox runs without auth, which refuses an empty userId
   });
+  const config = funding
+    ? {
+        ...baseConfig,
+        intents: {
+          ...baseConfig.intents,
+          registries: Object.fromEntries(
+            Object.values(funding.registries).map((r) => [r.admin, r.registryUrl]),
+          ),
+        },
+      }
+    : baseConfig;
+  /** The parties the watcher follows: none until the intents phase, so the first phase runs as it always has. */
+  let followed: string[] = [];
   let child: ChildProcess | undefined;
   if (SPLIT) {
     child = spawn(process.execPath, ['bin/quill.js', 'serve', '--role', 'worker'], {
@@ -390,14 +432,49 @@ async function main(): Promise<void> {
     keys: new Keyring([keys]),
     signer,
     parties: { keyOf: async (p) => (await registry.get(p))?.keyFingerprint },
+    // The index of the senders' holdings, and USDQ valued (Amulet's recognizers are built in).
+    ...(intents
+      ? { watch: { ledger: client, parties: async () => followed }, recognizers: SANDBOX_RECOGNIZERS }
+      : {}),
   });
   const token = await issueToken({ secret, role: 'submit', ttlSeconds: 3600 });
   const submit = submitter(wallet.url as string, token);
+  /** The errors of the records that did not commit, counted by code and message (printed once each). */
+  const reported = new Set<string>();
+  const whyNotCommitted = async () => {
+    const seen = new Map<string, number>();
+    for (const status of ['rejected', 'expired'] as const)
+      for (const id of await wallet.store.idsInStatus(status)) {
+        if (reported.has(id)) continue;
+        reported.add(id);
+        const e = (await wallet.store.getRecord(id))?.error;
+        const why = `${status}: ${e ? `${e.code}: ${e.message}` : 'no error recorded'}`.slice(0, 300);
+        seen.set(why, (seen.get(why) ?? 0) + 1);
+      }
+    for (const [why, n] of seen) console.log(`  ${n}× ${why}`);
+    // Intents that picked a holding another record also spent: the one that loses is refused by the ledger.
+    const ids = [
+      ...(await wallet.store.idsInStatus('committed', 1_000_000)),
+      ...(await wallet.store.idsInStatus('rejected', 1_000_000)),
+    ];
+    const spentBy = new Map<string, string[]>();
+    for (const id of ids) {
+      const intent = (await wallet.store.getRecord(id))?.intent;
+      for (const cid of intent?.kind === 'transfer' ? intent.inputHoldingCids : [])
+        spentBy.set(cid, [...(spentBy.get(cid) ?? []), id]);
+    }
+    const twice = [...spentBy.values()].filter((recs) => recs.length > 1);
+    if (twice.length > 0)
+      console.log(`  ${twice.length} holdings were picked by two intents (e.g. ${twice[0]?.join(' and ')})`);
+  };
   const allDone = async (n: number) => {
     for (;;) {
       const c = await wallet.store.countByStatus();
       if (c.committed + c.rejected + c.expired >= n) {
-        if (c.committed !== n) console.log(`warning: ${c.rejected} rejected, ${c.expired} expired`);
+        if (c.committed !== n) {
+          console.log(`warning: ${c.rejected} rejected, ${c.expired} expired`);
+          await whyNotCommitted();
+        }
         return;
       }
       await new Promise((r) => setTimeout(r, 20));
@@ -418,6 +495,57 @@ async function main(): Promise<void> {
   await pool(paced, 4, (p) => submit(p, latencies));
   await allDone(N + M);
 
+  // Intents: parties funded first (one fresh holding per intent), their holdings indexed, then the same callers.
+  let intentLine: string[] = [];
+  if (funding) {
+    const onboard = async (hint: string) => {
+      const k = await keys.generate('ed25519');
+      return (
+        await onboardExternalParty({
+          ledger: client,
+          signer,
+          keys,
+          registry,
+          keyFingerprint: k.fingerprint,
+          partyHint: hint,
+        })
+      ).partyId;
+    };
+    const senders: string[] = [];
+    const receivers: string[] = [];
+    for (let i = 0; i < INTENT_SENDERS; i++) senders.push(await onboard(`sender${i}`));
+    for (let i = 0; i < INTENT_RECEIVERS; i++) receivers.push(await onboard(`receiver${i}`));
+    const plan = planIntents(INTENTS, senders, receivers, ['usdq', 'amulet']);
+    await fund(plan, funding);
+    followed = senders;
+    await untilIndexed(plan, funding.registries, (p) => wallet.history.holdings(p));
+    const bodies = Array.from({ length: INTENTS }, (_, i) => intentBody(plan, funding.registries, i));
+    // A refused intent (a 4xx: nothing signed, no record) is counted, not fatal: the phase measures the others.
+    const refused = new Map<string, number>();
+    const transfer = submitter(wallet.url as string, token, '/wallet/v1/transfers', refused);
+    const intentLatencies: number[] = [];
+    t0 = performance.now();
+    await pool(bodies, CONCURRENCY, (b) => transfer(b, intentLatencies));
+    const refusedCount = [...refused.values()].reduce((a, b) => a + b, 0);
+    await allDone(N + M + INTENTS - refusedCount);
+    const secs = (performance.now() - t0) / 1000;
+    const committed = (await wallet.store.countByStatus()).committed - (N + M);
+    const intentRate = committed / secs;
+    const quill = N / quillSecs;
+    intentLine = [
+      ...(committed < INTENTS
+        ? [
+            `  intents not committed: ${INTENTS - committed} of ${INTENTS}` +
+              (refusedCount > 0
+                ? ` (refused: ${[...refused].map(([c, n]) => `${n}× ${c}`).join(', ')})`
+                : ''),
+          ]
+        : []),
+      `  intents (end to end)        ${intentRate.toFixed(0).padStart(6)} committed/s   ratio ${(intentRate / quill).toFixed(2)} to prepared submissions, ${(intentRate / (N / directSecs)).toFixed(2)} to direct`,
+      `  intent accept latency, ${CONCURRENCY} callers  p50 ${pct(intentLatencies, 50).toFixed(1)} ms   p99 ${pct(intentLatencies, 99).toFixed(1)} ms   (${INTENTS} transfers of USDQ and Amulet from ${INTENT_SENDERS} parties)`,
+    ];
+  }
+
   const directRate = N / directSecs;
   const quillRate = N / quillSecs;
   console.log(
@@ -434,6 +562,9 @@ async function main(): Promise<void> {
   console.log(
     `  accept latency, ${CONCURRENCY} callers  p50 ${pct(loaded, 50).toFixed(1)} ms   p99 ${pct(loaded, 99).toFixed(1)} ms`,
   );
+  for (const line of intentLine) console.log(line);
+  if (INTENTS > 0 && SPLIT)
+    console.log('  intents: not run with --split (the index is written by the worker process)');
   console.log(`  goal: >= 300 committed/s and accept p99 < 25 ms`);
 
   callers.destroy();
@@ -570,6 +701,8 @@ async function shapes(o: {
   );
   for (const r of rows) console.log(r);
   console.log('  goal: accept p99 < 25 ms at 64 callers in the best shape, committed/s >= 0.6x direct');
+  if (INTENTS > 0)
+    console.log('  intents: run without --api-processes/--workers (one wallet in this process)');
 }
 
 main().catch((err) => {

@@ -1,4 +1,5 @@
-// Entry point: quill serve | sandbox | keys | parties | tx | submit | tokens | events | audit | console.
+// Entry point: quill serve | sandbox | keys | parties | tx | submit | transfer | instructions | tokens | events |
+// audit | console.
 
 import { LedgerError } from '@quill/canton/ledger';
 import { TransactionError } from '@quill/canton/transaction';
@@ -10,6 +11,7 @@ import { SigningError } from '../signing/index.ts';
 import { auditCommand } from './audit.ts';
 import { consoleCommand } from './console.ts';
 import { eventsCommand } from './events.ts';
+import { instructionsCommand } from './instructions.ts';
 import { keysCommand } from './keys.ts';
 import { partiesCommand } from './parties.ts';
 import { sandboxCommand } from './sandbox.ts';
@@ -17,6 +19,7 @@ import { serveCommand } from './serve.ts';
 import { submitCommand } from './submit.ts';
 import { type CliEnv, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './support.ts';
 import { tokensCommand } from './tokens.ts';
+import { transferCommand } from './transfer.ts';
 import { txCommand } from './tx.ts';
 
 function program(env: CliEnv): Command {
@@ -37,6 +40,8 @@ function subcommands(env: CliEnv): Command[] {
     partiesCommand(env),
     txCommand(),
     submitCommand(env),
+    transferCommand(env),
+    instructionsCommand(env),
     eventsCommand(env),
     auditCommand(env),
     consoleCommand(env),

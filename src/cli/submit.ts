@@ -1,8 +1,8 @@
 // `quill submit`: posts a prepared transaction to the wallet API (QUILL_URL, QUILL_TOKEN: config `client`).
 import { Command } from 'commander';
-import { loadConfig } from '../config/index.ts';
-import { CommandFailure, UsageError } from '../errors.ts';
+import { UsageError } from '../errors.ts';
 import { type CliEnv, printJson, readInput } from './support.ts';
+import { callWallet, checkIdempotencyKey, failIfUnsuccessful, parseWait } from './wallet-client.ts';
 
 const REQUEST_FIELDS = [
   'preparedTransaction',
@@ -13,6 +13,8 @@ const REQUEST_FIELDS = [
   'userId',
   'minLedgerTime',
   'transactionFormat',
+  // Informative, kept on the record; a prepare response's other fields (hashingDetails, future ones) are dropped.
+  'costEstimation',
 ] as const;
 
 export function submitCommand(env: CliEnv = {}): Command {
@@ -40,42 +42,21 @@ export function submitCommand(env: CliEnv = {}): Command {
       }
       const src = input as Record<string, unknown>;
       const body: Record<string, unknown> = {};
-      for (const k of REQUEST_FIELDS) if (src[k] !== undefined) body[k] = src[k];
+      for (const k of REQUEST_FIELDS) if (src[k] !== undefined && src[k] !== null) body[k] = src[k];
       body.party = o.party;
       body.hashingSchemeVersion ??= 'HASHING_SCHEME_VERSION_V2';
-      const wait = o.wait === undefined ? 0 : o.wait === true ? 60 : Number(o.wait);
-      if (!Number.isFinite(wait) || wait < 0) throw new UsageError('--wait takes a number of seconds');
-      const { walletUrl: base, walletToken: token } = loadConfig(env, ['client']);
-      let res: Response;
-      try {
-        res = await fetch(`${base}/wallet/v1/submissions${wait > 0 ? `?wait=${wait}` : ''}`, {
-          method: 'POST',
-          headers: {
-            'content-type': 'application/json',
-            ...(token ? { authorization: `Bearer ${token}` } : {}),
-            ...(o.idempotencyKey ? { 'idempotency-key': o.idempotencyKey } : {}),
-          },
-          body: JSON.stringify(body),
-          signal: AbortSignal.timeout((wait + 30) * 1000),
-        });
-      } catch (err) {
-        throw new CommandFailure(`cannot reach the wallet at ${base}: ${(err as Error).message}`);
-      }
-      const text = await res.text();
-      let json: { error?: { code?: string; message?: string }; status?: string } | undefined;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        json = undefined;
-      }
-      if (!res.ok) {
-        const e = json?.error;
-        const line = e ? `${e.code}: ${e.message}` : `HTTP ${res.status}`;
-        if (res.status >= 400 && res.status < 500 && res.status !== 401 && res.status !== 403)
-          throw new UsageError(line);
-        throw new CommandFailure(line);
-      }
+      checkIdempotencyKey(o.idempotencyKey);
+      const wait = parseWait(o.wait);
+      const json = await callWallet(env, {
+        method: 'POST',
+        path: '/wallet/v1/submissions',
+        body,
+        wait,
+        idempotencyKey: o.idempotencyKey,
+        // The request is the file: a refusal other than authentication is bad input.
+        badInput: (status) => status >= 400 && status < 500 && status !== 401 && status !== 403,
+      });
       printJson(json);
-      if (json?.status === 'rejected' || json?.status === 'expired') process.exitCode = 1;
+      failIfUnsuccessful(json, 'the submission');
     });
 }

@@ -1,13 +1,19 @@
 /**
  * Sandbox-only administration (not part of the participant's API): faults, pause/resume, pruning, the
  * ledger clock, commit counters for exactly-once tests, and what a participant operator does out of band:
- * reassigning a contract between synchronizers (unassign, then assign) and changing a party's hosting.
- * Requires ParticipantAdmin when auth is on.
+ * reassigning a contract between synchronizers (unassign, then assign) and changing a party's hosting. Also
+ * what `mintHolding`/`grantPreapproval` do in process, for clients of a sandbox in another process (benchmarks):
+ * the registries, minting holdings, pre-approving a receiver. Requires ParticipantAdmin when auth is on.
  */
 import { z } from 'zod';
 import { requireAdmin } from '../auth.ts';
 import { err } from '../errors.ts';
+import { grantPreapproval, mintHolding } from '../registry/bootstrap.ts';
+import { registryByKey } from '../registry/registries.ts';
 import { type App, caller, readJson, type Services } from './http.ts';
+import { registryBaseUrl } from './registry.ts';
+
+const RegistryKey = z.enum(['amulet', 'usdq']);
 
 const Tamper = z.strictObject({
   amount: z.string().min(1).optional(),
@@ -114,5 +120,44 @@ export function adminRoutes(app: App, { state, faults }: Services): void {
       b.permission ? `PARTICIPANT_PERMISSION_${b.permission}` : undefined,
     );
     return c.json({ updateId: u.updateId, offset: u.offset });
+  });
+  app.get('/admin/registries', (c) => {
+    // The ledger's own origin: the registries' off-ledger API is served beside it (routes/registry.ts).
+    const origin = new URL(c.req.url).origin;
+    const view = (key: z.infer<typeof RegistryKey>) => {
+      const reg = registryByKey(key)!;
+      const admin = reg.admin(state);
+      return {
+        admin,
+        instrumentId: { admin, id: reg.instrument.id },
+        registryUrl: registryBaseUrl(origin, reg, admin),
+        packageName: reg.packageName,
+      };
+    };
+    return c.json({ amulet: view('amulet'), usdq: view('usdq') });
+  });
+  app.post('/admin/registries/:key/mint', async (c) => {
+    const key = RegistryKey.safeParse(c.req.param('key'));
+    if (!key.success) return c.json({ error: 'unknown registry: amulet or usdq' }, 404);
+    const b = await readJson(
+      c,
+      z.object({
+        owner: z.string().min(1),
+        amount: z.string().regex(/^\d+(\.\d{1,10})?$/),
+        count: z.number().int().min(1).max(10_000).default(1),
+      }),
+    );
+    if (!state.parties.has(b.owner)) throw err.partyNotFound(b.owner);
+    const contractIds = Array.from({ length: b.count }, () =>
+      mintHolding(state, key.data, b.owner, b.amount),
+    );
+    return c.json({ contractIds });
+  });
+  app.post('/admin/registries/:key/preapprovals', async (c) => {
+    const key = RegistryKey.safeParse(c.req.param('key'));
+    if (!key.success) return c.json({ error: 'unknown registry: amulet or usdq' }, 404);
+    const { receiver } = await readJson(c, z.object({ receiver: z.string().min(1) }));
+    if (!state.parties.has(receiver)) throw err.partyNotFound(receiver);
+    return c.json({ contractId: grantPreapproval(state, key.data, receiver) });
   });
 }
