@@ -274,10 +274,16 @@ export class IntentService {
     // Each round excludes what another intent took meanwhile: it ends once a pick is all ours, or short.
     for (;;) {
       const inputs = selectHoldings(holdings, { ...q, spent }, this.d.select);
-      const taken = (await this.d.reservations?.reserve(inputs, owner)) ?? [];
-      if (taken.length === 0) return inputs;
-      await this.d.reservations?.release(inputs, owner);
-      for (const c of taken) spent.add(c);
+      const reservations = this.d.reservations;
+      if (!reservations) return inputs;
+      const taken = await reservations.reserve(inputs, owner);
+      // Read again once reserved: an intent that stored its record (and released its reservation) after the
+      // first read spends what it picked, and its record says so now.
+      const stored = taken.length === 0 ? await this.spentBy(party) : new Set<string>();
+      const lost = [...taken, ...inputs.filter((c) => stored.has(c))];
+      if (lost.length === 0) return inputs;
+      await reservations.release(inputs, owner);
+      for (const c of [...lost, ...stored]) spent.add(c);
     }
   }
 
