@@ -1,30 +1,68 @@
-// Holdings a transfer being prepared has picked, reserved in Redis until its record is stored (from then on the
-// record's intent says they are spent): two intents of one party prepared at once never pick the same holding,
-// whichever API process serves them. A reservation expires on its own if its process dies.
+// Holdings a transfer has picked, reserved in Redis: first by the request preparing it (`pending:…`, for as long
+// as a prepare can take), then by the record it stored (until that record can no longer commit). Two intents of
+// a party never spend one holding, whichever API process serves them, and nobody reads records to find out. A
+// reservation held by a record that ended rejected or expired is stale: the next pick frees it.
 import type { Redis } from 'ioredis';
 import { loadScript, redisKeys, runScript } from '../redis/index.ts';
 
-/** Compare and delete: a reservation that expired and was taken by another intent stays. */
+/** Compare and delete: a reservation another holder has now stays. */
 const RELEASE = loadScript('lease-release');
+/** Compare and hand over, with a new time to live. */
+const HAND_OVER = loadScript('compare-set');
+const PENDING = 'pending:';
 
 export class HoldingReservations {
   private readonly keys;
 
+  /** `prepareMs`: how long a request may take from picking to storing its record. */
   constructor(
     private readonly redis: Redis,
     prefix: string,
-    private readonly ttlMs: number,
+    private readonly prepareMs: number,
   ) {
     this.keys = redisKeys(prefix);
   }
 
-  /** Reserves what it can of `contractIds` for `owner`; returns the ones another intent holds. */
-  async reserve(contractIds: readonly string[], owner: string): Promise<string[]> {
+  /** A holder name for one request. */
+  static pending(id: string): string {
+    return `${PENDING}${id}`;
+  }
+
+  /** The record id holding a reservation, or undefined while a request (not yet a record) holds it. */
+  static recordOf(holder: string): string | undefined {
+    return holder.startsWith(PENDING) ? undefined : holder;
+  }
+
+  /** Reserves what it can of `contractIds` for `owner`; returns the others with who holds each. */
+  async reserve(
+    contractIds: readonly string[],
+    owner: string,
+  ): Promise<{ contractId: string; holder: string }[]> {
     if (contractIds.length === 0) return [];
     const pipe = this.redis.multi();
-    for (const c of contractIds) pipe.set(this.keys.intentHolding(c), owner, 'PX', this.ttlMs, 'NX');
+    for (const c of contractIds) {
+      pipe.set(this.keys.intentHolding(c), owner, 'PX', this.prepareMs, 'NX');
+      pipe.get(this.keys.intentHolding(c));
+    }
     const res = (await pipe.exec()) ?? [];
-    return contractIds.filter((_, i) => res[i]?.[1] !== 'OK');
+    return contractIds.flatMap((contractId, i) =>
+      res[2 * i]?.[1] === 'OK' ? [] : [{ contractId, holder: String(res[2 * i + 1]?.[1] ?? '') }],
+    );
+  }
+
+  /** The request's reservations become its record's, until `untilMs` (when the record can no longer commit). */
+  async handOver(
+    contractIds: readonly string[],
+    owner: string,
+    recordId: string,
+    untilMs: number,
+  ): Promise<void> {
+    const ttl = Math.max(1000, Math.round(untilMs - Date.now()));
+    await Promise.all(
+      contractIds.map((c) =>
+        runScript(this.redis, HAND_OVER, [this.keys.intentHolding(c)], [owner, recordId, ttl]),
+      ),
+    );
   }
 
   /**
@@ -33,8 +71,8 @@ export class HoldingReservations {
    */
   async exclusive<T>(commandId: string, owner: string, fn: () => Promise<T>): Promise<T> {
     const key = this.keys.intentCommand(commandId);
-    const until = Date.now() + this.ttlMs;
-    while ((await this.redis.set(key, owner, 'PX', this.ttlMs, 'NX')) !== 'OK') {
+    const until = Date.now() + this.prepareMs;
+    while ((await this.redis.set(key, owner, 'PX', this.prepareMs, 'NX')) !== 'OK') {
       if (Date.now() > until) break; // a holder that died: its lock expired by now anyway
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -45,7 +83,7 @@ export class HoldingReservations {
     }
   }
 
-  /** Releases `owner`'s reservations (another owner's are left alone). */
+  /** Releases `owner`'s reservations (another holder's are left alone). */
   async release(contractIds: readonly string[], owner: string): Promise<void> {
     await Promise.all(
       contractIds.map((c) => runScript(this.redis, RELEASE, [this.keys.intentHolding(c)], [owner])),

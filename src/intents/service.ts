@@ -34,7 +34,7 @@ import {
   type SubmissionRequest,
 } from '../submissions/index.ts';
 import { disclosedForPrepare, type InstructionAction, type RegistryClient } from './registry.ts';
-import type { HoldingReservations } from './reserve.ts';
+import { HoldingReservations } from './reserve.ts';
 import { type SelectOptions, selectHoldings } from './select.ts';
 import {
   commandDifferences,
@@ -55,8 +55,8 @@ export interface IntentDeps {
   registries: RegistryClient;
   history: Pick<HistoryIndex, 'holdings' | 'instructions'>;
   audit: AuditLog;
-  /** Holdings picked by transfers being prepared (absent: one process, no concurrent picks guarded). */
-  reservations?: HoldingReservations;
+  /** Holdings picked by transfers, and command ids being prepared. */
+  reservations: HoldingReservations;
   /** The wallet's parties (to find an instruction when the caller names no party). */
   walletParties?: () => Promise<string[]>;
   ttlSeconds: number;
@@ -90,10 +90,14 @@ export interface CommandsIntent {
   minLedgerTime?: MinLedgerTime | undefined;
 }
 
-/** Records whose intent's inputs count as spent: live, or committed (the index may not show it yet). */
-const SPENDING = new Set(['awaiting_approval', 'accepted', 'queued', 'executing', 'committed']);
-/** How many of the party's newest records are read for holdings already being spent. */
-const RECENT = 200;
+/** After its record can no longer commit, how long a holding stays reserved: the index sees it spent by then. */
+const INDEX_MARGIN_MS = 10 * 60_000;
+
+/** Until when a record's holdings stay reserved. */
+function reservedUntil(rec: SubmissionRecord, now: number): number {
+  const end = rec.canCommitUntil ?? rec.maxRecordTime;
+  return (end ? Date.parse(end) : now + 86_400_000) + INDEX_MARGIN_MS;
+}
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -181,7 +185,7 @@ export class IntentService {
     }
     const commandId = `quill-reprepare-${sha256(old.id).slice(0, 40)}`;
     const run = () => this.reprepareOnce(who, old, intent, commandId);
-    return this.d.reservations ? this.d.reservations.exclusive(commandId, randomUUID(), run) : run();
+    return this.d.reservations.exclusive(commandId, randomUUID(), run);
   }
 
   private async reprepareOnce(
@@ -253,37 +257,44 @@ export class IntentService {
     const executeBefore = body.executeBefore ?? new Date(now + 86_400_000).toISOString();
     if (Date.parse(executeBefore) <= now)
       throw new SubmissionRefused(400, 'INVALID_REQUEST', 'executeBefore must be in the future');
-    const owner = `${o.commandId}/${randomUUID()}`;
+    const owner = HoldingReservations.pending(randomUUID());
     const inputs = await this.pickHoldings(party, { instrument, amount, now }, owner);
+    let result: AcceptResult | undefined;
     try {
-      return await this.transferWith(who, body, o, key, { inputs, now, executeBefore });
+      result = await this.transferWith(who, body, o, key, { inputs, now, executeBefore });
+      return result;
     } finally {
-      // Stored (the record now says they are spent) or refused (free again).
-      await this.d.reservations?.release(inputs, owner);
+      const rec = result?.created ? result.record : undefined;
+      // Its record holds them until it can no longer commit (and the index has seen what it spent); a refused
+      // or replayed request frees them.
+      if (rec) await this.d.reservations.handOver(inputs, owner, rec.id, reservedUntil(rec, this.now()));
+      else await this.d.reservations.release(inputs, owner);
     }
   }
 
-  /** Holdings for the transfer, reserved against intents of the party prepared at the same time. */
+  /** Holdings for the transfer, reserved against every other intent of the party. */
   private async pickHoldings(
     party: string,
     q: { instrument: InstrumentId; amount: string; now: number },
     owner: string,
   ): Promise<string[]> {
     const holdings = await this.d.history.holdings(party);
-    const spent = await this.spentBy(party);
-    // Each round excludes what another intent took meanwhile: it ends once a pick is all ours, or short.
+    const spent = new Set<string>();
+    // Each round leaves out what other intents hold: it ends once a pick is all ours, or short (a 422).
     for (;;) {
       const inputs = selectHoldings(holdings, { ...q, spent }, this.d.select);
-      const reservations = this.d.reservations;
-      if (!reservations) return inputs;
-      const taken = await reservations.reserve(inputs, owner);
-      // Read again once reserved: an intent that stored its record (and released its reservation) after the
-      // first read spends what it picked, and its record says so now.
-      const stored = taken.length === 0 ? await this.spentBy(party) : new Set<string>();
-      const lost = [...taken, ...inputs.filter((c) => stored.has(c))];
-      if (lost.length === 0) return inputs;
-      await reservations.release(inputs, owner);
-      for (const c of [...lost, ...stored]) spent.add(c);
+      const taken = await this.d.reservations.reserve(inputs, owner);
+      if (taken.length === 0) return inputs;
+      await this.d.reservations.release(inputs, owner);
+      for (const { contractId, holder } of taken) {
+        const id = HoldingReservations.recordOf(holder);
+        const found = id ? await this.d.accept.store.getRecord(id) : undefined;
+        const rec = found && (await expireIfOverdue(this.d.accept.store, found, this.now()));
+        // A record that ended without committing spent nothing: its reservation is stale, the holding free.
+        if (rec && (rec.status === 'rejected' || rec.status === 'expired'))
+          await this.d.reservations.release([contractId], holder);
+        else spent.add(contractId);
+      }
     }
   }
 
@@ -515,7 +526,7 @@ export class IntentService {
     const commandId = this.commandId(who, key);
     const early = await this.replayed(who, fingerprint, key);
     if (early) return early;
-    if (key === undefined || !this.d.reservations) return prepare(commandId);
+    if (key === undefined) return prepare(commandId);
     return this.d.reservations.exclusive(commandId, randomUUID(), async () => {
       return (await this.replayed(who, fingerprint, key)) ?? prepare(commandId);
     });
@@ -563,16 +574,6 @@ export class IntentService {
   private async heldParty(party: string): Promise<void> {
     if (!(await this.d.accept.ports.partyKey(party)))
       throw new SubmissionRefused(422, 'UNKNOWN_PARTY', `party ${echo(party)} is not held by this wallet`);
-  }
-
-  /** Holdings earlier transfer intents of the party spend (or spent before the index caught up). */
-  private async spentBy(party: string): Promise<Set<string>> {
-    const { items } = await this.d.accept.store.list({ party, limit: RECENT });
-    const spent = new Set<string>();
-    for (const r of items)
-      if (r.intent?.kind === 'transfer' && SPENDING.has(r.status))
-        for (const cid of r.intent.inputHoldingCids) spent.add(cid);
-    return spent;
   }
 
   private async prepare(body: JsPrepareSubmissionRequest): Promise<JsPrepareSubmissionResponse> {

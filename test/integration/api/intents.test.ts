@@ -412,6 +412,10 @@ describe('an intent that expires before it is signed', () => {
       intent: { amount: '5500' },
     });
     expect(again.json.id).not.toBe(id);
+    // The expired record's holding is free again (its reservation was stale): the same one is spent.
+    expect((again.json.intent as { inputHoldingCids: string[] }).inputHoldingCids).toEqual(
+      (held.json.intent as { inputHoldingCids: string[] }).inputHoldingCids,
+    );
     const twice = await post(`/wallet/v1/submissions/${id}/reprepare`);
     expect(twice.json.id).toBe(again.json.id);
     expect((await w.call('GET', `/wallet/v1/submissions/${id}`)).json).toMatchObject({
