@@ -3,7 +3,7 @@
 // a party never spend one holding, whichever API process serves them, and nobody reads records to find out. A
 // reservation held by a record that ended rejected or expired is stale: the next pick frees it.
 import type { Redis } from 'ioredis';
-import { loadScript, redisKeys, runScript } from '../redis/index.ts';
+import { exclusive, loadScript, redisKeys, runScript } from '../redis/index.ts';
 
 /** Compare and delete: a reservation another holder has now stays. */
 const RELEASE = loadScript('lease-release');
@@ -69,18 +69,8 @@ export class HoldingReservations {
    * Runs `fn` as the only request preparing `commandId` (one Idempotency-Key sent twice at once): a second one
    * waits until the first is done, then runs (and finds the first's record).
    */
-  async exclusive<T>(commandId: string, owner: string, fn: () => Promise<T>): Promise<T> {
-    const key = this.keys.intentCommand(commandId);
-    const until = Date.now() + this.prepareMs;
-    while ((await this.redis.set(key, owner, 'PX', this.prepareMs, 'NX')) !== 'OK') {
-      if (Date.now() > until) break; // a holder that died: its lock expired by now anyway
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    try {
-      return await fn();
-    } finally {
-      await runScript(this.redis, RELEASE, [key], [owner]);
-    }
+  exclusive<T>(commandId: string, fn: () => Promise<T>): Promise<T> {
+    return exclusive(this.redis, this.keys.intentCommand(commandId), this.prepareMs, fn);
   }
 
   /** Releases `owner`'s reservations (another holder's are left alone). */

@@ -185,7 +185,7 @@ export class IntentService {
     }
     const commandId = `quill-reprepare-${sha256(old.id).slice(0, 40)}`;
     const run = () => this.reprepareOnce(who, old, intent, commandId);
-    return this.d.reservations.exclusive(commandId, randomUUID(), run);
+    return this.d.reservations.exclusive(commandId, run);
   }
 
   private async reprepareOnce(
@@ -244,7 +244,7 @@ export class IntentService {
     o: { fingerprint: string; commandId: string; reprepareOf?: string },
     key?: string,
   ): Promise<AcceptResult> {
-    const { party, receiver, instrument, amount } = body;
+    const { party, instrument, amount } = body;
     if (!this.d.registries.knows(instrument.admin)) {
       throw new SubmissionRefused(
         422,
@@ -527,7 +527,7 @@ export class IntentService {
     const early = await this.replayed(who, fingerprint, key);
     if (early) return early;
     if (key === undefined) return prepare(commandId);
-    return this.d.reservations.exclusive(commandId, randomUUID(), async () => {
+    return this.d.reservations.exclusive(commandId, async () => {
       return (await this.replayed(who, fingerprint, key)) ?? prepare(commandId);
     });
   }

@@ -4,4 +4,5 @@ export { type Durability, replication } from './durability.ts';
 export { redisFailed, StoreError, type StoreErrorCode } from './errors.ts';
 export { keyPrefix, type RedisKeys, redisKeys } from './keys.ts';
 export { Lease, type LeaseOptions } from './lease.ts';
+export { exclusive } from './mutex.ts';
 export { type LuaScript, loadScript, runScript } from './scripts.ts';

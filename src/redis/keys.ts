@@ -41,6 +41,9 @@ export function redisKeys(prefix: string) {
     /** An intent's command id while one request prepares it (others with the same Idempotency-Key wait). */
     intentCommand: (commandId: string) => `${p}intent:cmd:${commandId}`,
 
+    /** A party's policy decision and record write while a velocity rule counts its submissions (accept). */
+    velocityLock: (party: string) => `${p}lock:velocity:${b64(party)}`,
+
     // The audit chain (src/audit).
     audit: `${p}audit`,
     auditHead: `${p}audit:head`,

@@ -151,3 +151,67 @@ export function prepared(
     hashB64: Buffer.from(hash).toString('base64'),
   };
 }
+
+/** A demo-coin transfer as the sandbox prepares it: the party's 10000.0 holding consumed, `amount` created for the
+ * receiver and the change back to the party. The policy reads what leaves the holdings, not the choice argument. */
+export function coinTransfer(party: string, receiver: string, amount: string) {
+  const scheme = 'HASHING_SCHEME_VERSION_V2' as const;
+  const operator = 'operator::1220op';
+  const holding = `${'cd'.repeat(32)}:Quill.Coin:Holding`;
+  const input = `00${randomBytes(32).toString('hex')}`;
+  const coin = (owner: string, value: string) =>
+    damlValue.record({
+      operator: damlValue.party(operator),
+      owner: damlValue.party(owner),
+      amount: damlValue.numeric(value),
+    });
+  const created = (owner: string, value: string) => ({
+    kind: 'create' as const,
+    contractId: `00${randomBytes(32).toString('hex')}`,
+    packageName: 'quill-coin',
+    templateId: holding,
+    argument: coin(owner, value),
+    signatories: [operator],
+    stakeholders: [operator, owner],
+  });
+  const change = (10000 - Number(amount)).toFixed(1);
+  const tx = buildPreparedTransaction({
+    roots: [
+      {
+        kind: 'exercise',
+        contractId: input,
+        packageName: 'quill-coin',
+        templateId: holding,
+        signatories: [operator, party],
+        choice: 'Holding_Transfer',
+        choiceArgument: damlValue.record({
+          receiver: damlValue.party(receiver),
+          amount: damlValue.numeric(amount),
+        }),
+        consuming: true,
+        actingParties: [party],
+        children: [created(receiver, amount), created(party, change)],
+      },
+    ],
+    inputContracts: [
+      {
+        contract: {
+          contractId: input,
+          packageName: 'quill-coin',
+          templateId: holding,
+          argument: coin(party, '10000.0'),
+          signatories: [operator, party],
+        },
+        createdAt: new Date(),
+      },
+    ],
+    actAs: [party],
+    commandId: randomUUID(),
+    synchronizerId: SYNC,
+    preparationTime: new Date(),
+  });
+  return {
+    body: { preparedTransaction: encodePreparedTransactionBase64(tx), hashingSchemeVersion: scheme },
+    hashHex: Buffer.from(hashPreparedTransaction(tx, scheme)).toString('hex'),
+  };
+}

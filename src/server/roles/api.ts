@@ -13,7 +13,7 @@ import { mountConsole, SessionStore } from '../../console/index.tsx';
 import { HoldingReservations, IntentService, RegistryClient } from '../../intents/index.ts';
 import type { AssetRecognizers } from '../../policy/index.ts';
 import { PolicyStore, velocityLookup } from '../../policy/index.ts';
-import { replication } from '../../redis/index.ts';
+import { exclusive, redisKeys, replication } from '../../redis/index.ts';
 import type { Keyring, Signer } from '../../signing/index.ts';
 import {
   type AcceptPorts,
@@ -137,6 +137,9 @@ export async function startApi(s: Shared, o: ApiRoleOptions): Promise<Listening>
         velocity: velocityLookup((party, cursor) =>
           store.list({ party, limit: 200, ...(cursor ? { cursor } : {}) }),
         ),
+        // A decision and its record write take a few ms; 10 s outlasts any, and frees a dead holder's lock.
+        serialize: (party, fn) =>
+          exclusive(s.redis, redisKeys(config.redisPrefix).velocityLock(party), 10_000, fn),
       },
     },
     ...(keys

@@ -8,6 +8,7 @@ import {
   describeMovements,
   evaluatePolicy,
   type PolicyDecision,
+  type PolicyDocument,
   type TransactionFacts,
 } from '../../policy/index.ts';
 import { SubmissionRefused } from '../errors.ts';
@@ -112,97 +113,106 @@ async function accept(
   const dedupSeconds = requestedDedupSeconds(req.deduplicationPeriod, deps.dedupMaxSeconds);
   if (intent) intent.verify(factsOf(tx));
 
-  const verdict = await applyPolicy(deps, tx, policy);
-  if (verdict?.decision.outcome.action === 'deny') {
-    throw new SubmissionRefused(
-      422,
-      'POLICY_DENIED',
-      `denied by the approval policy${verdict.decision.rule !== null ? ` (rule ${verdict.decision.rule})` : ''}: ${verdict.decision.outcome.reason}`,
-    );
-  }
-  const waits = verdict?.decision.outcome.action === 'approve' ? verdict.decision.outcome : undefined;
+  // The policy decision and the record are one step per party when a velocity rule counts what is stored: a
+  // request or batch item of the same party waits, so it counts this one (F1: concurrent batches passed a limit).
+  const decideAndStore = async () => {
+    const verdict = await applyPolicy(deps, tx, policy);
+    if (verdict?.decision.outcome.action === 'deny') {
+      throw new SubmissionRefused(
+        422,
+        'POLICY_DENIED',
+        `denied by the approval policy${verdict.decision.rule !== null ? ` (rule ${verdict.decision.rule})` : ''}: ${verdict.decision.outcome.reason}`,
+      );
+    }
+    const waits = verdict?.decision.outcome.action === 'approve' ? verdict.decision.outcome : undefined;
 
-  // Policy passed: sign (unless approvers must decide first). The signature is logged (audit stream) in the
-  // same script that stores the record.
-  const signature = waits ? undefined : await ports.sign(keyFingerprint, tx.hash);
-  if (signature) deps.metrics?.signed.inc({ algorithm: signature.signingAlgorithmSpec });
-  const at = new Date(now()).toISOString();
-  const id = newSubmissionId();
-  const approvalDeadline = waits
-    ? Math.min(
-        waits.ttlSeconds !== null ? now() + waits.ttlSeconds * 1000 : Number.POSITIVE_INFINITY,
-        canCommitUntil ?? Number.POSITIVE_INFINITY,
-      )
-    : undefined;
-  const record: SubmissionRecord = {
-    id,
-    status: waits ? 'awaiting_approval' : 'accepted',
-    party,
-    commandId: tx.commandId,
-    userId,
-    synchronizerId: tx.synchronizerId,
-    keyFingerprint,
-    preparedTransactionHash: hashHex,
-    hashingSchemeVersion: req.hashingSchemeVersion,
-    maxRecordTime: tx.maxRecordTime ? tx.maxRecordTime.toISOString() : null,
-    canCommitUntil: canCommitUntil !== undefined ? new Date(canCommitUntil).toISOString() : null,
-    requestedBy: who.subject,
-    createdAt: at,
-    updatedAt: at,
-    attempts: [],
-    updateId: null,
-    completionOffset: null,
-    transaction: null,
-    error: null,
-    reconcileFromOffset: null,
-    reconciledThroughOffset: null,
-    ...(req.costEstimation ? { costEstimation: req.costEstimation } : {}),
-    ...(intent ? { intent: intent.intent } : {}),
-    ...(intent?.reprepareOf ? { reprepareOf: intent.reprepareOf } : {}),
-    ...(verdict ? { outflows: verdict.decision.outflows } : {}),
-    ...(verdict?.decision.outflows.length === 1 ? { amount: verdict.decision.outflows[0]?.amount } : {}),
-    ...(waits && verdict
-      ? {
-          approval: {
-            rule: verdict.decision.rule,
-            policyVersion: verdict.version,
-            quorum: waits.quorum,
-            group: waits.group,
-            approvers: waits.approvers,
-            deadline:
-              approvalDeadline !== undefined && Number.isFinite(approvalDeadline)
-                ? new Date(approvalDeadline).toISOString()
-                : null,
-            summary: verdict.summary,
-          },
-          approvals: [],
-        }
-      : {}),
+    // Policy passed: sign (unless approvers must decide first). The signature is logged (audit stream) in the
+    // same script that stores the record.
+    const signature = waits ? undefined : await ports.sign(keyFingerprint, tx.hash);
+    if (signature) deps.metrics?.signed.inc({ algorithm: signature.signingAlgorithmSpec });
+    const at = new Date(now()).toISOString();
+    const id = newSubmissionId();
+    const approvalDeadline = waits
+      ? Math.min(
+          waits.ttlSeconds !== null ? now() + waits.ttlSeconds * 1000 : Number.POSITIVE_INFINITY,
+          canCommitUntil ?? Number.POSITIVE_INFINITY,
+        )
+      : undefined;
+    const record: SubmissionRecord = {
+      id,
+      status: waits ? 'awaiting_approval' : 'accepted',
+      party,
+      commandId: tx.commandId,
+      userId,
+      synchronizerId: tx.synchronizerId,
+      keyFingerprint,
+      preparedTransactionHash: hashHex,
+      hashingSchemeVersion: req.hashingSchemeVersion,
+      maxRecordTime: tx.maxRecordTime ? tx.maxRecordTime.toISOString() : null,
+      canCommitUntil: canCommitUntil !== undefined ? new Date(canCommitUntil).toISOString() : null,
+      requestedBy: who.subject,
+      createdAt: at,
+      updatedAt: at,
+      attempts: [],
+      updateId: null,
+      completionOffset: null,
+      transaction: null,
+      error: null,
+      reconcileFromOffset: null,
+      reconciledThroughOffset: null,
+      ...(req.costEstimation ? { costEstimation: req.costEstimation } : {}),
+      ...(intent ? { intent: intent.intent } : {}),
+      ...(intent?.reprepareOf ? { reprepareOf: intent.reprepareOf } : {}),
+      ...(verdict ? { outflows: verdict.decision.outflows } : {}),
+      ...(verdict?.decision.outflows.length === 1 ? { amount: verdict.decision.outflows[0]?.amount } : {}),
+      ...(waits && verdict
+        ? {
+            approval: {
+              rule: verdict.decision.rule,
+              policyVersion: verdict.version,
+              quorum: waits.quorum,
+              group: waits.group,
+              approvers: waits.approvers,
+              deadline:
+                approvalDeadline !== undefined && Number.isFinite(approvalDeadline)
+                  ? new Date(approvalDeadline).toISOString()
+                  : null,
+              summary: verdict.summary,
+            },
+            approvals: [],
+          }
+        : {}),
+    };
+    const stored = await store.create(
+      record,
+      {
+        preparedTransaction: req.preparedTransaction,
+        partySignatures: { signatures: signature ? [{ party, signatures: [signature] }] : [] },
+        ...(dedupSeconds !== undefined ? { deduplicationSeconds: dedupSeconds } : {}),
+        ...(req.minLedgerTime !== undefined ? { minLedgerTime: req.minLedgerTime } : {}),
+        ...(req.transactionFormat !== undefined ? { transactionFormat: req.transactionFormat } : {}),
+      },
+      idempotencyKey !== undefined ? { scope, key: idempotencyKey, fingerprint } : undefined,
+      signature
+        ? {
+            at,
+            actor: who.subject,
+            party,
+            keyFingerprint,
+            hash: hashHex,
+            commandId: tx.commandId,
+            submission: id,
+          }
+        : undefined,
+      // The command index as read above: the store's step checks it has not changed since.
+      earlier?.id ?? '',
+    );
+    return { verdict, waits, id, stored };
   };
-  const stored = await store.create(
-    record,
-    {
-      preparedTransaction: req.preparedTransaction,
-      partySignatures: { signatures: signature ? [{ party, signatures: [signature] }] : [] },
-      ...(dedupSeconds !== undefined ? { deduplicationSeconds: dedupSeconds } : {}),
-      ...(req.minLedgerTime !== undefined ? { minLedgerTime: req.minLedgerTime } : {}),
-      ...(req.transactionFormat !== undefined ? { transactionFormat: req.transactionFormat } : {}),
-    },
-    idempotencyKey !== undefined ? { scope, key: idempotencyKey, fingerprint } : undefined,
-    signature
-      ? {
-          at,
-          actor: who.subject,
-          party,
-          keyFingerprint,
-          hash: hashHex,
-          commandId: tx.commandId,
-          submission: id,
-        }
-      : undefined,
-    // The command index as read above: the store's step checks it has not changed since.
-    earlier?.id ?? '',
-  );
+  const { verdict, waits, id, stored } =
+    policy && deps.policy?.serialize && countsVelocity(policy.document)
+      ? await deps.policy.serialize(party, decideAndStore)
+      : await decideAndStore();
   if (!stored.created) {
     // Lost a race for the command id: a replay only if the holder has this very transaction (so this party's).
     const other = stored.record;
@@ -277,6 +287,11 @@ async function checkPackageNames(ports: AcceptPorts, req: SubmissionRequest): Pr
       `transactionFormat filters by package names the participant does not have: ${unknown.map((n) => echo(n)).join(', ')}`,
     );
   }
+}
+
+/** Whether a rule of the document counts the party's stored submissions (a velocity condition). */
+function countsVelocity(doc: PolicyDocument): boolean {
+  return doc.rules.some((r) => r.match.velocity !== undefined);
 }
 
 /** The decision of the policy in force (`current`, read by the caller) for an inspected transaction. */

@@ -31,6 +31,11 @@ export interface InspectedTransaction {
 export interface PolicyPort {
   current(): Promise<{ document: PolicyDocument; version: number | null } | undefined>;
   velocity?: VelocityLookup;
+  /**
+   * Runs `fn` as the only decide-and-store step of `party` in flight, across API processes: with a velocity
+   * rule, what one request counts must include what the one before it stored.
+   */
+  serialize?<T>(party: string, fn: () => Promise<T>): Promise<T>;
 }
 
 /** Adapters over the codec, src/signing and src/parties (see src/server/adapters.ts). */

@@ -1,17 +1,14 @@
 // Approval policies through the HTTP API (issue 15): deny, hold unsigned, hash-bound decisions by distinct
 // subjects, quorum signs exactly once under 20 racing approvals, reject, expiry, party scope, roles, dry run.
 
-import { randomBytes, randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { encodePreparedTransactionBase64, hashPreparedTransaction } from '@quill/canton/transaction';
 import { SANDBOX_RECOGNIZERS } from '@quill/sandbox';
-import { buildPreparedTransaction, damlValue } from '@quill/sandbox/build';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AuditLog, verifyAuditChain } from '../../../src/audit/index.ts';
 import { issueToken, type Role } from '../../../src/auth/index.ts';
 import { SubmissionStore } from '../../../src/submissions/index.ts';
-import { apiHarness, SECRET, SYNC } from '../../support/api-harness.ts';
+import { apiHarness, coinTransfer, SECRET } from '../../support/api-harness.ts';
 import { testRedis } from '../../support/records.ts';
 
 /** The audit chain of a store's deployment. */
@@ -40,69 +37,7 @@ rules:
     ttl: 1h
 `;
 
-/** A demo-coin transfer as the sandbox prepares it: the party's 10000.0 holding consumed, `amount` created for the
- * receiver and the change back to the party. The policy reads what leaves the holdings, not the choice argument. */
-function transfer(party: string, receiver: string, amount: string) {
-  const scheme = 'HASHING_SCHEME_VERSION_V2' as const;
-  const operator = 'operator::1220op';
-  const holding = `${'cd'.repeat(32)}:Quill.Coin:Holding`;
-  const input = `00${randomBytes(32).toString('hex')}`;
-  const coin = (owner: string, value: string) =>
-    damlValue.record({
-      operator: damlValue.party(operator),
-      owner: damlValue.party(owner),
-      amount: damlValue.numeric(value),
-    });
-  const created = (owner: string, value: string) => ({
-    kind: 'create' as const,
-    contractId: `00${randomBytes(32).toString('hex')}`,
-    packageName: 'quill-coin',
-    templateId: holding,
-    argument: coin(owner, value),
-    signatories: [operator],
-    stakeholders: [operator, owner],
-  });
-  const change = (10000 - Number(amount)).toFixed(1);
-  const tx = buildPreparedTransaction({
-    roots: [
-      {
-        kind: 'exercise',
-        contractId: input,
-        packageName: 'quill-coin',
-        templateId: holding,
-        signatories: [operator, party],
-        choice: 'Holding_Transfer',
-        choiceArgument: damlValue.record({
-          receiver: damlValue.party(receiver),
-          amount: damlValue.numeric(amount),
-        }),
-        consuming: true,
-        actingParties: [party],
-        children: [created(receiver, amount), created(party, change)],
-      },
-    ],
-    inputContracts: [
-      {
-        contract: {
-          contractId: input,
-          packageName: 'quill-coin',
-          templateId: holding,
-          argument: coin(party, '10000.0'),
-          signatories: [operator, party],
-        },
-        createdAt: new Date(),
-      },
-    ],
-    actAs: [party],
-    commandId: randomUUID(),
-    synchronizerId: SYNC,
-    preparationTime: new Date(),
-  });
-  return {
-    body: { preparedTransaction: encodePreparedTransactionBase64(tx), hashingSchemeVersion: scheme },
-    hashHex: Buffer.from(hashPreparedTransaction(tx, scheme)).toString('hex'),
-  };
-}
+const transfer = coinTransfer;
 
 describe('approval policy over the API', () => {
   let h: Awaited<ReturnType<typeof apiHarness>>;
