@@ -118,5 +118,6 @@ describe('webhook delivery faults', () => {
       }
       expect(firsts).toEqual(written.filter((x) => x.party === party).map((x) => x.id));
     }
-  });
+    // Its own waits add up to 80 s: the default 30 s cut it short on a loaded machine (CI, 2026-11-26).
+  }, 120_000);
 });
