@@ -28,4 +28,13 @@ export { dispatchStep } from './webhooks/dispatch.ts';
 export { startDelivery } from './webhooks/drain.ts';
 export { WEBHOOK_ID, type Webhook, WebhookRegistry } from './webhooks/registry.ts';
 export { signature, signatureHeader, verifySignature } from './webhooks/sign.ts';
-export { checkTarget, isPrivateAddress, type TargetProblem } from './webhooks/targets.ts';
+export {
+  checkTarget,
+  isPrivateAddress,
+  type Resolve,
+  type ResolvedAddress,
+  resolveTarget,
+  systemResolve,
+  type Target,
+  type TargetProblem,
+} from './webhooks/targets.ts';
