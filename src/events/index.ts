@@ -18,6 +18,7 @@ export {
 } from './log.ts';
 export { type RelayOptions, relayStep, startRelay } from './relay.ts';
 export { type SinkOptions, startSink } from './sink.ts';
+export { type StreamCaps, StreamSlots } from './streams.ts';
 export {
   type AttemptLog,
   Deliveries,
