@@ -23,6 +23,8 @@ afterAll(async () => {
 
 interface Opened {
   status: number;
+  /** Held so the client keeps the stream open: fetch cancels a response that is garbage-collected. */
+  res: Response;
   code?: string;
   message?: string;
   retryAfter: string | null;
@@ -36,10 +38,11 @@ async function open(token: string): Promise<Opened> {
     headers: { authorization: `Bearer ${token}` },
     signal: ac.signal,
   });
-  if (res.status === 200) return { status: 200, retryAfter: null, close: () => ac.abort() };
+  if (res.status === 200) return { status: 200, res, retryAfter: null, close: () => ac.abort() };
   const body = (await res.json()) as { error: { code: string; message: string } };
   return {
     status: res.status,
+    res,
     code: body.error.code,
     message: body.error.message,
     retryAfter: res.headers.get('retry-after'),
