@@ -5,6 +5,8 @@
 import dns from 'node:dns';
 import { createServer, type IncomingMessage } from 'node:http';
 import { syncBuiltinESMExports } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import { createServer as createTlsServer } from 'node:tls';
 import { afterEach, describe, expect, it } from 'vitest';
 import { dispatchStep, startDelivery } from '../../../src/events/index.ts';
 import { conn, parts, receiver, until } from '../../support/events.ts';
@@ -158,5 +160,42 @@ describe('webhook delivery connects to the address it checked (F11)', () => {
     expect(JSON.parse(rx.accepted[0]?.body ?? '{}').eventId).toBe(id);
     expect(other).toHaveLength(0);
     expect(r.calls()).toBe(1);
+  });
+
+  it('https: the pinned connection sends the name as TLS SNI', async () => {
+    // No certificate is needed to read the ClientHello: the handshake then fails, which is fine here.
+    const sni: (string | undefined)[] = [];
+    const tls = createTlsServer({
+      SNICallback: (name, cb) => {
+        sni.push(name);
+        cb(new Error('no certificate in this test'));
+      },
+    });
+    tls.on('tlsClientError', () => {});
+    await new Promise<void>((r) => tls.listen(0, '127.0.0.1', r));
+    cleanup.push(() => new Promise<void>((r) => tls.close(() => r())));
+    const port = (tls.address() as AddressInfo).port;
+    const r = rebinding('127.0.0.1', '127.0.0.2');
+    installProcessResolver(r);
+    const p = parts({ allowPrivateTargets: true, retryForMs: 1, resolve: r.resolve });
+    cleanup.push(() => p.close());
+    const { webhook } = await p.hooks.create({
+      url: `https://${NAME}:${port}/hook`,
+      types: [],
+      party: null,
+      description: null,
+    });
+    const runner = startDelivery(p.deliveries, {
+      connection: conn(),
+      reader: conn(),
+      sweepEveryMs: 200,
+      pollMs: 200,
+    });
+    cleanup.push(() => runner.stop());
+    await dispatchStep(p.deliveries);
+    const id = await p.log.append('submission.committed', 'alice::1220aa', {});
+    await until(async () => (await p.deliveries.state(webhook.id, id))?.state === 'dead', 10_000, 'dead');
+    expect((await p.deliveries.state(webhook.id, id))?.lastError).toBe('CONNECTION_FAILED');
+    expect(sni[0]).toBe(NAME);
   });
 });
