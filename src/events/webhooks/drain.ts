@@ -61,6 +61,8 @@ function post(
       (res) => {
         res.on('error', reject);
         res.on('end', () => resolve(res.statusCode ?? 0));
+        // Cut off mid-body (the timeout, a reset): not an answer. After 'end' this is a no-op.
+        res.on('close', () => reject(new Error('the answer ended early')));
         res.resume();
       },
     );
