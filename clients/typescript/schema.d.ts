@@ -4893,6 +4893,25 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description TOO_MANY_STREAMS: this token (EVENTS_MAX_STREAMS_PER_TOKEN) or this process (EVENTS_MAX_STREAMS) has as many streams open as it may; retry after Retry-After seconds or close one */
+            429: {
+                headers: {
+                    /** @description seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "TOO_MANY_STREAMS",
+                     *         "message": "this token may hold at most 20 event streams open at once; close one or retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A dependency (Redis, the ledger) is unavailable */
             503: {
                 headers: {

@@ -12,7 +12,7 @@ import type { Context } from 'hono';
 import type { Redis } from 'ioredis';
 import type { AuditLog } from '../audit/index.ts';
 import { allows, type Principal, type Role, type Verifier } from '../auth/index.ts';
-import type { Deliveries, EventLog, WebhookRegistry } from '../events/index.ts';
+import type { Deliveries, EventLog, StreamSlots, WebhookRegistry } from '../events/index.ts';
 import type { HistoryIndex } from '../history/index.ts';
 import type { IntentService } from '../intents/index.ts';
 import type { Log } from '../log.ts';
@@ -56,6 +56,8 @@ export interface EventsDeps {
   deliveries: Deliveries;
   /** A new Redis connection for one stream's blocking reads (closed by the stream). */
   connect(): Redis;
+  /** The open-stream caps (each stream holds one of those connections): per token and per process. */
+  streams: StreamSlots;
   heartbeatMs: number;
   allowPrivateTargets: boolean;
   secretGraceMs: number;

@@ -13,6 +13,12 @@ export const events = section({
       'at most this many events are kept; `0` = no count limit',
     ),
     EVENTS_HEARTBEAT_SECONDS: intIn(1, 3600, 15).describe('SSE heartbeat interval'),
+    EVENTS_MAX_STREAMS_PER_TOKEN: intIn(1, 100_000, 20).describe(
+      'SSE streams one token (subject and party) may hold open at once, per API process; more are 429 `TOO_MANY_STREAMS`',
+    ),
+    EVENTS_MAX_STREAMS: intIn(1, 1_000_000, 500).describe(
+      'SSE streams one API process holds open at once (each holds a Redis connection); more are 429 `TOO_MANY_STREAMS`',
+    ),
     WEBHOOK_ALLOW_PRIVATE_TARGETS: z
       .enum(['true', 'false'])
       .default('false')
@@ -30,7 +36,7 @@ export const events = section({
     ),
     WEBHOOK_CONCURRENCY: intIn(1, 1000, 16).describe('webhook chains delivered at once per worker'),
   },
-  outputs: { events: true, webhooks: true },
+  outputs: { events: true, eventStreams: true, webhooks: true },
   build: (e, problem) => {
     if (e.WEBHOOK_RETRY_BASE_MS > e.WEBHOOK_RETRY_MAX_DELAY_MS)
       problem('WEBHOOK_RETRY_BASE_MS must not exceed WEBHOOK_RETRY_MAX_DELAY_MS');
@@ -42,6 +48,8 @@ export const events = section({
         retentionMax: e.EVENTS_RETENTION_MAX,
         heartbeatMs: e.EVENTS_HEARTBEAT_SECONDS * 1000,
       },
+      /** Open SSE streams per token and in all, counted per API process. */
+      eventStreams: { maxPerToken: e.EVENTS_MAX_STREAMS_PER_TOKEN, max: e.EVENTS_MAX_STREAMS },
       webhooks: {
         allowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'true',
         timeoutMs: e.WEBHOOK_TIMEOUT_MS,

@@ -18,6 +18,7 @@ export {
 } from './log.ts';
 export { type RelayOptions, relayStep, startRelay } from './relay.ts';
 export { type SinkOptions, startSink } from './sink.ts';
+export { type StreamCaps, StreamSlots } from './streams.ts';
 export {
   type AttemptLog,
   Deliveries,
@@ -28,4 +29,13 @@ export { dispatchStep } from './webhooks/dispatch.ts';
 export { startDelivery } from './webhooks/drain.ts';
 export { WEBHOOK_ID, type Webhook, WebhookRegistry } from './webhooks/registry.ts';
 export { signature, signatureHeader, verifySignature } from './webhooks/sign.ts';
-export { checkTarget, isPrivateAddress, type TargetProblem } from './webhooks/targets.ts';
+export {
+  checkTarget,
+  isPrivateAddress,
+  type Resolve,
+  type ResolvedAddress,
+  resolveTarget,
+  systemResolve,
+  type Target,
+  type TargetProblem,
+} from './webhooks/targets.ts';

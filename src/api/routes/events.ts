@@ -2,14 +2,15 @@
 // party's events; asking for another party is 403. Resumes after `Last-Event-ID` (or `?after=`); an id older
 // than what retention removed is 410 EVENTS_EXPIRED (nothing is silently skipped). Without an id the stream
 // starts with the events written from now on. A comment line `: ping` is sent every EVENTS_HEARTBEAT_SECONDS
-// without events; the stream ends at shutdown.
+// without events; the stream ends at shutdown. Each stream holds a Redis connection, so a token may hold
+// EVENTS_MAX_STREAMS_PER_TOKEN streams and the process EVENTS_MAX_STREAMS (F10); more are 429 TOO_MANY_STREAMS.
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { echo } from '@quill/canton/errors';
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { EVENT_TYPES, type EventFilter, type EventType, isEventId, isEventType } from '../../events/index.ts';
 import { type AppDeps, type AppEnv, type EventsDeps, need } from '../context.ts';
-import { ApiError, errorResponses } from '../errors.ts';
+import { ApiError, ErrorBody, errorResponses } from '../errors.ts';
 import { eventStreamExample } from '../examples.ts';
 import { security } from './shared.ts';
 
@@ -54,8 +55,44 @@ const stream = createRoute({
       content: { 'text/event-stream': { schema: z.string(), example: eventStreamExample } },
     },
     ...errorResponses(400, 401, 403, 410, 503),
+    429: {
+      ...errorResponses(429)[429],
+      description:
+        'TOO_MANY_STREAMS: this token (EVENTS_MAX_STREAMS_PER_TOKEN) or this process (EVENTS_MAX_STREAMS) has as ' +
+        'many streams open as it may; retry after Retry-After seconds or close one',
+      content: {
+        'application/json': {
+          schema: ErrorBody,
+          example: {
+            error: {
+              code: 'TOO_MANY_STREAMS',
+              message: 'this token may hold at most 20 event streams open at once; close one or retry later',
+            },
+          },
+        },
+      },
+    },
   },
 });
+
+/** What a refused stream is told to wait: streams end at the client's will, so this is only a pace. */
+const STREAM_RETRY_AFTER_SECONDS = 5;
+
+/** Takes one of the caller's stream slots (its subject and party are the token), or answers 429. */
+function takeSlot(c: Context<AppEnv>, ev: EventsDeps): () => void {
+  const who = c.get('principal');
+  const slot = ev.streams.take(JSON.stringify([who.subject, who.party ?? null]));
+  if (typeof slot === 'function') return slot;
+  const { maxPerToken, max } = ev.streams.caps;
+  throw new ApiError(
+    429,
+    'TOO_MANY_STREAMS',
+    slot === 'token'
+      ? `this token may hold at most ${maxPerToken} event streams open at once; close one or retry later`
+      : `this server holds ${max} event streams, as many as it may; retry later`,
+    { retryAfterSeconds: STREAM_RETRY_AFTER_SECONDS },
+  );
+}
 
 export function eventsDeps(deps: AppDeps): EventsDeps {
   if (!deps.events) throw new ApiError(503, 'EVENTS_UNAVAILABLE', 'events are not available in this process');
@@ -111,7 +148,14 @@ export function eventRoutes(deps: AppDeps) {
       ...(types.length > 0 ? { types } : {}),
       ...(party !== undefined ? { party } : {}),
     };
-    const conn = ev.connect();
+    const release = takeSlot(c, ev);
+    let conn: ReturnType<EventsDeps['connect']>;
+    try {
+      conn = ev.connect();
+    } catch (err) {
+      release();
+      throw err;
+    }
     c.header('Cache-Control', 'no-cache');
     c.header('X-Accel-Buffering', 'no');
     return streamSSE(
@@ -147,10 +191,12 @@ export function eventRoutes(deps: AppDeps) {
         } finally {
           ev.closing.removeEventListener('abort', stop);
           conn.disconnect();
+          release();
         }
       },
       async () => {
         conn.disconnect();
+        release();
       },
     );
   });

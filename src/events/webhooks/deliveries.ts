@@ -9,6 +9,7 @@ import type { Log } from '../../log.ts';
 import { type RedisKeys, redisKeys } from '../../redis/keys.ts';
 import type { EventLog } from '../log.ts';
 import type { WebhookRegistry } from './registry.ts';
+import type { Resolve } from './targets.ts';
 
 export interface DeliveryConfig {
   allowPrivateTargets: boolean;
@@ -17,6 +18,8 @@ export interface DeliveryConfig {
   retryMaxDelayMs: number;
   retryForMs: number;
   concurrency: number;
+  /** How a target's name is resolved (absent: the system resolver); tests inject a rebinding one. */
+  resolve?: Resolve;
 }
 
 export interface DeliveryState {

@@ -3,6 +3,9 @@
 // retries, and a worker killed mid-delivery leaves the head in place (the stalled job runs again: at least once).
 // `startDelivery` runs the worker side: the dispatcher, the sweep and the job worker.
 import { randomInt } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
 import { DelayedError, type Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { type Running, startConsumer } from '../../redis/consumer.ts';
@@ -17,7 +20,7 @@ import {
 } from './deliveries.ts';
 import { dispatcher } from './dispatch.ts';
 import { signatureHeader } from './sign.ts';
-import { checkTarget } from './targets.ts';
+import { resolveTarget, type Target } from './targets.ts';
 
 const POP_IF = loadScript('pop-if');
 
@@ -25,6 +28,47 @@ const POP_IF = loadScript('pop-if');
 export function backoff(d: Deliveries, attempt: number): number {
   const exp = Math.min(d.config.retryMaxDelayMs, d.config.retryBaseMs * 2 ** Math.min(30, attempt - 1));
   return Math.max(1, Math.floor(exp / 2 + randomInt(0, Math.max(1, Math.floor(exp / 2)) + 1)));
+}
+
+/**
+ * POSTs to the checked addresses only: the socket's lookup answers them instead of resolving the name again (DNS
+ * rebinding), while the Host header and TLS SNI carry the URL's name. No redirect is followed, no socket pooled.
+ */
+function post(
+  t: Target,
+  headers: Record<string, string>,
+  body: string,
+  signal: AbortSignal,
+): Promise<number> {
+  const first = t.addresses[0] as Target['addresses'][number];
+  const lookup = ((_name, opts, cb) => {
+    if (opts.all) cb(null, t.addresses);
+    else cb(null, first.address, first.family);
+  }) as LookupFunction;
+  return new Promise((resolve, reject) => {
+    const req = (t.url.protocol === 'https:' ? httpsRequest : httpRequest)(
+      {
+        method: 'POST',
+        hostname: t.host,
+        port: t.url.port || undefined,
+        path: `${t.url.pathname}${t.url.search}`,
+        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+        ...(isIP(t.host) ? {} : { servername: t.host }),
+        lookup,
+        agent: false,
+        signal,
+      },
+      (res) => {
+        res.on('error', reject);
+        res.on('end', () => resolve(res.statusCode ?? 0));
+        // Cut off mid-body (the timeout, a reset): not an answer. After 'end' this is a no-op.
+        res.on('close', () => reject(new Error('the answer ended early')));
+        res.resume();
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 /** Sends one event to one webhook: the HTTP status (null: no answer) and the error, if any. */
@@ -36,8 +80,8 @@ export async function send(
   e: QuillEvent,
 ): Promise<{ statusCode: number | null; error: string | null; latencyMs: number }> {
   const started = performance.now();
-  const problem = await checkTarget(url, d.config.allowPrivateTargets);
-  if (problem) return { statusCode: null, error: problem, latencyMs: 0 };
+  const target = await resolveTarget(url, d.config.allowPrivateTargets, d.config.resolve);
+  if (typeof target === 'string') return { statusCode: null, error: target, latencyMs: 0 };
   const body = JSON.stringify({
     eventId: e.id,
     webhookId: webhook,
@@ -47,12 +91,11 @@ export async function send(
     body: e.body,
   });
   const t = Math.floor(Date.now() / 1000);
+  const signal = AbortSignal.timeout(d.config.timeoutMs);
   try {
-    const res = await fetch(url, {
-      method: 'POST',
-      redirect: 'manual',
-      signal: AbortSignal.timeout(d.config.timeoutMs),
-      headers: {
+    const status = await post(
+      target,
+      {
         'content-type': 'application/json',
         'user-agent': 'quill-webhooks/1',
         'quill-event-id': e.id,
@@ -60,16 +103,15 @@ export async function send(
         'quill-signature': signatureHeader(secrets, t, body),
       },
       body,
-    });
-    await res.arrayBuffer().catch(() => undefined);
+      signal,
+    );
     const latencyMs = Math.round(performance.now() - started);
-    return res.status >= 200 && res.status < 300
-      ? { statusCode: res.status, error: null, latencyMs }
-      : { statusCode: res.status, error: `HTTP ${res.status}`, latencyMs };
-  } catch (err) {
+    return status >= 200 && status < 300
+      ? { statusCode: status, error: null, latencyMs }
+      : { statusCode: status, error: `HTTP ${status}`, latencyMs };
+  } catch {
     const latencyMs = Math.round(performance.now() - started);
-    const name = (err as Error).name;
-    return { statusCode: null, error: name === 'TimeoutError' ? 'TIMEOUT' : 'CONNECTION_FAILED', latencyMs };
+    return { statusCode: null, error: signal.aborted ? 'TIMEOUT' : 'CONNECTION_FAILED', latencyMs };
   }
 }
 

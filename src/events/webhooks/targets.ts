@@ -1,6 +1,7 @@
 // Which webhook targets are allowed: http(s) URLs whose host resolves only to public addresses, unless private
 // targets are explicitly allowed (WEBHOOK_ALLOW_PRIVATE_TARGETS=true). Every address the name resolves to is
-// checked, so a name with one public and one private address is refused.
+// checked, so a name with one public and one private address is refused. `resolveTarget` returns the checked
+// addresses so the delivery connects to them and not to a second answer (DNS rebinding, F11).
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 
@@ -42,26 +43,64 @@ export function isPrivateAddress(ip: string): boolean {
 
 export type TargetProblem = 'INVALID_URL' | 'PRIVATE_TARGET' | 'UNRESOLVABLE';
 
-/** Undefined when `url` may be called; otherwise why not. */
-export async function checkTarget(url: string, allowPrivate: boolean): Promise<TargetProblem | undefined> {
+export interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+/** Every address of a name (production: the system resolver; tests inject a rebinding one). */
+export type Resolve = (host: string) => Promise<ResolvedAddress[]>;
+
+export const systemResolve: Resolve = async (host) =>
+  (await lookup(host, { all: true, verbatim: true })).map((a) => ({
+    address: a.address,
+    family: a.family === 6 ? 6 : 4,
+  }));
+
+/** A target that may be called: its URL, the host name (no brackets) and the addresses that were checked. */
+export interface Target {
+  url: URL;
+  host: string;
+  addresses: ResolvedAddress[];
+}
+
+function parseTarget(url: string): URL | undefined {
   let u: URL;
   try {
     u = new URL(url);
   } catch {
-    return 'INVALID_URL';
+    return undefined;
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') return 'INVALID_URL';
-  if (u.username || u.password) return 'INVALID_URL';
-  if (allowPrivate) return undefined;
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') return undefined;
+  if (u.username || u.password) return undefined;
+  return u;
+}
+
+/** Resolves once and checks every answer; the delivery connects only to the addresses returned. */
+export async function resolveTarget(
+  url: string,
+  allowPrivate: boolean,
+  resolve: Resolve = systemResolve,
+): Promise<Target | TargetProblem> {
+  const u = parseTarget(url);
+  if (!u) return 'INVALID_URL';
   const host = u.hostname.replace(/^\[|\]$/g, '');
-  let addresses: string[];
+  const v = isIP(host);
+  let addresses: ResolvedAddress[];
   try {
-    addresses = isIP(host)
-      ? [host]
-      : (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+    addresses = v ? [{ address: host, family: v === 6 ? 6 : 4 }] : await resolve(host);
   } catch {
     return 'UNRESOLVABLE';
   }
   if (addresses.length === 0) return 'UNRESOLVABLE';
-  return addresses.some(isPrivateAddress) ? 'PRIVATE_TARGET' : undefined;
+  if (!allowPrivate && addresses.some((a) => isPrivateAddress(a.address))) return 'PRIVATE_TARGET';
+  return { url: u, host, addresses };
+}
+
+/** Undefined when `url` may be called; otherwise why not (registration: a name is not resolved when private
+ * targets are allowed). */
+export async function checkTarget(url: string, allowPrivate: boolean): Promise<TargetProblem | undefined> {
+  if (allowPrivate) return parseTarget(url) ? undefined : 'INVALID_URL';
+  const t = await resolveTarget(url, false);
+  return typeof t === 'string' ? t : undefined;
 }

@@ -1,5 +1,6 @@
 // The API role: the accept step's parts (inspection, inline or on the pool; signing; policy; durability), the
 // outcome waiter, the HTTP app with the console mounted on it, and its listener.
+import { setMaxListeners } from 'node:events';
 import { Counter, Gauge } from 'prom-client';
 import {
   type AppDeps,
@@ -10,6 +11,7 @@ import {
 } from '../../api/index.ts';
 import type { Verifier } from '../../auth/index.ts';
 import { mountConsole, SessionStore } from '../../console/index.tsx';
+import { StreamSlots } from '../../events/index.ts';
 import { HoldingReservations, IntentService, RegistryClient } from '../../intents/index.ts';
 import type { AssetRecognizers } from '../../policy/index.ts';
 import { PolicyStore, velocityLookup } from '../../policy/index.ts';
@@ -64,6 +66,29 @@ function poolMetrics(s: Shared, pool: InspectPool): void {
   });
 }
 
+/** The event streams' gauge and refusals (EVENTS_MAX_STREAMS_PER_TOKEN, EVENTS_MAX_STREAMS). */
+function streamMetrics(s: Shared, streams: StreamSlots): void {
+  new Gauge({
+    name: 'quill_event_streams_open',
+    help: 'Event streams (SSE) open in this process, each holding a Redis connection',
+    registers: [s.registry],
+    collect() {
+      this.set(streams.open);
+    },
+  });
+  new Counter({
+    name: 'quill_event_streams_refused_total',
+    help: 'Event streams refused with 429 TOO_MANY_STREAMS, by the cap that was full (token or process)',
+    labelNames: ['cap'],
+    registers: [s.registry],
+    collect() {
+      this.reset();
+      this.inc({ cap: 'token' }, streams.refused.token);
+      this.inc({ cap: 'process' }, streams.refused.process);
+    },
+  });
+}
+
 export async function startApi(s: Shared, o: ApiRoleOptions): Promise<Listening> {
   const { config, store, log } = s;
   const { threads, maxQueued, threadMemoryMb, offloadBytes } = config.inspect;
@@ -99,6 +124,10 @@ export async function startApi(s: Shared, o: ApiRoleOptions): Promise<Listening>
   if (config.policy) await policies.seed(config.policy, 'POLICY_FILE');
   const waiter = new OutcomeWaiter(s.connect(), store);
   const closing = new AbortController();
+  const streams = new StreamSlots(config.eventStreams);
+  // Every open stream listens for shutdown: up to EVENTS_MAX_STREAMS listeners is expected, not a leak.
+  setMaxListeners(config.eventStreams.max + 10, closing.signal);
+  streamMetrics(s, streams);
   const deps: AppDeps = {
     store,
     waiter,
@@ -170,6 +199,7 @@ export async function startApi(s: Shared, o: ApiRoleOptions): Promise<Listening>
       hooks: s.hooks,
       deliveries: s.deliveries,
       connect: () => s.connect({ maxRetriesPerRequest: 1 }),
+      streams,
       heartbeatMs: config.events.heartbeatMs,
       allowPrivateTargets: config.webhooks.allowPrivateTargets,
       secretGraceMs: config.webhooks.secretGraceMs,
