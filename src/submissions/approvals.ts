@@ -5,7 +5,7 @@
 // past its approval deadline is moved to `expired` (APPROVAL_EXPIRED) by the next `decideApproval` or
 // `listAwaiting` that sees it.
 import { echo } from '@quill/canton/errors';
-import type { Principal } from '../auth/index.ts';
+import { type Principal, samePerson } from '../auth/index.ts';
 import type { Log } from '../log.ts';
 import { parseHash } from './accept/checks.ts';
 import type { AcceptPorts } from './accept/types.ts';
@@ -85,11 +85,12 @@ export async function decideApproval(
   }
   rec = await expireIfOverdue(store, rec, now());
   notAwaiting(rec);
-  if (who.subject === rec.requestedBy) {
+  // People, not labels: alice's API token and her console OIDC session are one person (issue 29).
+  if (samePerson(who.subject, rec.requestedBy)) {
     throw new SubmissionRefused(403, 'SELF_APPROVAL', 'the submitter cannot decide its own submission');
   }
   const approvers = rec.approval?.approvers;
-  if (approvers && !approvers.includes(who.subject)) {
+  if (approvers && !approvers.some((m) => samePerson(m, who.subject))) {
     throw new SubmissionRefused(403, 'NOT_AN_APPROVER', `this subject is not in the approver group`);
   }
   const reason = input.reason?.trim() ? input.reason.trim().slice(0, 500) : null;
@@ -99,7 +100,7 @@ export async function decideApproval(
     (r) => {
       planned = undefined;
       if (r.status !== 'awaiting_approval' || overdue(r, now())) return undefined;
-      if ((r.approvals ?? []).some((a) => a.subject === who.subject)) {
+      if ((r.approvals ?? []).some((a) => samePerson(a.subject, who.subject))) {
         throw new SubmissionRefused(
           409,
           'ALREADY_DECIDED',
