@@ -1031,7 +1031,10 @@ export interface components {
         ApprovalRequirement: {
             /** @description the policy rule that matched */
             rule: string | null;
+            /** @description the policy version whose requirement (rule, quorum, group) the submission waits under */
             policyVersion: number | null;
+            /** @description the policy version in force at the approval that signed it or ended it POLICY_CHANGED (null: no policy) */
+            decidedByPolicyVersion?: number | null;
             quorum: number;
             group: string | null;
             /** @description the subjects allowed to decide (a group) */

@@ -4,7 +4,11 @@
 export const ROLES = ['read', 'submit', 'approve', 'admin'] as const;
 export type Role = (typeof ROLES)[number];
 
-/** Built once at sign-in or token verification: `party` is a non-empty party id (scoped) or undefined (every party). */
+/**
+ * Built once at sign-in or token verification: `party` is a non-empty party id (scoped) or undefined (every party).
+ * `subject` is the principal's label in records and the audit (`oidc:<sub>` for console OIDC sessions); the
+ * person behind it is `personName(subject)`.
+ */
 export interface Principal {
   subject: string;
   role: Role;
@@ -27,4 +31,23 @@ export function allows(have: Role, need: Role): boolean {
  */
 export function idempotencyScope(who: Principal): string {
   return JSON.stringify([who.subject, who.party ?? null]);
+}
+
+/** How the console labels OIDC operators (`oidc:<sub>`): a label, not another person. */
+const OIDC_LABEL = 'oidc:';
+
+/**
+ * The person a principal's label (or a recorded one) names, one name wherever they sign in (issue 29): an API
+ * token's `sub`, a sign-in link's subject and an OIDC session's `sub` are the same person when equal, whatever
+ * issuer vouched for them. The deployment trusts only its own token secret or JWKS and its console's identity
+ * provider, and tokens minted with AUTH_JWT_SECRET carry no issuer: qualifying names by issuer would keep alice's
+ * two names apart. Two people may therefore not share a subject across those issuers.
+ */
+export function personName(label: string): string {
+  return label.startsWith(OIDC_LABEL) ? label.slice(OIDC_LABEL.length) : label;
+}
+
+/** Whether two labels (a principal's, a record's, a group member's) name the same person. */
+export function samePerson(a: string, b: string): boolean {
+  return personName(a) === personName(b);
 }

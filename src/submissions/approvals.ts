@@ -3,12 +3,21 @@
 // compare-and-set (the store's TRANSITION Lua script checks the version), so exactly one caller signs, stores
 // the signature and enqueues, however many approvals race. Expiry happens on read and on decision: a record
 // past its approval deadline is moved to `expired` (APPROVAL_EXPIRED) by the next `decideApproval` or
-// `listAwaiting` that sees it.
+// `listAwaiting` that sees it. An approval is decided under the policy in force (issue 29): before it counts, the
+// stored transaction is evaluated again, and a policy that now denies it ends it `rejected` (POLICY_CHANGED), one
+// that needs other or more approvers keeps it waiting under the new requirement.
 import { echo } from '@quill/canton/errors';
-import type { Principal } from '../auth/index.ts';
+import { instrumentKey } from '@quill/canton/token';
+import { type Principal, samePerson } from '../auth/index.ts';
 import type { Log } from '../log.ts';
+import {
+  evaluatePolicy,
+  type PolicyOutcome,
+  subtractDecimals,
+  type VelocityLookup,
+} from '../policy/index.ts';
 import { parseHash } from './accept/checks.ts';
-import type { AcceptPorts } from './accept/types.ts';
+import type { AcceptPorts, PolicyPort } from './accept/types.ts';
 import { SubmissionRefused } from './errors.ts';
 import type { PipelineMetrics } from './metrics.ts';
 import type { Approval, SubmissionRecord } from './record.ts';
@@ -20,6 +29,9 @@ export interface ApprovalDeps {
   /** The accept path's `sign` port: signs and verifies the 32-byte hash. */
   sign: AcceptPorts['sign'];
   enqueue: (record: SubmissionRecord) => Promise<void>;
+  /** The policy in force and the accept path's `inspect` port: with both, approvals are decided under it. */
+  policy?: PolicyPort | undefined;
+  inspect?: AcceptPorts['inspect'] | undefined;
   metrics?: PipelineMetrics;
   log?: Log;
   now?: () => number;
@@ -60,6 +72,87 @@ function approvedCount(r: SubmissionRecord): number {
   return (r.approvals ?? []).filter((a) => a.decision === 'approve').length;
 }
 
+/** The policy in force's outcome for a held submission, read when an approval arrives. */
+interface InForce {
+  version: number | null;
+  rule: string | null;
+  outcome: PolicyOutcome;
+}
+
+/**
+ * Evaluates the policy in force against the stored transaction (decoded and hashed again, as accept did). Its
+ * velocity does not count the submission itself: it is under way, so the party's window already holds it.
+ */
+async function policyInForce(deps: ApprovalDeps, rec: SubmissionRecord): Promise<InForce | undefined> {
+  if (!deps.policy || !deps.inspect) return undefined;
+  const current = await deps.policy.current();
+  if (!current) return { version: null, rule: null, outcome: { action: 'allow' } };
+  const stored = await deps.store.get(rec.id);
+  if (!stored?.payload)
+    throw new SubmissionRefused(409, 'CONFLICT', `submission ${rec.id} has no transaction`);
+  const tx = await deps.inspect(stored.payload.preparedTransaction, rec.hashingSchemeVersion);
+  if (Buffer.from(tx.hash).toString('hex') !== rec.preparedTransactionHash || !tx.facts)
+    throw new Error(`submission ${rec.id}: its stored transaction no longer hashes to its hash`);
+  const velocity = deps.policy.velocity;
+  const now = deps.now ?? Date.now;
+  const d = await evaluatePolicy(
+    current.document,
+    tx.facts(),
+    velocity ? withoutItself(velocity, rec, now) : undefined,
+  );
+  return { version: current.version, rule: d.rule, outcome: d.outcome };
+}
+
+function withoutItself(lookup: VelocityLookup, rec: SubmissionRecord, now: () => number): VelocityLookup {
+  return async (party, windowSeconds) => {
+    const w = await lookup(party, windowSeconds);
+    if (Date.parse(rec.createdAt) < now() - windowSeconds * 1000) return w;
+    const instruments = { ...w.instruments };
+    for (const o of rec.outflows ?? []) {
+      const k = instrumentKey(o.instrument);
+      const had = instruments[k];
+      if (had) instruments[k] = { count: had.count - 1, amount: subtractDecimals(had.amount, o.amount) };
+    }
+    return { count: Math.max(0, w.count - 1), instruments };
+  };
+}
+
+/**
+ * Where an approved record goes under the policy in force: denied → rejected (POLICY_CHANGED); allowed, or its
+ * quorum met by approvers it admits → accepted; otherwise it waits under the new requirement. Without a policy
+ * port, the requirement it was held under decides, as before.
+ */
+function underPolicy(next: SubmissionRecord, p: InForce | undefined): SubmissionRecord {
+  const held = next.approval;
+  if (!p) return approvedCount(next) >= (held?.quorum ?? 1) ? { ...next, status: 'accepted' } : next;
+  const decided = held ? { ...held, decidedByPolicyVersion: p.version } : held;
+  const o = p.outcome;
+  if (o.action === 'deny') {
+    return reject({
+      code: 'POLICY_CHANGED',
+      message: `the policy in force (version ${p.version}${p.rule !== null ? `, rule ${p.rule}` : ''}) denies it now: ${o.reason}`,
+    })({ ...next, ...(decided ? { approval: decided } : {}) });
+  }
+  if (o.action === 'allow') return { ...next, status: 'accepted', ...(decided ? { approval: decided } : {}) };
+  const counted = (next.approvals ?? []).filter(
+    (a) => a.decision === 'approve' && (!o.approvers || o.approvers.some((m) => samePerson(m, a.subject))),
+  ).length;
+  if (counted >= o.quorum) return { ...next, status: 'accepted', ...(decided ? { approval: decided } : {}) };
+  if (!held) return next;
+  // Keeps waiting, under the requirement in force (its deadline stays).
+  return {
+    ...next,
+    approval: {
+      ...held,
+      rule: p.rule,
+      policyVersion: p.version,
+      quorum: o.quorum,
+      group: o.group,
+      approvers: o.approvers,
+    },
+  };
+}
+
 /**
  * Records one subject's decision on a submission awaiting approval. Refusals: 404 (unknown or another party's
  * for a party-scoped principal), 409 HASH_MISMATCH, 409 NOT_AWAITING_APPROVAL, 409 APPROVAL_EXPIRED, 403
@@ -85,11 +178,15 @@ export async function decideApproval(
   }
   rec = await expireIfOverdue(store, rec, now());
   notAwaiting(rec);
-  if (who.subject === rec.requestedBy) {
+  // People, not labels: alice's API token and her console OIDC session are one person (issue 29).
+  if (samePerson(who.subject, rec.requestedBy)) {
     throw new SubmissionRefused(403, 'SELF_APPROVAL', 'the submitter cannot decide its own submission');
   }
-  const approvers = rec.approval?.approvers;
-  if (approvers && !approvers.includes(who.subject)) {
+  // Only an approval is decided under the policy in force; a rejection ends the submission whatever it says.
+  const inForce = input.decision === 'approve' ? await policyInForce(deps, rec) : undefined;
+  const approvers =
+    inForce?.outcome.action === 'approve' ? inForce.outcome.approvers : rec.approval?.approvers;
+  if (approvers && !approvers.some((m) => samePerson(m, who.subject))) {
     throw new SubmissionRefused(403, 'NOT_AN_APPROVER', `this subject is not in the approver group`);
   }
   const reason = input.reason?.trim() ? input.reason.trim().slice(0, 500) : null;
@@ -99,7 +196,7 @@ export async function decideApproval(
     (r) => {
       planned = undefined;
       if (r.status !== 'awaiting_approval' || overdue(r, now())) return undefined;
-      if ((r.approvals ?? []).some((a) => a.subject === who.subject)) {
+      if ((r.approvals ?? []).some((a) => samePerson(a.subject, who.subject))) {
         throw new SubmissionRefused(
           409,
           'ALREADY_DECIDED',
@@ -118,8 +215,8 @@ export async function decideApproval(
           code: 'APPROVAL_REJECTED',
           message: `rejected by ${who.subject}${reason ? `: ${reason}` : ''}`,
         })(next);
-      } else if (approvedCount(next) >= (r.approval?.quorum ?? 1)) {
-        next = { ...next, status: 'accepted' };
+      } else {
+        next = underPolicy(next, inForce);
       }
       planned = next;
       return next;

@@ -89,7 +89,19 @@ export type Approval = z.infer<typeof Approval>;
 /** The approval policy's verdict for a submission that had to wait for approvers. */
 export const ApprovalRequirement = z.object({
   rule: z.string().nullable().describe('the policy rule that matched'),
-  policyVersion: z.number().int().nullable(),
+  policyVersion: z
+    .number()
+    .int()
+    .nullable()
+    .describe('the policy version whose requirement (rule, quorum, group) the submission waits under'),
+  decidedByPolicyVersion: z
+    .number()
+    .int()
+    .nullable()
+    .optional()
+    .describe(
+      'the policy version in force at the approval that signed it or ended it POLICY_CHANGED (null: no policy)',
+    ),
   quorum: z.number().int(),
   group: z.string().nullable(),
   approvers: z.array(z.string()).nullable().describe('the subjects allowed to decide (a group)'),

@@ -148,6 +148,8 @@ export function approvalRoutes(deps: AppDeps) {
           store: deps.store,
           sign: deps.accept.ports.sign,
           enqueue: deps.accept.enqueue,
+          policy: deps.accept.policy,
+          inspect: deps.accept.ports.inspect,
           metrics: deps.metrics,
           ...(deps.log ? { log: deps.log } : {}),
           ...(deps.accept.now ? { now: deps.accept.now } : {}),

@@ -437,3 +437,130 @@ describe('policy versions', () => {
     }
   });
 });
+
+describe('approvals are decided under the policy in force (issue 29 item 3)', () => {
+  let h: Awaited<ReturnType<typeof apiHarness>>;
+  let store: SubmissionStore;
+  let alice = '';
+  const redis = testRedis();
+  const tok = (role: Role, subject: string) => issueToken({ secret: SECRET, role, ttlSeconds: 600, subject });
+  const HOLD = {
+    name: 'hold',
+    match: { template: '#quill-coin:Quill.Coin:Holding' },
+    action: 'approve',
+    quorum: 1,
+  };
+
+  beforeAll(async () => {
+    h = await apiHarness({}, { recognizers: SANDBOX_RECOGNIZERS });
+    store = new SubmissionStore(redis, h.config.redisPrefix);
+    alice = (await h.party('alice')).id;
+  });
+  afterAll(async () => {
+    await h?.close();
+    redis.disconnect();
+  });
+
+  async function usePolicy(doc: Record<string, unknown>): Promise<number> {
+    const res = await h.call('PUT', '/wallet/v1/policy', { token: await tok('admin', 'root'), body: doc });
+    expect(res.status).toBe(200);
+    return res.json.version as number;
+  }
+  async function held(amount: string) {
+    const t = transfer(alice, 'bob::1', amount);
+    const res = await h.call('POST', '/wallet/v1/submissions', {
+      token: await tok('submit', 'sam'),
+      body: t.body,
+    });
+    expect(res.json.status).toBe('awaiting_approval');
+    const approval = res.json.approval as { policyVersion: number };
+    return { id: res.json.id as string, hash: t.hashHex, version: approval.policyVersion };
+  }
+  const approve = async (s: { id: string; hash: string }, subject: string) =>
+    h.call('POST', `/wallet/v1/submissions/${s.id}/approvals`, {
+      token: await tok('approve', subject),
+      body: { decision: 'approve', hash: s.hash },
+    });
+  async function signatures(id: string): Promise<number> {
+    const entries = await auditOf(store).signatures();
+    return entries.filter((e) => e.submission === id && e.stored === 'true').length;
+  }
+
+  it('a deny rule added while it waits ends it rejected (POLICY_CHANGED), never signed', async () => {
+    await usePolicy({ default: 'allow', rules: [HOLD] });
+    const s = await held('300.0');
+    const v2 = await usePolicy({
+      default: 'allow',
+      rules: [
+        { name: 'no-bob', match: { counterparty: 'bob::1' }, action: 'deny', reason: 'bob is frozen' },
+        HOLD,
+      ],
+    });
+    const res = await approve(s, 'appr-1');
+    expect(res.status).toBe(200);
+    expect(res.json).toMatchObject({
+      status: 'rejected',
+      error: { code: 'POLICY_CHANGED' },
+      approval: { policyVersion: s.version, decidedByPolicyVersion: v2 },
+    });
+    expect(res.json.error?.message).toContain('bob is frozen');
+    expect(await signatures(s.id)).toBe(0);
+    expect((await approve(s, 'appr-2')).json.error?.code).toBe('NOT_AWAITING_APPROVAL');
+  });
+
+  it('a larger quorum keeps it waiting under the new requirement; the quorum in force signs it', async () => {
+    await usePolicy({ default: 'allow', rules: [HOLD] });
+    const s = await held('300.0');
+    const v2 = await usePolicy({ default: 'allow', rules: [{ ...HOLD, name: 'hold-2', quorum: 2 }] });
+    const one = await approve(s, 'appr-1');
+    expect(one.json).toMatchObject({
+      status: 'awaiting_approval',
+      approval: { rule: 'hold-2', policyVersion: v2, quorum: 2 },
+    });
+    expect(await signatures(s.id)).toBe(0);
+    const two = await approve(s, 'appr-2');
+    expect(two.json).toMatchObject({ status: 'queued', approval: { decidedByPolicyVersion: v2 } });
+    expect(await signatures(s.id)).toBe(1);
+  });
+
+  it('an approver removed from the group no longer counts', async () => {
+    await usePolicy({ default: 'allow', rules: [{ ...HOLD, quorum: 2 }] });
+    const s = await held('300.0');
+    expect((await approve(s, 'appr-a')).json.status).toBe('awaiting_approval');
+    await usePolicy({
+      default: 'allow',
+      groups: { treasury: ['appr-b', 'appr-c'] },
+      rules: [{ ...HOLD, quorum: 2, group: 'treasury' }],
+    });
+    expect((await approve(s, 'appr-x')).json.error?.code).toBe('NOT_AN_APPROVER');
+    expect((await approve(s, 'appr-b')).json).toMatchObject({
+      status: 'awaiting_approval',
+      approval: { group: 'treasury', quorum: 2 },
+    });
+    expect((await approve(s, 'appr-c')).json.status).toBe('queued');
+    expect(await signatures(s.id)).toBe(1);
+  });
+
+  it('an unchanged policy signs as before; its velocity does not count the submission itself', async () => {
+    const v = await usePolicy({
+      default: 'allow',
+      rules: [
+        {
+          name: 'coin-hourly',
+          match: {
+            instrument: { admin: 'operator::1220op', id: 'QuillCoin' },
+            velocity: { window: '1h', maxAmount: '450' },
+          },
+          action: 'deny',
+        },
+        HOLD,
+      ],
+    });
+    // A fresh party: earlier tests' transfers do not fill its window.
+    alice = (await h.party('carol')).id;
+    const s = await held('300.0');
+    const res = await approve(s, 'appr-1');
+    expect(res.json).toMatchObject({ status: 'queued', approval: { decidedByPolicyVersion: v } });
+    expect(await signatures(s.id)).toBe(1);
+  });
+});
