@@ -12,6 +12,7 @@ import { OidcSignIn } from './oidc.ts';
 import { navFor, PAGES } from './pages/index.ts';
 import { oidcCallback, oidcStart, redeem, signinPage, signout } from './pages/signin.tsx';
 
+export { entriesFromCsv } from './csv.ts';
 export type { ConsoleDeps, OidcSettings } from './deps.ts';
 export { consoleBaseUrl, type LinkRequest, mintLink, signInLink } from './links.ts';
 export { SessionStore } from './sessions.ts';
