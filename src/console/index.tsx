@@ -29,12 +29,7 @@ function asset(name: string): string {
 export function mountConsole(app: WalletApp, deps: ConsoleDeps): void {
   const ui = new Hono<ConsoleEnv>();
   const oidc = deps.oidc
-    ? new OidcSignIn(
-        deps.oidc,
-        deps.redis,
-        deps.prefix,
-        `${(deps.publicUrl ?? '').replace(/\/$/, '')}/console/oidc/callback`,
-      )
+    ? new OidcSignIn(deps.oidc, `${(deps.publicUrl ?? '').replace(/\/$/, '')}/console/oidc/callback`)
     : undefined;
   ui.use('*', securityHeaders());
   ui.use(
