@@ -1,7 +1,8 @@
 // The audit chain as CSV (the console's export): readable columns for a spreadsheet, and an `entry` column with
 // the whole entry as `quill audit export` writes it, so `quill audit verify FILE` checks an unfiltered export.
 // Spreadsheets run cells that start with = + - @; in `;`-separator locales (de, fr, nl) a `,`-CSV line is split
-// at every `;`, so each `;`-part of a cell is a cell there too and is neutralised the same way.
+// at every `;` (and, outside quotes, at every line break), so each such part of a cell is a cell there too and
+// is neutralised the same way.
 
 /** One audit entry as stored and as `quill audit export` writes it (src/audit ChainEntry). */
 export interface ChainEntry {
@@ -11,7 +12,7 @@ export interface ChainEntry {
 
 /** A cell that no spreadsheet runs as a formula, with `,` or `;` locales: RFC 4180 quoting plus a ' prefix. */
 export function csvCell(v: string): string {
-  const parts = v.replace(/;(?=[\s"']*[=+\-@])/g, ";'");
+  const parts = v.replace(/[;\r\n](?=[ \t"']*[=+\-@])/g, (m) => `${m}'`);
   const safe = /^[\s"']*[=+\-@]|^[\t\r]/.test(parts) ? `'${parts}` : parts;
   return /[",;\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
