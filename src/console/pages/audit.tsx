@@ -62,10 +62,10 @@ function csvExport(c: Ctx, deps: ConsoleDeps, keep: (r: AuditRow) => boolean) {
 }
 
 export async function auditPage(c: Ctx, deps: ConsoleDeps) {
+  if (!allows(c.get('principal').role, 'admin')) throw new PageError(403, 'The audit chain needs an admin.');
   const q = c.req.query();
   const keep = matcher(q);
   const before = cursorParam(q.before);
-  if (!allows(c.get('principal').role, 'admin')) throw new PageError(403, 'The audit chain needs an admin.');
   if (q.format === 'csv') return csvExport(c, deps, keep);
   const res = await readAudit(deps, c.get('principal'), { before, want: PAGE_SIZE, keep });
   const shown = res.rows;
