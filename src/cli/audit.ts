@@ -1,9 +1,11 @@
 // `quill audit export [--out FILE]` and `quill audit verify [FILE]`: the audit chain from Redis (REDIS_URL,
 // REDIS_PREFIX) as JSON lines `{"id":…,"fields":[[name,value],…]}`, and its check, naming the first broken link.
+// verify also reads the console's CSV export (its `entry` column holds the same JSON per entry).
 import { readFile, writeFile } from 'node:fs/promises';
 import { Command } from 'commander';
 import { AuditLog, type ChainEntry, verifyAuditChain } from '../audit/index.ts';
 import { loadConfig } from '../config/index.ts';
+import { entriesFromCsv } from '../console/index.tsx';
 import { CommandFailure, UsageError } from '../errors.ts';
 import { redisConnection } from '../redis/index.ts';
 import type { CliEnv } from './support.ts';
@@ -68,7 +70,7 @@ export function auditCommand(env: CliEnv = {}): Command {
     .description(
       'check every link of the chain (from Redis, or an exported FILE); exit 1 naming the first broken one',
     )
-    .argument('[file]', 'an exported chain (quill audit export)')
+    .argument('[file]', "an exported chain (quill audit export, or the console's unfiltered CSV export)")
     .action(async (file?: string) => {
       let entries: ChainEntry[];
       let head: string | undefined;
@@ -79,7 +81,14 @@ export function auditCommand(env: CliEnv = {}): Command {
         } catch (err) {
           throw new UsageError(`${file}: ${(err as NodeJS.ErrnoException).code ?? 'unreadable'}`);
         }
-        entries = parseLines(text, file);
+        if (!text.startsWith('id,')) entries = parseLines(text, file);
+        else {
+          try {
+            entries = entriesFromCsv(text);
+          } catch (err) {
+            throw new UsageError(`${file}: ${(err as Error).message}`);
+          }
+        }
       } else {
         ({ entries, head } = await fromRedis(env));
       }

@@ -10,7 +10,7 @@ export interface OidcSettings {
   clientSecret: string;
   /** A claim holding `read`, `approve`, `submit` or `admin` (or a list of them: the highest counts). */
   roleClaim: string;
-  /** A claim holding the party the operator is scoped to; absent or empty: every party. */
+  /** A claim holding the party the operator is scoped to; absent: every party (empty or not text: refused). */
   partyClaim: string;
   scope: string;
 }

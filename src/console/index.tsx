@@ -12,6 +12,7 @@ import { OidcSignIn } from './oidc.ts';
 import { navFor, PAGES } from './pages/index.ts';
 import { oidcCallback, oidcStart, redeem, signinPage, signout } from './pages/signin.tsx';
 
+export { entriesFromCsv } from './csv.ts';
 export type { ConsoleDeps, OidcSettings } from './deps.ts';
 export { consoleBaseUrl, type LinkRequest, mintLink, signInLink } from './links.ts';
 export { SessionStore } from './sessions.ts';
@@ -28,12 +29,7 @@ function asset(name: string): string {
 export function mountConsole(app: WalletApp, deps: ConsoleDeps): void {
   const ui = new Hono<ConsoleEnv>();
   const oidc = deps.oidc
-    ? new OidcSignIn(
-        deps.oidc,
-        deps.redis,
-        deps.prefix,
-        `${(deps.publicUrl ?? '').replace(/\/$/, '')}/console/oidc/callback`,
-      )
+    ? new OidcSignIn(deps.oidc, `${(deps.publicUrl ?? '').replace(/\/$/, '')}/console/oidc/callback`)
     : undefined;
   ui.use('*', securityHeaders());
   ui.use(

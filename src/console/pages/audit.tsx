@@ -1,7 +1,12 @@
 // Audit: every signature, approval decision, policy change and key event with who asked, the key, the hash and
-// the time; filters; CSV export of what the filters select. Reads the chain through the API (admin).
-import { type AuditRow, readAudit } from '../audit-read.ts';
-import { type Ctx, must } from '../http.tsx';
+// the time, newest first a page at a time; filters; CSV export of everything the filters select (newest first,
+// with each whole entry so `quill audit verify` checks an unfiltered export).
+import { allows } from '../../auth/index.ts';
+import { type AuditRow, cursorParam, everyAuditRow, readAudit } from '../audit-read.ts';
+import { csvCell, entryCell } from '../csv.ts';
+import type { ConsoleDeps } from '../deps.ts';
+import { PageError } from '../errors.ts';
+import type { Ctx } from '../http.tsx';
 import { Empty, Id, Page, Time } from '../ui.tsx';
 
 const COLUMNS = [
@@ -17,42 +22,56 @@ const COLUMNS = [
   'stored',
 ] as const;
 
-function filtered(rows: AuditRow[], q: Record<string, string>): AuditRow[] {
+const KINDS = ['signature', 'approval', 'policy', 'key.generate', 'key.disable'];
+const PAGE_SIZE = 500;
+
+function matcher(q: Record<string, string>): (r: AuditRow) => boolean {
   const has = (v: string | undefined, want: string | undefined) => !want || (v ?? '').includes(want.trim());
-  return rows.filter(
-    (r) =>
-      (!q.kind || r.kind === q.kind) &&
-      has(r.fields.actor, q.actor) &&
-      has(r.fields.party, q.party) &&
-      has(r.fields.keyFingerprint, q.key),
-  );
+  return (r) =>
+    (!q.kind || r.kind === q.kind) &&
+    has(r.fields.actor, q.actor) &&
+    has(r.fields.party, q.party) &&
+    has(r.fields.keyFingerprint, q.key);
 }
 
-/** RFC 4180 quoting; a leading = + - @ is prefixed with ' so a spreadsheet never runs it as a formula. */
-function csvCell(v: string): string {
-  const safe = /^[=+\-@\t\r]/.test(v) ? `'${v}` : v;
-  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
+function csvLine(r: AuditRow): string {
+  const cells = [r.id, ...COLUMNS.map((k) => (k === 'kind' ? r.kind : (r.fields[k] ?? '')))].map(csvCell);
+  return `${[...cells, entryCell(r.entry)].join(',')}\r\n`;
 }
 
-export async function auditPage(c: Ctx) {
+/** The CSV, streamed a page of the chain at a time: no cap, and no whole chain in memory. */
+function csvExport(c: Ctx, deps: ConsoleDeps, keep: (r: AuditRow) => boolean) {
+  const pages = everyAuditRow(deps, c.get('principal'), keep);
+  const text = new TextEncoder();
+  const body = new ReadableStream<Uint8Array>({
+    start(ctl) {
+      ctl.enqueue(text.encode(`${['id', ...COLUMNS, 'entry'].join(',')}\r\n`));
+    },
+    async pull(ctl) {
+      const next = await pages.next();
+      if (next.done) ctl.close();
+      else ctl.enqueue(text.encode(next.value.map(csvLine).join('')));
+    },
+    async cancel() {
+      await pages.return(undefined);
+    },
+  });
+  c.header('Content-Type', 'text/csv; charset=utf-8');
+  c.header('Content-Disposition', 'attachment; filename="quill-audit.csv"');
+  return c.body(body);
+}
+
+export async function auditPage(c: Ctx, deps: ConsoleDeps) {
+  if (!allows(c.get('principal').role, 'admin')) throw new PageError(403, 'The audit chain needs an admin.');
   const q = c.req.query();
-  const res = await readAudit(c.get('api'));
-  if (res.status !== 200)
-    must({ status: res.status, body: { error: { message: 'the audit chain needs an admin' } } }, 'audit');
-  const rows = filtered(res.rows, q);
-  if (q.format === 'csv') {
-    const lines = [['id', ...COLUMNS].join(',')];
-    for (const r of rows)
-      lines.push(
-        [r.id, ...COLUMNS.map((k) => (k === 'kind' ? r.kind : (r.fields[k] ?? '')))].map(csvCell).join(','),
-      );
-    c.header('Content-Type', 'text/csv; charset=utf-8');
-    c.header('Content-Disposition', 'attachment; filename="quill-audit.csv"');
-    return c.body(`${lines.join('\r\n')}\r\n`);
-  }
-  const kinds = [...new Set(res.rows.map((r) => r.kind))].sort();
-  const shown = rows.slice(-500).reverse();
-  const exportQuery = new URLSearchParams({ ...q, format: 'csv' }).toString();
+  const keep = matcher(q);
+  const before = cursorParam(q.before);
+  if (q.format === 'csv') return csvExport(c, deps, keep);
+  const res = await readAudit(deps, c.get('principal'), { before, want: PAGE_SIZE, keep });
+  const shown = res.rows;
+  const { before: _, format: __, ...filters } = q;
+  const exportQuery = new URLSearchParams({ ...filters, format: 'csv' }).toString();
+  const olderQuery = res.older ? new URLSearchParams({ ...filters, before: res.older }).toString() : '';
   return c.html(
     <Page title="Audit" viewer={c.get('viewer')} active="/console/audit">
       <form method="get" class="inline" data-testid="audit-filters">
@@ -60,7 +79,7 @@ export async function auditPage(c: Ctx) {
           Kind
           <select name="kind">
             <option value="">any</option>
-            {kinds.map((k) => (
+            {KINDS.map((k) => (
               <option value={k} selected={q.kind === k}>
                 {k}
               </option>
@@ -82,7 +101,15 @@ export async function auditPage(c: Ctx) {
         <button type="submit">Filter</button>
       </form>
       <p>
-        {rows.length} entries match{rows.length > shown.length ? ` (the newest ${shown.length} shown)` : ''}.{' '}
+        {before ? 'Older entries' : 'The newest entries'}, newest first ({shown.length} shown
+        {res.older ? '; older ones on the next page' : ''}).{' '}
+        {before && (
+          <>
+            <a href={`/console/audit?${new URLSearchParams(filters).toString()}`} data-testid="newest">
+              Newest
+            </a>{' '}
+          </>
+        )}
         <a href={`/console/audit?${exportQuery}`} data-testid="csv">
           Export CSV
         </a>
@@ -128,6 +155,13 @@ export async function auditPage(c: Ctx) {
             ))}
           </tbody>
         </table>
+      )}
+      {res.older && (
+        <p>
+          <a href={`/console/audit?${olderQuery}`} data-testid="older" rel="next">
+            Older entries
+          </a>
+        </p>
       )}
     </Page>,
   );

@@ -78,13 +78,13 @@ export const PAGES: readonly ConsolePage[] = [
     title: 'Approvals',
     nav: { label: 'Approvals' },
     minRole: 'read',
-    get: (c) => approvalsPage(c),
+    get: (c, deps) => approvalsPage(c, deps),
   },
   {
     path: '/approvals/:id',
     title: 'Approval decision',
     minRole: 'approve',
-    post: (c) => decide(c, param(c, 'id')),
+    post: (c, deps) => decide(c, deps, param(c, 'id')),
   },
   {
     path: '/keys',
@@ -95,12 +95,12 @@ export const PAGES: readonly ConsolePage[] = [
     post: generateKey,
   },
   { path: '/keys/adopt', title: 'Adopt a key', minRole: 'admin', unscoped: true, post: adoptKey },
-  { path: '/keys/:fp', title: 'Key', minRole: 'admin', get: (c) => keyPage(c, param(c, 'fp')) },
+  { path: '/keys/:fp', title: 'Key', minRole: 'admin', get: (c, deps) => keyPage(c, deps, param(c, 'fp')) },
   {
     path: '/keys/:fp/disable',
     title: 'Disable a key',
     minRole: 'admin',
-    post: (c) => disableKey(c, param(c, 'fp')),
+    post: (c, deps) => disableKey(c, deps, param(c, 'fp')),
   },
   {
     path: '/parties',

@@ -3,8 +3,9 @@
 // so its role and party rules apply.
 
 import { allows } from '../../auth/index.ts';
-import { readAudit } from '../audit-read.ts';
+import { cursorParam, readAudit } from '../audit-read.ts';
 import { answer } from '../client.ts';
+import type { ConsoleDeps } from '../deps.ts';
 import { PageError } from '../errors.ts';
 import { apiMessage, type Ctx, formFields, must } from '../http.tsx';
 import { Csrf, Empty, FormError, Id, Page, Status, Time } from '../ui.tsx';
@@ -194,7 +195,7 @@ export async function adoptKey(c: Ctx) {
 
 const FP = /^1220[0-9a-f]{64}$/;
 
-export async function keyPage(c: Ctx, fingerprint: string, form?: { error: string }) {
+export async function keyPage(c: Ctx, deps: ConsoleDeps, fingerprint: string, form?: { error: string }) {
   if (!FP.test(fingerprint))
     throw new PageError(404, 'No key: a fingerprint is 1220 followed by 64 hex digits.');
   const api = c.get('api');
@@ -204,10 +205,13 @@ export async function keyPage(c: Ctx, fingerprint: string, form?: { error: strin
   const mine = (parties.status === 200 ? parties.body.items : []).filter(
     (p) => p.keyFingerprint === fingerprint,
   );
-  const audit = await readAudit(api);
-  const signatures = audit.rows.filter(
-    (r) => r.kind === 'signature' && r.fields.keyFingerprint === fingerprint,
-  );
+  const before = cursorParam(c.req.query('before'));
+  const audit = await readAudit(deps, viewer.principal, {
+    before,
+    want: 100,
+    keep: (r) => r.kind === 'signature' && r.fields.keyFingerprint === fingerprint,
+  });
+  const signatures = audit.rows;
   const confirm = fingerprint.slice(-8);
   return c.html(
     <Page title={`Key ${key.label ?? fingerprint.slice(0, 12)}`} viewer={viewer} active="/console/keys">
@@ -246,7 +250,7 @@ export async function keyPage(c: Ctx, fingerprint: string, form?: { error: strin
         {audit.status !== 200 ? (
           <Empty>The audit chain needs an unscoped admin.</Empty>
         ) : signatures.length === 0 ? (
-          <Empty>None yet.</Empty>
+          <Empty>{audit.older ? 'None among these entries of the chain.' : 'None yet.'}</Empty>
         ) : (
           <table data-testid="key-signatures">
             <thead>
@@ -259,7 +263,7 @@ export async function keyPage(c: Ctx, fingerprint: string, form?: { error: strin
               </tr>
             </thead>
             <tbody>
-              {signatures.reverse().map((s) => (
+              {signatures.map((s) => (
                 <tr>
                   <td>
                     <Time at={s.fields.at} />
@@ -280,6 +284,13 @@ export async function keyPage(c: Ctx, fingerprint: string, form?: { error: strin
               ))}
             </tbody>
           </table>
+        )}
+        {audit.older && (
+          <p>
+            <a href={`/console/keys/${fingerprint}?before=${audit.older}`} data-testid="older" rel="next">
+              Older signatures
+            </a>
+          </p>
         )}
       </section>
       {key.status === 'active' && allows(viewer.principal.role, 'admin') && (
@@ -308,17 +319,17 @@ export async function keyPage(c: Ctx, fingerprint: string, form?: { error: strin
   );
 }
 
-export async function disableKey(c: Ctx, fingerprint: string) {
+export async function disableKey(c: Ctx, deps: ConsoleDeps, fingerprint: string) {
   if (!FP.test(fingerprint))
     throw new PageError(404, 'No key: a fingerprint is 1220 followed by 64 hex digits.');
   const f = await formFields(c);
   if ((f.confirm ?? '').trim() !== fingerprint.slice(-8))
-    return keyPage(c, fingerprint, { error: 'The confirmation does not match: the key stays active.' });
+    return keyPage(c, deps, fingerprint, { error: 'The confirmation does not match: the key stays active.' });
   const res = await answer(
     c.get('api').wallet.v1.keys[':fingerprint'].disable.$post({ param: { fingerprint } }),
   );
   if (res.status >= 400 && res.status < 500 && res.status !== 404)
-    return keyPage(c, fingerprint, { error: apiMessage(res) });
+    return keyPage(c, deps, fingerprint, { error: apiMessage(res) });
   must(res, 'key');
   return c.redirect(`/console/keys/${fingerprint}`, 303);
 }

@@ -6,7 +6,7 @@ import type { ConsoleDeps } from '../deps.ts';
 import { LinkError, OidcError, PageError } from '../errors.ts';
 import { type Ctx, clearSessionCookie, cookieNames, setSessionCookie } from '../http.tsx';
 import { redeemLink } from '../links.ts';
-import type { OidcSignIn } from '../oidc.ts';
+import { type OidcSignIn, STATE_TTL_SECONDS } from '../oidc.ts';
 import { FormError, Page } from '../ui.tsx';
 
 const OIDC_STATE_COOKIE = 'quill_console_oidc';
@@ -89,14 +89,14 @@ export async function signout(c: Ctx, deps: ConsoleDeps) {
 export async function oidcStart(c: Context, deps: ConsoleDeps, oidc: OidcSignIn | undefined) {
   if (!oidc) throw new PageError(404, 'OIDC sign-in is not configured.');
   try {
-    const { url, state } = await oidc.start(safeNext(c.req.query('next')));
+    const { url, cookie } = await oidc.start(safeNext(c.req.query('next')));
     // Lax: the provider's redirect back is a cross-site top-level navigation, which Strict cookies miss.
-    setCookie(c, OIDC_STATE_COOKIE, state, {
+    setCookie(c, OIDC_STATE_COOKIE, cookie, {
       path: '/console/oidc',
       httpOnly: true,
       sameSite: 'Lax',
       secure: cookieNames(deps).secure,
-      maxAge: 600,
+      maxAge: STATE_TTL_SECONDS,
     });
     return c.redirect(url, 302);
   } catch (err) {
@@ -111,8 +111,10 @@ export async function oidcCallback(c: Context, deps: ConsoleDeps, oidc: OidcSign
   if (url.searchParams.get('error'))
     throw new PageError(403, `The identity provider refused: ${url.searchParams.get('error')}`.slice(0, 300));
   try {
-    const { principal, next } = await oidc.finish(url, getCookie(c, OIDC_STATE_COOKIE));
+    const cookie = getCookie(c, OIDC_STATE_COOKIE);
+    // One try per state: cleared whatever the outcome (a refused sign-in starts again).
     setCookie(c, OIDC_STATE_COOKIE, '', { path: '/console/oidc', maxAge: 0 });
+    const { principal, next } = await oidc.finish(url, cookie);
     setSessionCookie(c, deps, await deps.sessions.create(principal, 'oidc'));
     // A page, not a redirect: after the provider's cross-site redirect, a SameSite=Strict cookie is only sent
     // on a navigation this site starts.
