@@ -86,10 +86,10 @@ export function redisKeys(prefix: string) {
     // The API's per-token accept rate limit.
     acceptRate: (subject: string, party: string) => `${p}rl:${b64(subject)}:${b64(party)}`,
 
-    // The console: sessions (by the SHA-256 of the cookie), used sign-in links, OIDC sign-ins under way.
+    // The console: sessions (by the SHA-256 of the cookie) and used sign-in links. OIDC sign-ins under way live in
+    // a signed cookie, not here (F6).
     consoleSession: (digest: string) => `${p}console:session:${digest}`,
     consoleLink: (jti: string) => `${p}console:link:${jti}`,
-    consoleOidc: (state: string) => `${p}console:oidc:${state}`,
   } as const;
 }
 
