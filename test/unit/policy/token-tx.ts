@@ -278,7 +278,9 @@ export class TxBuilder {
         if (total > o.amount) this.create(o.instrument, o.sender, total - o.amount);
       },
     );
-    if (o.sender !== o.receiver || o.twoStep) this.send(o.instrument, o.sender, o.amount);
+    // A transfer to oneself sends nothing, locked or not: with a withdraw in the same transaction handing the same
+    // amount back, nothing leaves at all (fast-check seed 642501373 found the truth counting it as sent).
+    if (o.sender !== o.receiver) this.send(o.instrument, o.sender, o.amount);
     if (key(o.instrument) === key(MYSTERY) && total > 0n) this.truth.unknown = true;
   }
 
