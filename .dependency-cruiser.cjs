@@ -75,8 +75,8 @@ module.exports = {
     only(
       'policy-uses-transaction',
       `^${wallet('policy')}`,
-      `^(${wallet('policy', 'audit', 'redis')}|${canton('ledger', 'transaction', 'token')})`,
-      'Approval policy reads decoded transactions through the token standard declarations (and keeps its versions in Redis); it knows nothing of the pipeline.',
+      `^(${wallet('policy', 'audit', 'redis', 'auth')}|${canton('ledger', 'transaction', 'token')})`,
+      'Approval policy reads decoded transactions through the token standard declarations (and keeps its versions in Redis; groups name people as src/auth does); it knows nothing of the pipeline.',
     ),
     only(
       'submissions-use-leaves',

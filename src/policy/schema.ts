@@ -4,6 +4,7 @@
 import { echo } from '@quill/canton/errors';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { personName } from '../auth/index.ts';
 import { isDecimal } from './decimal.ts';
 import { PolicyInvalid } from './errors.ts';
 
@@ -163,13 +164,15 @@ export const PolicyDocument = z
       names.add(r.name);
       if (r.action === 'approve' && r.group !== undefined) {
         const members = doc.groups[r.group];
+        // `alice` and `oidc:alice` are one person (src/auth): a quorum counts people, not entries.
+        const people = new Set(members?.map(personName)).size;
         if (!members) {
           ctx.addIssue({ code: 'custom', path: ['rules', i, 'group'], message: 'no such group' });
-        } else if (members.length < r.quorum) {
+        } else if (people < r.quorum) {
           ctx.addIssue({
             code: 'custom',
             path: ['rules', i, 'quorum'],
-            message: `quorum exceeds the ${members.length} members of group ${r.group}`,
+            message: `quorum exceeds the ${people} people of group ${r.group}`,
           });
         }
       }

@@ -243,6 +243,13 @@ describe('schema', () => {
   };
   const match = (m: string) => paths(`rules: [{name: a, action: allow, match: ${m}}]`);
 
+  it('counts a group in people: alice and oidc:alice are one (issue 29 F3)', () => {
+    const doc = (members: string) =>
+      paths(`groups: {g: [${members}]}\nrules: [{name: a, action: approve, quorum: 2, group: g}]`);
+    expect(doc('alice, oidc:alice')).toEqual(['rules[0].quorum']);
+    expect(doc('alice, oidc:bob')).toEqual([]);
+  });
+
   it('names the path of a problem in each new condition', () => {
     expect(match('{instrument: {id: Amulet}}')).toEqual(['rules[0].match.instrument.admin']);
     expect(match('{instrument: [{admin: dso::1, id: Amulet, colour: red}]}')).toContain(
