@@ -5,7 +5,7 @@
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { echo } from '@quill/canton/errors';
 import type { Principal } from '../../auth/index.ts';
-import { type AppDeps, type AppEnv, ledgerReadsOf, need } from '../context.ts';
+import { type AppDeps, type AppEnv, type LedgerReads, ledgerReadsOf, need } from '../context.ts';
 import { ApiError, errorResponses, ledgerReadError } from '../errors.ts';
 import {
   LedgerTransaction,
@@ -254,16 +254,24 @@ export function ledgerRoutes(deps: AppDeps) {
       }
     })
     .openapi(patchUser, async (c) => {
-      unscopedAdmin(c.get('principal'));
+      const who = c.get('principal');
+      unscopedAdmin(who);
       const body = c.req.valid('json');
+      let user: Awaited<ReturnType<LedgerReads['updateUser']>>;
       try {
-        return c.json(
-          { user: await reads().updateUser({ user: body.user, paths: body.updateMask.paths }) },
-          200,
-        );
+        user = await reads().updateUser({ user: body.user, paths: body.updateMask.paths });
       } catch (err) {
         return ledgerReadError(err, 'the ledger user');
       }
+      // Who changed the wallet's ledger user, and which fields (the values are the ledger's to show).
+      await deps.audit.append({
+        kind: 'ledger.user.update',
+        at: new Date().toISOString(),
+        actor: who.subject,
+        ledgerUser: user.id,
+        paths: body.updateMask.paths.join(','),
+      });
+      return c.json({ user }, 200);
     })
     .openapi(vetted, async (c) => {
       need(c, 'read'); // vetting is the same for every party: any reader may see it

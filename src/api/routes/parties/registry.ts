@@ -42,13 +42,23 @@ export function partyRegistryRoutes(deps: AppDeps) {
   };
   return new OpenAPIHono<AppEnv>()
     .openapi(onboard, async (c) => {
-      creatingAdmin(c);
+      const who = creatingAdmin(c);
       const body = c.req.valid('json');
       const key = await keyAdmin(deps).get(body.keyFingerprint);
       if (!key) throw new ApiError(404, 'NOT_FOUND', `no key ${echo(body.keyFingerprint)}`);
       if (key.status !== 'active')
         throw new ApiError(422, 'KEY_DISABLED', `key ${echo(body.keyFingerprint)} is disabled`);
-      return c.json(await parties().onboard(body), 201);
+      const party = await parties().onboard(body);
+      // The key signed the party's topology: in the chain right after the ledger allocated it.
+      await deps.audit.append({
+        kind: 'party.onboard',
+        at: new Date().toISOString(),
+        actor: who.subject,
+        party: party.partyId,
+        keyFingerprint: party.keyFingerprint,
+        synchronizerId: party.synchronizerId,
+      });
+      return c.json(party, 201);
     })
     .openapi(listParties, async (c) => {
       const who = need(c, 'admin');
