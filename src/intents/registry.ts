@@ -29,6 +29,11 @@ export type TransferFactoryAnswer = z.infer<typeof TransferFactoryAnswer>;
 
 export type InstructionAction = 'accept' | 'reject' | 'withdraw';
 
+/** The interface choice an action exercises: `TransferInstruction_Accept`, `…_Reject`, `…_Withdraw`. */
+export function instructionChoice(action: InstructionAction): string {
+  return `TransferInstruction_${action[0]?.toUpperCase()}${action.slice(1)}`;
+}
+
 /** A choice context is a few contracts' blobs: an answer larger than this is not one. */
 const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
 

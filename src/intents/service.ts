@@ -33,7 +33,13 @@ import {
   SubmissionRefused,
   type SubmissionRequest,
 } from '../submissions/index.ts';
-import { disclosedForPrepare, type InstructionAction, type RegistryClient } from './registry.ts';
+import {
+  type ChoiceContext,
+  disclosedForPrepare,
+  type InstructionAction,
+  instructionChoice,
+  type RegistryClient,
+} from './registry.ts';
 import { HoldingReservations } from './reserve.ts';
 import { type SelectOptions, selectHoldings } from './select.ts';
 import {
@@ -324,29 +330,6 @@ export class IntentService {
     };
     const factory = await this.d.registries.transferFactory(instrument.admin, args);
     args.extraArgs.context = factory.choiceContext.choiceContextData;
-    const disclosed = disclosedForPrepare(factory.choiceContext);
-    const prepared = await this.prepare({
-      userId: body.userId ?? this.d.accept.defaultUserId,
-      commandId: o.commandId,
-      commands: [
-        {
-          ExerciseCommand: {
-            templateId: TRANSFER_FACTORY_INTERFACE,
-            contractId: factory.factoryId,
-            choice: 'TransferFactory_Transfer',
-            choiceArgument: args,
-          },
-        },
-      ] as Command[],
-      actAs: [party],
-      readAs: [],
-      disclosedContracts: disclosed,
-      synchronizerId: disclosed[0]?.synchronizerId ?? '',
-      packageIdSelectionPreference: [],
-      maxRecordTime: new Date(
-        Math.min(Date.parse(executeBefore), now + this.d.ttlSeconds * 1000),
-      ).toISOString(),
-    });
     const asked: TransferAsked = {
       party,
       receiver,
@@ -367,19 +350,22 @@ export class IntentService {
       factoryId: factory.factoryId,
       transferKind: factory.transferKind,
     };
-    return this.accept(
+    return this.exerciseForRegistry(
       who,
-      prepared,
-      party,
-      body.userId,
-      key,
+      { party, userId: body.userId, key, commandId: o.commandId, until: Date.parse(executeBefore) },
+      {
+        templateId: TRANSFER_FACTORY_INTERFACE,
+        contractId: factory.factoryId,
+        choice: 'TransferFactory_Transfer',
+        choiceArgument: args,
+      },
+      factory.choiceContext,
       {
         intent,
         fingerprint: o.fingerprint,
         verify: (f) => refuseMismatch(transferDifferences(f, asked)),
         ...(o.reprepareOf ? { reprepareOf: o.reprepareOf } : {}),
       },
-      o.commandId,
     );
   }
 
@@ -406,32 +392,6 @@ export class IntentService {
       ins.contractId,
       body.action,
     );
-    const disclosed = disclosedForPrepare(context);
-    const choice = `TransferInstruction_${body.action[0]?.toUpperCase()}${body.action.slice(1)}`;
-    const prepared = await this.prepare({
-      userId: body.userId ?? this.d.accept.defaultUserId,
-      commandId: o.commandId,
-      commands: [
-        {
-          ExerciseCommand: {
-            templateId: TRANSFER_INSTRUCTION_INTERFACE,
-            contractId: ins.contractId,
-            choice,
-            choiceArgument: {
-              extraArgs: { context: context.choiceContextData, meta: { values: {} } },
-            },
-          },
-        },
-      ] as Command[],
-      actAs: [party],
-      readAs: [],
-      disclosedContracts: disclosed,
-      synchronizerId: disclosed[0]?.synchronizerId ?? '',
-      packageIdSelectionPreference: [],
-      maxRecordTime: new Date(
-        Math.min(Date.parse(ins.executeBefore), this.now() + this.d.ttlSeconds * 1000),
-      ).toISOString(),
-    });
     const intent = {
       kind: 'instruction' as const,
       action: body.action,
@@ -442,20 +402,55 @@ export class IntentService {
       instrument: ins.instrument,
     };
     const asked = { ...intent, party };
-    return this.accept(
+    return this.exerciseForRegistry(
       who,
-      prepared,
-      party,
-      body.userId,
-      key,
+      { party, userId: body.userId, key, commandId: o.commandId, until: Date.parse(ins.executeBefore) },
+      {
+        templateId: TRANSFER_INSTRUCTION_INTERFACE,
+        contractId: ins.contractId,
+        choice: instructionChoice(body.action),
+        choiceArgument: { extraArgs: { context: context.choiceContextData, meta: { values: {} } } },
+      },
+      context,
       {
         intent,
         fingerprint: o.fingerprint,
         verify: (f) => refuseMismatch(instructionDifferences(f, asked)),
         ...(o.reprepareOf ? { reprepareOf: o.reprepareOf } : {}),
       },
-      o.commandId,
     );
+  }
+
+  /**
+   * One choice on a registry's contract, prepared with the registry's disclosed contracts on their synchronizer,
+   * valid until `until` (or INTENT_TTL_SECONDS, if sooner), then accepted as any prepared transaction.
+   */
+  private async exerciseForRegistry(
+    who: Principal,
+    x: {
+      party: string;
+      userId: string | undefined;
+      key: string | undefined;
+      commandId: string;
+      until: number;
+    },
+    exercise: { templateId: string; contractId: string; choice: string; choiceArgument: unknown },
+    context: ChoiceContext,
+    check: IntentCheck,
+  ): Promise<AcceptResult> {
+    const disclosed = disclosedForPrepare(context);
+    const prepared = await this.prepare({
+      userId: x.userId ?? this.d.accept.defaultUserId,
+      commandId: x.commandId,
+      commands: [{ ExerciseCommand: exercise }] as Command[],
+      actAs: [x.party],
+      readAs: [],
+      disclosedContracts: disclosed,
+      synchronizerId: disclosed[0]?.synchronizerId ?? '',
+      packageIdSelectionPreference: [],
+      maxRecordTime: new Date(Math.min(x.until, this.now() + this.d.ttlSeconds * 1000)).toISOString(),
+    });
+    return this.accept(who, prepared, x.party, x.userId, x.key, check, x.commandId);
   }
 
   /** The pending instruction from the wallet's index, seen from the caller's party or the wallet's parties. */

@@ -11,6 +11,7 @@ import {
 } from '@quill/canton/token';
 import { compareDecimal, type RootAction, type TransactionFacts } from '../policy/index.ts';
 import { SubmissionRefused } from '../submissions/index.ts';
+import { instructionChoice } from './registry.ts';
 
 export interface TransferAsked {
   party: string;
@@ -105,8 +106,12 @@ export function transferDifferences(f: TransactionFacts, want: TransferAsked): s
 
 /** TransferInstruction_Accept|Reject|Withdraw: the instruction's locked funds go where the action says. */
 export function instructionDifferences(f: TransactionFacts, want: InstructionAsked): string[] {
-  const choice = `TransferInstruction_${want.action[0]?.toUpperCase()}${want.action.slice(1)}`;
-  const out = oneRootExercise(f, choice, want.instructionCid, TRANSFER_INSTRUCTION_INTERFACE);
+  const out = oneRootExercise(
+    f,
+    instructionChoice(want.action),
+    want.instructionCid,
+    TRANSFER_INSTRUCTION_INTERFACE,
+  );
   out.push(...unrecognized(f));
   const to = want.action === 'accept' ? want.receiver : want.sender;
   for (const d of f.movements.deltas) {

@@ -4,12 +4,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Sandbox } from '@quill/sandbox';
-// @ts-expect-error oidc-provider ships no type declarations
-import Provider from 'oidc-provider';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { launchBrowser, type TestBrowser } from '../../support/browser.ts';
 import { shot, startConsoleWallet } from '../../support/console.ts';
+import { CLIENT_ID, CLIENT_SECRET, startIdp } from '../../support/oidc-idp.ts';
 import { startLedger, walletConfig } from '../../support/wallet.ts';
 
 const ACCOUNTS: Record<string, Record<string, unknown>> = {
@@ -65,27 +64,9 @@ beforeAll(async () => {
   idpPort = await freePort();
   const walletPort = await freePort();
   consoleUrl = `http://127.0.0.1:${walletPort}`;
-  const issuer = `http://127.0.0.1:${idpPort}`;
-  const provider = new Provider(issuer, {
-    clients: [
-      {
-        client_id: 'quill-console',
-        client_secret: 'a-client-secret-for-the-test-only',
-        redirect_uris: [`${consoleUrl}/console/oidc/callback`],
-        grant_types: ['authorization_code'],
-        response_types: ['code'],
-      },
-    ],
-    pkce: { required: () => true },
-    claims: { openid: ['sub'], profile: ['quill_role', 'quill_party'] },
-    conformIdTokenClaims: false, // the role and party travel in the ID token
-    cookies: { keys: ['test-cookie-key-0123456789abcdef'] },
-    features: { devInteractions: { enabled: true } },
-    async findAccount(_ctx: unknown, sub: string) {
-      return { accountId: sub, claims: async () => ({ sub, ...(ACCOUNTS[sub] ?? {}) }) };
-    },
-  });
-  idp = provider.listen(idpPort);
+  const started = startIdp(idpPort, consoleUrl, ACCOUNTS);
+  const issuer = started.issuer;
+  idp = started.server;
   sandbox = await startLedger();
   w = await startConsoleWallet(
     sandbox,
@@ -93,8 +74,8 @@ beforeAll(async () => {
       PORT: String(walletPort),
       CONSOLE_PUBLIC_URL: consoleUrl,
       CONSOLE_OIDC_ISSUER: issuer,
-      CONSOLE_OIDC_CLIENT_ID: 'quill-console',
-      CONSOLE_OIDC_CLIENT_SECRET: 'a-client-secret-for-the-test-only',
+      CONSOLE_OIDC_CLIENT_ID: CLIENT_ID,
+      CONSOLE_OIDC_CLIENT_SECRET: CLIENT_SECRET,
     }),
   );
   browser = await launchBrowser();
