@@ -485,9 +485,77 @@ export interface paths {
         };
         /** The approval policy in force (admin) */
         get: operations["getPolicy"];
-        /** Replace the approval policy (unscoped admin); each change is a new numbered version */
+        /** Change the approval policy (unscoped admin): a new version at once, or a proposal while the policy in force has policyGovernance */
         put: operations["updatePolicy"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallet/v1/policy/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every policy version, newest first, with what each changed (admin) */
+        get: operations["listPolicyVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallet/v1/policy/proposals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Proposed policy changes, newest first (admin) */
+        get: operations["listPolicyProposals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallet/v1/policy/proposals/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One proposed policy change, with its diff (admin) */
+        get: operations["getPolicyProposal"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallet/v1/policy/proposals/{id}/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Approve or reject a proposed policy change (unscoped admin of the governance group; bound to its document hash) */
+        post: operations["decidePolicyProposal"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1616,6 +1684,61 @@ export interface components {
             /** @enum {string} */
             decision: "approve" | "reject";
             /** @description the prepared transaction hash the approver saw */
+            hash: string;
+            reason?: string;
+        };
+        /** @description What the new version did to the submissions awaiting approval: ended (denied), signed (its requirement met), still waiting */
+        AwaitingReview: {
+            rejected: number;
+            signed: number;
+            waiting: number;
+        };
+        PolicyVersion: {
+            version: number;
+            at: string;
+            by: string;
+            document?: unknown;
+            /** @description SHA-256 (hex) of the document's canonical JSON */
+            documentHash: string;
+        };
+        PolicyProposal: {
+            id: string;
+            /** @enum {string} */
+            status: "pending" | "applied" | "rejected" | "superseded" | "expired";
+            documentHash: string;
+            document?: unknown;
+            /** @description the version it was proposed against (0: none) */
+            baseVersion: number;
+            proposedBy: string;
+            proposedAt: string;
+            expiresAt: string;
+            quorum: number;
+            group: string;
+            decisions: {
+                subject: string;
+                /** @enum {string} */
+                decision: "approve" | "reject";
+                reason: string | null;
+                at: string;
+            }[];
+            appliedVersion?: number;
+            closedAt?: string;
+            closedReason?: string;
+            /** @description what it changes from its base version */
+            diff: components["schemas"]["PolicyChange"][];
+        };
+        PolicyChange: {
+            /** @example rules.big-payments.quorum */
+            path: string;
+            /** @enum {string} */
+            change: "added" | "removed" | "changed" | "moved";
+            before?: unknown;
+            after?: unknown;
+        };
+        PolicyProposalDecision: {
+            /** @enum {string} */
+            decision: "approve" | "reject";
+            /** @description the documentHash the admin reviewed */
             hash: string;
             reason?: string;
         };
@@ -5862,7 +5985,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The policy document and its version (null document: no policy, everything is allowed) */
+            /** @description The policy document, its version and hash (nulls: no policy, everything is allowed) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -5871,6 +5994,7 @@ export interface operations {
                     "application/json": {
                         version: number | null;
                         document?: unknown;
+                        documentHash: string | null;
                     };
                 };
             };
@@ -5925,17 +6049,173 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The new version */
+            /** @description The new version, in force, and what it did to the submissions awaiting approval */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PolicyVersion"] & {
+                        review: components["schemas"]["AwaitingReview"];
+                    };
+                };
+            };
+            /** @description A proposal: it takes effect when a quorum of the governance group approves it */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PolicyProposal"];
+                };
+            };
+            /** @description Malformed request: the body, a parameter or the prepared transaction is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INVALID_REQUEST",
+                     *         "message": "preparedTransaction: must be standard base64"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHENTICATED",
+                     *         "message": "a bearer token is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the role or party scope for this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PARTY_NOT_ALLOWED",
+                     *         "message": "this token may not submit for that party"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with an existing resource */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "COMMAND_ID_IN_USE",
+                     *         "message": "command id greeting-1 is already used by another transaction"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listPolicyVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The versions, newest first */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        version: number;
-                        at: string;
-                        by: string;
-                        document?: unknown;
+                        items: (components["schemas"]["PolicyVersion"] & {
+                            diff: components["schemas"]["PolicyChange"][];
+                        })[];
+                    };
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHENTICATED",
+                     *         "message": "a bearer token is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the role or party scope for this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PARTY_NOT_ALLOWED",
+                     *         "message": "this token may not submit for that party"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listPolicyProposals: {
+        parameters: {
+            query?: {
+                status?: "pending" | "applied" | "rejected" | "superseded" | "expired";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The proposals */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["PolicyProposal"][];
                     };
                 };
             };
@@ -5984,6 +6264,192 @@ export interface operations {
                      *       "error": {
                      *         "code": "PARTY_NOT_ALLOWED",
                      *         "message": "this token may not submit for that party"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPolicyProposal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The proposal */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PolicyProposal"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHENTICATED",
+                     *         "message": "a bearer token is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the role or party scope for this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PARTY_NOT_ALLOWED",
+                     *         "message": "this token may not submit for that party"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "no submission sub_Jv8bj7IHoah0oOndAh2y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    decidePolicyProposal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PolicyProposalDecision"];
+            };
+        };
+        responses: {
+            /** @description The proposal after this decision (applied when it reached the quorum, with the review of what awaits approval) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PolicyProposal"] & {
+                        review?: components["schemas"]["AwaitingReview"];
+                    };
+                };
+            };
+            /** @description Malformed request: the body, a parameter or the prepared transaction is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INVALID_REQUEST",
+                     *         "message": "preparedTransaction: must be standard base64"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHENTICATED",
+                     *         "message": "a bearer token is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the role or party scope for this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PARTY_NOT_ALLOWED",
+                     *         "message": "this token may not submit for that party"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "no submission sub_Jv8bj7IHoah0oOndAh2y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with an existing resource */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "COMMAND_ID_IN_USE",
+                     *         "message": "command id greeting-1 is already used by another transaction"
                      *       }
                      *     }
                      */

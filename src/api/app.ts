@@ -18,6 +18,7 @@ import { intentRoutes } from './routes/intents.ts';
 import { keyRoutes } from './routes/keys.ts';
 import { ledgerRoutes } from './routes/ledger.ts';
 import { partyRoutes } from './routes/parties/index.ts';
+import { policyRoutes } from './routes/policy.ts';
 import { submissionRoutes } from './routes/submissions.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { BatchItem } from './schemas.ts';
@@ -134,6 +135,7 @@ export function createApp(deps: AppDeps) {
     .route('/', eventRoutes(deps))
     .route('/', webhookRoutes(deps))
     .route('/', approvalRoutes(deps))
+    .route('/', policyRoutes(deps))
     .route('/', ledgerRoutes(deps));
 
   app.openAPIRegistry.register('BatchSubmissionItem', BatchItem);

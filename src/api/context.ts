@@ -17,7 +17,7 @@ import type { HistoryIndex } from '../history/index.ts';
 import type { IntentService } from '../intents/index.ts';
 import type { Log } from '../log.ts';
 import type { Registry } from '../metrics.ts';
-import type { HoldingRecognizer, PolicyStore } from '../policy/index.ts';
+import type { HoldingRecognizer, PolicyProposals, PolicyStore } from '../policy/index.ts';
 import type {
   AcceptDeps,
   OutcomeWaiter,
@@ -83,6 +83,8 @@ export interface AppDeps {
   parties?: PartyAdmin;
   /** Versions of the approval policy (issue 15); absent: GET/PUT /wallet/v1/policy answer from accept.policy. */
   policies?: PolicyStore;
+  /** Proposed policy versions awaiting their governance quorum (`policyGovernance`). */
+  proposals?: PolicyProposals;
   /** The audit chain: read by GET /wallet/v1/audit, appended to for key changes. */
   audit: AuditLog;
   batchMax: number;

@@ -10,6 +10,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { AuthError } from '../auth/index.ts';
 import { EventLogError, WebhookError } from '../events/index.ts';
 import { PartyError } from '../parties/index.ts';
+import { PolicyRefused } from '../policy/index.ts';
 import { StoreError } from '../redis/index.ts';
 import { SigningError } from '../signing/index.ts';
 import { SubmissionRefused } from '../submissions/index.ts';
@@ -80,7 +81,7 @@ const PARTY_STATUS = {
 export function toHttpError(err: unknown): HttpError {
   if (err instanceof ApiError && err.retryAfterSeconds !== undefined)
     return { ...answer(err.status, err.code, err.message), retryAfterSeconds: err.retryAfterSeconds };
-  if (err instanceof ApiError || err instanceof SubmissionRefused)
+  if (err instanceof ApiError || err instanceof SubmissionRefused || err instanceof PolicyRefused)
     return answer(err.status, err.code, err.message);
   if (storeUnavailable(err)) return answer(503, 'UNAVAILABLE', 'a dependency is unavailable, try again');
   if (err instanceof AuthError) {

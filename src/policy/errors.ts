@@ -1,4 +1,5 @@
-// The policy's own error: a document that does not validate, with one problem per bad path.
+// The policy's own errors: a document that does not validate (one problem per bad path), and a change to the
+// policy refused (governance: who may decide, a proposal no longer open, a version changed meanwhile).
 import { QuillError } from '@quill/canton/errors';
 
 export interface PolicyProblem {
@@ -18,5 +19,19 @@ export class PolicyInvalid extends QuillError<'POLICY_INVALID'> {
         .join('; ')}${problems.length > 5 ? ` (and ${problems.length - 5} more)` : ''}`,
     );
     this.problems = problems;
+  }
+}
+
+export type PolicyRefusalStatus = 403 | 404 | 409;
+
+/** A policy change or decision refused, with the HTTP status and code the API answers. */
+export class PolicyRefused extends QuillError {
+  override readonly name = 'PolicyRefused';
+  constructor(
+    readonly status: PolicyRefusalStatus,
+    code: string,
+    message: string,
+  ) {
+    super(code, message);
   }
 }

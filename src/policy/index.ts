@@ -1,5 +1,5 @@
 // Public surface of src/policy: the policy document, what a transaction does (asset movements per instrument),
-// the first-match evaluation, the holding recognizers, velocity and the versions in Redis.
+// the first-match evaluation, the holding recognizers, velocity, the versions in Redis and their governance.
 export {
   compareDecimal,
   formatDecimal,
@@ -9,7 +9,8 @@ export {
   sumDecimals,
 } from './decimal.ts';
 export { describeMovements, nodeTree, shortAmount, shortParty } from './describe.ts';
-export { PolicyInvalid, type PolicyProblem } from './errors.ts';
+export { type PolicyChange, policyDiff } from './diff.ts';
+export { PolicyInvalid, type PolicyProblem, PolicyRefused } from './errors.ts';
 export {
   evaluatePolicy,
   type PolicyDecision,
@@ -25,6 +26,14 @@ export {
   type TransactionFacts,
   transactionFacts,
 } from './facts.ts';
+export {
+  governanceOf,
+  type PolicyProposal,
+  PolicyProposals,
+  type ProposalStatus,
+  type ProposalStep,
+  seedPolicy,
+} from './governance.ts';
 export {
   type AssetMovements,
   assetMovements,
@@ -51,5 +60,5 @@ export {
   parsePolicy,
   validatePolicy,
 } from './schema.ts';
-export { PolicyStore, type PolicyVersion } from './store.ts';
+export { PolicyStore, type PolicyVersion, policyHash } from './store.ts';
 export { type SubmissionPages, type VelocityItem, velocityLookup } from './velocity.ts';

@@ -145,6 +145,29 @@ const Rule = z.discriminatedUnion('action', [
 ]);
 export type PolicyRule = z.infer<typeof Rule>;
 
+/** The group exists and has at least `quorum` people (`alice` and `oidc:alice` are one person, src/auth). */
+function groupReaches(
+  groups: Record<string, string[]>,
+  group: string,
+  quorum: number,
+  at: (string | number)[],
+  ctx: z.RefinementCtx,
+): void {
+  const members = groups[group];
+  if (!members) {
+    ctx.addIssue({ code: 'custom', path: [...at, 'group'], message: 'no such group' });
+    return;
+  }
+  const people = new Set(members.map(personName)).size;
+  if (people < quorum) {
+    ctx.addIssue({
+      code: 'custom',
+      path: [...at, 'quorum'],
+      message: `quorum exceeds the ${people} people of group ${group}`,
+    });
+  }
+}
+
 export const PolicyDocument = z
   .object({
     default: z.enum(['allow', 'deny']).default('allow'),
@@ -154,28 +177,30 @@ export const PolicyDocument = z
       .record(z.string().min(1).max(100), z.array(z.string().min(1).max(512)).min(1).max(1000))
       .default({}),
     rules: z.array(Rule).max(1000).default([]),
+    /**
+     * Changes to the policy need a quorum of distinct admins of `group` (docs/policies.md); a proposal waits at most
+     * `ttl` (default 7 days).
+     */
+    policyGovernance: z
+      .object({
+        quorum: z.number().int().min(1).max(100),
+        group: z.string().min(1).max(100),
+        ttl: Duration.optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict()
   .superRefine((doc, ctx) => {
+    const gov = doc.policyGovernance;
+    if (gov) groupReaches(doc.groups, gov.group, gov.quorum, ['policyGovernance'], ctx);
     const names = new Set<string>();
     doc.rules.forEach((r, i) => {
       if (names.has(r.name))
         ctx.addIssue({ code: 'custom', path: ['rules', i, 'name'], message: 'duplicate rule name' });
       names.add(r.name);
-      if (r.action === 'approve' && r.group !== undefined) {
-        const members = doc.groups[r.group];
-        // `alice` and `oidc:alice` are one person (src/auth): a quorum counts people, not entries.
-        const people = new Set(members?.map(personName)).size;
-        if (!members) {
-          ctx.addIssue({ code: 'custom', path: ['rules', i, 'group'], message: 'no such group' });
-        } else if (people < r.quorum) {
-          ctx.addIssue({
-            code: 'custom',
-            path: ['rules', i, 'quorum'],
-            message: `quorum exceeds the ${people} people of group ${r.group}`,
-          });
-        }
-      }
+      if (r.action === 'approve' && r.group !== undefined)
+        groupReaches(doc.groups, r.group, r.quorum, ['rules', i], ctx);
     });
   });
 export type PolicyDocument = z.infer<typeof PolicyDocument>;

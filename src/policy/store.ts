@@ -5,6 +5,7 @@ import type { Redis } from 'ioredis';
 import { auditFields } from '../audit/index.ts';
 import { canonicalJson } from '../json.ts';
 import { loadScript, type RedisKeys, redisFailed, redisKeys, runScript } from '../redis/index.ts';
+import { PolicyRefused } from './errors.ts';
 import type { PolicyDocument } from './schema.ts';
 
 export interface PolicyVersion {
@@ -14,13 +15,29 @@ export interface PolicyVersion {
   document: PolicyDocument;
 }
 
+/** What an approver of a policy change binds to: SHA-256 (hex) of the document's canonical JSON. */
+export function policyHash(document: PolicyDocument): string {
+  return createHash('sha256').update(canonicalJson(document)).digest('hex');
+}
+
+/** A version's audit entry (the script adds the version number). */
+export function policyEntry(document: PolicyDocument, at: string, by: string, proposal?: string) {
+  return auditFields({
+    kind: 'policy',
+    at,
+    actor: by,
+    document: policyHash(document),
+    ...(proposal !== undefined ? { proposal } : {}),
+  });
+}
+
 const PUT = loadScript('policy-put');
 
 export class PolicyStore {
   readonly #keys: RedisKeys;
   constructor(
-    private readonly redis: Redis,
-    prefix: string,
+    readonly redis: Redis,
+    readonly prefix: string,
   ) {
     this.#keys = redisKeys(prefix);
   }
@@ -30,39 +47,45 @@ export class PolicyStore {
     return raw ? (JSON.parse(raw) as PolicyVersion) : undefined;
   }
 
-  /** Stores `document` (already validated) as the next version. */
-  async put(document: PolicyDocument, by: string, at = new Date().toISOString()): Promise<PolicyVersion> {
+  /** Version `n` (numbered from 1); undefined when there is none. */
+  async version(n: number): Promise<PolicyVersion | undefined> {
+    if (!Number.isSafeInteger(n) || n < 1) return undefined;
+    const raw = await this.redis.lindex(this.#keys.policyVersions, n - 1).catch(redisFailed);
+    return raw ? (JSON.parse(raw) as PolicyVersion) : undefined;
+  }
+
+  /**
+   * Stores `document` (already validated) as the next version. With `replaces` (the version the caller read, 0 for
+   * none), refuses with 409 CONFLICT when another version became current meanwhile.
+   */
+  async put(
+    document: PolicyDocument,
+    by: string,
+    at = new Date().toISOString(),
+    replaces?: number,
+  ): Promise<PolicyVersion> {
     const k = this.#keys;
-    const json = JSON.stringify(document);
-    const version = (await runScript(
+    const version = await runScript(
       this.redis,
       PUT,
       [k.policySequence, k.policyCurrent, k.policyVersions, k.audit, k.auditHead],
       [
-        json,
+        JSON.stringify(document),
         at,
         by,
-        ...auditFields({
-          kind: 'policy',
-          at,
-          actor: by,
-          document: createHash('sha256').update(json).digest('hex'),
-        }),
+        replaces === undefined ? '' : String(replaces),
+        ...policyEntry(document, at, by),
       ],
-    ).catch(redisFailed)) as number;
-    return { version, at, by, document };
+    ).catch(redisFailed);
+    if (version === 'STALE') {
+      throw new PolicyRefused(409, 'CONFLICT', 'the policy changed meanwhile: read it again and retry');
+    }
+    return { version: version as number, at, by, document };
   }
 
   /** Every version, oldest first. */
   async versions(): Promise<PolicyVersion[]> {
     const raw = await this.redis.lrange(this.#keys.policyVersions, 0, -1).catch(redisFailed);
     return raw.map((r) => JSON.parse(r) as PolicyVersion);
-  }
-
-  /** At start: makes the file's document current unless it already is (a change is a new version). */
-  async seed(document: PolicyDocument, by: string): Promise<PolicyVersion> {
-    const cur = await this.current();
-    if (cur && canonicalJson(cur.document) === canonicalJson(document)) return cur;
-    return this.put(document, by);
   }
 }

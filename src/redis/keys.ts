@@ -52,6 +52,8 @@ export function redisKeys(prefix: string) {
     policySequence: `${p}policy:seq`,
     policyCurrent: `${p}policy:current`,
     policyVersions: `${p}policy:versions`,
+    /** Proposed policy versions awaiting (or past) their governance quorum, by proposal id. */
+    policyProposals: `${p}policy:proposals`,
 
     // Events and webhooks (src/events).
     events: `${p}events`,

@@ -9,6 +9,7 @@
 import { echo } from '@quill/canton/errors';
 import { instrumentKey } from '@quill/canton/token';
 import { type Principal, samePerson } from '../auth/index.ts';
+import { canonicalJson } from '../json.ts';
 import type { Log } from '../log.ts';
 import {
   evaluatePolicy,
@@ -252,17 +253,26 @@ export async function decideApproval(
     status: result.record.status,
   });
   if (result.record.status !== 'accepted') return { record: result.record, signed: false };
+  return signOnQuorum(deps, rec, result, who.subject);
+}
 
-  // This write reached the quorum: sign exactly once, here.
+/** A write that reached the quorum (the one whose compare-and-set moved it to accepted) signs exactly once, here. */
+async function signOnQuorum(
+  deps: ApprovalDeps,
+  rec: SubmissionRecord,
+  result: VersionedStanding,
+  actor: string,
+): Promise<ApprovalResult> {
+  const now = deps.now ?? Date.now;
+  const { store } = deps;
   const created = Date.parse(rec.createdAt);
   if (Number.isFinite(created)) deps.metrics?.timeToQuorum?.observe((now() - created) / 1000);
-  let signed: VersionedStanding = result;
   try {
     const signature = await deps.sign(rec.keyFingerprint, Buffer.from(rec.preparedTransactionHash, 'hex'));
     deps.metrics?.signed.inc({ algorithm: signature.signingAlgorithmSpec });
     await store.attachSignature(rec.id, rec.party, signature, {
       at: new Date(now()).toISOString(),
-      actor: who.subject,
+      actor,
       party: rec.party,
       keyFingerprint: rec.keyFingerprint,
       hash: rec.preparedTransactionHash,
@@ -281,8 +291,81 @@ export async function decideApproval(
     return { record: ended, signed: false };
   }
   await deps.enqueue(result.record);
-  signed = await store.transition(rec.id, queue, result);
-  return { record: signed.record, signed: true };
+  const queued = await store.transition(rec.id, queue, result);
+  return { record: queued.record, signed: true };
+}
+
+/** What a review of the waiting submissions did under a new policy version. */
+export interface AwaitingReview {
+  /** Denied by it: ended `rejected` (POLICY_CHANGED). */
+  rejected: number;
+  /** Their approvals already meet its requirement: signed and queued. */
+  signed: number;
+  /** Still waiting, under its requirement where it sends them to approval. */
+  waiting: number;
+}
+
+/**
+ * After a new policy version takes effect: every submission awaiting approval is evaluated under it at once, not
+ * at its next approval. Denied → rejected (POLICY_CHANGED); sent to approval → waits under the new requirement, or
+ * is signed when the approvals it has already meet it; allowed → keeps waiting (the next approval signs it: no
+ * submission a person was asked to approve is signed without one).
+ */
+export async function reviewAwaiting(deps: ApprovalDeps, actor: string): Promise<AwaitingReview> {
+  const now = deps.now ?? Date.now;
+  const review: AwaitingReview = { rejected: 0, signed: 0, waiting: 0 };
+  if (!deps.policy || !deps.inspect) return review;
+  const ids: string[] = [];
+  for (let cursor: string | undefined; ; ) {
+    const page = await deps.store.list({
+      status: 'awaiting_approval',
+      limit: 200,
+      ...(cursor ? { cursor } : {}),
+    });
+    ids.push(...page.items.map((r) => r.id));
+    if (!page.nextCursor) break;
+    cursor = page.nextCursor;
+  }
+  for (const id of ids) {
+    const found = await deps.store.getRecord(id);
+    const rec = found && (await expireIfOverdue(deps.store, found, now()));
+    if (rec?.status !== 'awaiting_approval') continue;
+    const inForce = await policyInForce(deps, rec);
+    if (!inForce || inForce.outcome.action === 'allow') {
+      review.waiting++;
+      continue;
+    }
+    let planned: SubmissionRecord | undefined;
+    const result = await deps.store.transition(
+      id,
+      (r) => {
+        planned = undefined;
+        if (r.status !== 'awaiting_approval' || overdue(r, now())) return undefined;
+        const next = underPolicy(r, inForce);
+        planned = canonicalJson(next) === canonicalJson(r) ? undefined : next;
+        return planned;
+      },
+      undefined,
+      (next) => ({
+        kind: 'approval.review',
+        at: new Date(now()).toISOString(),
+        actor,
+        party: rec.party,
+        submission: rec.id,
+        hash: rec.preparedTransactionHash,
+        policyVersion: String(inForce.version ?? ''),
+        status: next.status,
+      }),
+    );
+    const mine = planned !== undefined && result.record === planned;
+    if (mine && result.record.status === 'rejected') review.rejected++;
+    else if (mine && result.record.status === 'accepted') {
+      const done = await signOnQuorum(deps, rec, result, actor);
+      if (done.signed) review.signed++;
+    } else if (result.record.status === 'awaiting_approval') review.waiting++;
+  }
+  deps.log?.('info', 'awaiting submissions reviewed under the new policy', { ...review });
+  return review;
 }
 
 type VersionedStanding = Awaited<ReturnType<SubmissionStore['transition']>>;

@@ -16,9 +16,11 @@ export {
   type ApprovalDeps,
   type ApprovalInput,
   type ApprovalResult,
+  type AwaitingReview,
   decideApproval,
   expireIfOverdue,
   listAwaiting,
+  reviewAwaiting,
 } from './approvals.ts';
 export {
   backoffDelay,

@@ -16,6 +16,7 @@ import { updatesPage } from './ledger/updates.tsx';
 import { updateUser, userPage } from './ledger/user.tsx';
 import { overviewPage } from './overview.tsx';
 import { onboardParty, partiesPage, partyPage } from './parties.tsx';
+import { decideProposal, policyPage, proposePolicy } from './policy.tsx';
 import { submissionPage, submissionRows, submissionStatus, submissionsPage } from './submissions.tsx';
 
 type Handler = (c: Ctx, deps: ConsoleDeps) => Response | Promise<Response>;
@@ -111,6 +112,21 @@ export const PAGES: readonly ConsolePage[] = [
     post: onboardParty,
   },
   { path: '/parties/:party', title: 'Party', minRole: 'read', get: (c) => partyPage(c, param(c, 'party')) },
+  {
+    path: '/policy',
+    title: 'Policy',
+    nav: { label: 'Policy' },
+    minRole: 'admin',
+    get: (c, deps) => policyPage(c, deps),
+    post: proposePolicy,
+  },
+  {
+    path: '/policy/proposals/:id',
+    title: 'Policy decision',
+    minRole: 'admin',
+    unscoped: true,
+    post: (c, deps) => decideProposal(c, deps, param(c, 'id')),
+  },
   { path: '/ledger', title: 'Ledger', nav: { label: 'Ledger' }, minRole: 'read', get: ledgerIndex },
   {
     path: '/ledger/packages',

@@ -14,7 +14,7 @@ import { mountConsole, SessionStore } from '../../console/index.tsx';
 import { StreamSlots } from '../../events/index.ts';
 import { HoldingReservations, IntentService, RegistryClient } from '../../intents/index.ts';
 import type { AssetRecognizers } from '../../policy/index.ts';
-import { PolicyStore, velocityLookup } from '../../policy/index.ts';
+import { PolicyProposals, PolicyStore, seedPolicy, velocityLookup } from '../../policy/index.ts';
 import { exclusive, redisKeys, replication } from '../../redis/index.ts';
 import type { Keyring, Signer } from '../../signing/index.ts';
 import {
@@ -121,7 +121,15 @@ export async function startApi(s: Shared, o: ApiRoleOptions): Promise<Listening>
   };
   const keys = o.keys ? keyAdmin(o.keys) : undefined;
   const policies = new PolicyStore(s.redis, config.redisPrefix);
-  if (config.policy) await policies.seed(config.policy, 'POLICY_FILE');
+  const proposals = new PolicyProposals(policies);
+  if (config.policy) {
+    const seeded = await seedPolicy(policies, proposals, config.policy, 'POLICY_FILE');
+    if (seeded.proposal) {
+      log?.('warn', 'POLICY_FILE differs from the governed policy in force: filed as a proposal', {
+        proposal: seeded.proposal.id,
+      });
+    }
+  }
   const waiter = new OutcomeWaiter(s.connect(), store);
   const closing = new AbortController();
   const streams = new StreamSlots(config.eventStreams);
@@ -187,6 +195,7 @@ export async function startApi(s: Shared, o: ApiRoleOptions): Promise<Listening>
       ? { parties: { onboard: o.parties.onboard.bind(o.parties), list: o.parties.list.bind(o.parties) } }
       : {}),
     policies,
+    proposals,
     audit: s.audit,
     history: s.history,
     recognizers: o.recognizers.holdings,

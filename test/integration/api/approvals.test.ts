@@ -394,6 +394,7 @@ describe('policy versions', () => {
       expect((await h.call('GET', '/wallet/v1/policy', { token: admin })).json).toEqual({
         version: null,
         document: null,
+        documentHash: null,
       });
       const put = await h.call('PUT', '/wallet/v1/policy', {
         token: admin,
@@ -486,26 +487,53 @@ describe('approvals are decided under the policy in force (issue 29 item 3)', ()
     return entries.filter((e) => e.submission === id && e.stored === 'true').length;
   }
 
-  it('a deny rule added while it waits ends it rejected (POLICY_CHANGED), never signed', async () => {
+  it('a deny rule added while it waits ends it rejected (POLICY_CHANGED) when it takes effect, never signed', async () => {
     await usePolicy({ default: 'allow', rules: [HOLD] });
     const s = await held('300.0');
-    const v2 = await usePolicy({
-      default: 'allow',
-      rules: [
-        { name: 'no-bob', match: { counterparty: 'bob::1' }, action: 'deny', reason: 'bob is frozen' },
-        HOLD,
-      ],
+    const put = await h.call('PUT', '/wallet/v1/policy', {
+      token: await tok('admin', 'root'),
+      body: {
+        default: 'allow',
+        rules: [
+          { name: 'no-bob', match: { counterparty: 'bob::1' }, action: 'deny', reason: 'bob is frozen' },
+          HOLD,
+        ],
+      },
     });
-    const res = await approve(s, 'appr-1');
-    expect(res.status).toBe(200);
-    expect(res.json).toMatchObject({
+    expect(put.status).toBe(200);
+    expect(put.json.review).toMatchObject({ rejected: 1, signed: 0 });
+    // Ended by the change itself, before anyone approves.
+    const rec = await h.call('GET', `/wallet/v1/submissions/${s.id}`, { token: await tok('read', 'r') });
+    expect(rec.json).toMatchObject({
       status: 'rejected',
       error: { code: 'POLICY_CHANGED' },
-      approval: { policyVersion: s.version, decidedByPolicyVersion: v2 },
+      approval: { policyVersion: s.version, decidedByPolicyVersion: put.json.version },
     });
-    expect(res.json.error?.message).toContain('bob is frozen');
+    expect(rec.json.error?.message).toContain('bob is frozen');
     expect(await signatures(s.id)).toBe(0);
     expect((await approve(s, 'appr-2')).json.error?.code).toBe('NOT_AWAITING_APPROVAL');
+    const entries = await auditOf(store).entries();
+    expect(
+      entries.some(
+        (e) =>
+          e.fields.some(([k, v]) => k === 'kind' && v === 'approval.review') &&
+          e.fields.some(([k, v]) => k === 'submission' && v === s.id),
+      ),
+    ).toBe(true);
+  });
+
+  it('a smaller quorum its approvals already meet signs it when the change takes effect', async () => {
+    await usePolicy({ default: 'allow', rules: [{ ...HOLD, quorum: 2 }] });
+    const s = await held('300.0');
+    expect((await approve(s, 'appr-1')).json.status).toBe('awaiting_approval');
+    const put = await h.call('PUT', '/wallet/v1/policy', {
+      token: await tok('admin', 'root'),
+      body: { default: 'allow', rules: [HOLD] },
+    });
+    expect(put.json.review).toMatchObject({ rejected: 0, signed: 1 });
+    const rec = await h.call('GET', `/wallet/v1/submissions/${s.id}`, { token: await tok('read', 'r') });
+    expect(['queued', 'executing', 'committed']).toContain(rec.json.status);
+    expect(await signatures(s.id)).toBe(1);
   });
 
   it('a larger quorum keeps it waiting under the new requirement; the quorum in force signs it', async () => {

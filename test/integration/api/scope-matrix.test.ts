@@ -194,6 +194,35 @@ const TABLE: Record<string, Expect> = {
     submit: [403, 403, 403],
     admin: [200, 403, 403],
   },
+  // Governed changes (issue 29): reading is any admin's; a decision is an unscoped admin's (no proposal here: 404).
+  'GET /wallet/v1/policy/versions': {
+    none: 401,
+    read: [403, 403, 403],
+    approve: [403, 403, 403],
+    submit: [403, 403, 403],
+    admin: [200, 200, 200],
+  },
+  'GET /wallet/v1/policy/proposals': {
+    none: 401,
+    read: [403, 403, 403],
+    approve: [403, 403, 403],
+    submit: [403, 403, 403],
+    admin: [200, 200, 200],
+  },
+  'GET /wallet/v1/policy/proposals/{id}': {
+    none: 401,
+    read: [403, 403, 403],
+    approve: [403, 403, 403],
+    submit: [403, 403, 403],
+    admin: [404, 404, 404],
+  },
+  'POST /wallet/v1/policy/proposals/{id}/approvals': {
+    none: 401,
+    read: [403, 403, 403],
+    approve: [403, 403, 403],
+    submit: [403, 403, 403],
+    admin: [404, 403, 403],
+  },
   'POST /wallet/v1/policy/evaluate': {
     none: 401,
     read: [200, 200, 403],
@@ -673,6 +702,31 @@ const ROUTES: Record<
     // An empty document: allow everything (what the other cells of this wallet expect anyway).
     run: async (_t, token) =>
       (await h.call('PUT', '/wallet/v1/policy', { ...(token ? { token } : {}), body: {} })).status,
+  },
+  'GET /wallet/v1/policy/versions': {
+    needsSubmission: false,
+    run: async (_t, token) =>
+      (await h.call('GET', '/wallet/v1/policy/versions', token ? { token } : {})).status,
+  },
+  'GET /wallet/v1/policy/proposals': {
+    needsSubmission: false,
+    run: async (_t, token) =>
+      (await h.call('GET', '/wallet/v1/policy/proposals', token ? { token } : {})).status,
+  },
+  'GET /wallet/v1/policy/proposals/{id}': {
+    needsSubmission: false,
+    run: async (_t, token) =>
+      (await h.call('GET', '/wallet/v1/policy/proposals/pp-none', token ? { token } : {})).status,
+  },
+  'POST /wallet/v1/policy/proposals/{id}/approvals': {
+    needsSubmission: false,
+    run: async (_t, token) =>
+      (
+        await h.call('POST', '/wallet/v1/policy/proposals/pp-none/approvals', {
+          ...(token ? { token } : {}),
+          body: { decision: 'approve', hash: '00' },
+        })
+      ).status,
   },
   'POST /wallet/v1/policy/evaluate': {
     needsSubmission: false,
