@@ -17,6 +17,7 @@ export {
   type ApprovalInput,
   type ApprovalResult,
   decideApproval,
+  decisionRefusal,
   expireIfOverdue,
   listAwaiting,
 } from './approvals.ts';
