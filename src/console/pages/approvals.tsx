@@ -1,5 +1,6 @@
-// Approvals: what awaits approval (with the preview of what would be signed and the rule that matched), approve or
-// reject with a reason (the decision names the hash the approver saw), and who decided what.
+// Approvals: a card per submission awaiting approval (../approval.tsx: what it does in a sentence, the hash to sign,
+// the rule and the quorum's progress, approve and reject as two forms, or why this operator may not decide), the
+// message after a decision, and who decided what.
 import { allows } from '../../auth/index.ts';
 import { ApprovalCard, DecisionFlash } from '../approval.tsx';
 import { readAudit } from '../audit-read.ts';
