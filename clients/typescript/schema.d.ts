@@ -1685,7 +1685,104 @@ export interface components {
             decision: "approve" | "reject";
             /** @description the prepared transaction hash the approver saw */
             hash: string;
+            /** @description why: required (non-blank) for a rejection, which is refused 400 REASON_REQUIRED without one; optional for an approval */
             reason?: string;
+        };
+        AwaitingApproval: {
+            /** @description sub_ followed by 20 base64url characters */
+            id: string;
+            status: components["schemas"]["SubmissionStatus"];
+            party: string;
+            commandId: string;
+            userId: string;
+            synchronizerId: string;
+            keyFingerprint: string;
+            /** @description lowercase hex of the signed 32-byte hash */
+            preparedTransactionHash: string;
+            /** @enum {string} */
+            hashingSchemeVersion: "HASHING_SCHEME_VERSION_V2" | "HASHING_SCHEME_VERSION_V3";
+            maxRecordTime: string | null;
+            /** @description after this time the ledger refuses the transaction: the earlier of max record time and preparation time + PREPARATION_TIME_TOLERANCE_SECONDS. A submission whose outcome is unknown stays open until then. */
+            canCommitUntil: string | null;
+            /** @description subject of the token that asked for it */
+            requestedBy: string;
+            createdAt: string;
+            updatedAt: string;
+            attempts: components["schemas"]["SubmissionAttempt"][];
+            updateId: string | null;
+            completionOffset: number | null;
+            /** @description the committed JsTransaction */
+            transaction: components["schemas"]["JsTransaction"] | null;
+            error: components["schemas"]["SubmissionError"];
+            /** @description ledger end before the first attempt; reconciliation scans after it */
+            reconcileFromOffset: number | null;
+            /** @description offset up to which the ledger was already searched for this transaction */
+            reconciledThroughOffset: number | null;
+            approval?: components["schemas"]["ApprovalRequirement"];
+            /** @description decisions so far, in order */
+            approvals?: components["schemas"]["Approval"][];
+            /** @description what the party sends, per instrument, as the approval policy read it (exact decimals; velocity sums only the same instrument) */
+            outflows?: {
+                instrument: {
+                    admin: string;
+                    id: string;
+                };
+                amount: string;
+            }[];
+            /** @description the outflow when exactly one instrument leaves the party (see outflows); absent otherwise, never a sum of instruments */
+            amount?: string;
+            /** @description the prepare response's costEstimation (traffic), when the caller sent it with the submission */
+            costEstimation?: {
+                estimationTimestamp: string;
+                confirmationRequestTrafficCostEstimation: number;
+                confirmationResponseTrafficCostEstimation: number;
+                totalTrafficCostEstimation: number;
+            };
+            /** @description the traffic the committed transaction paid for (the ledger transaction's paidTrafficCost) */
+            paidTrafficCost?: number;
+            /** @description present when Quill prepared the transaction from an intent */
+            intent?: {
+                /** @enum {string} */
+                kind: "transfer";
+                receiver: string;
+                instrument: {
+                    admin: string;
+                    id: string;
+                };
+                amount: string;
+                memo: string | null;
+                executeBefore: string;
+                /** @description the holdings Quill chose to spend */
+                inputHoldingCids: string[];
+                /** @description the registry's TransferFactory */
+                factoryId: string;
+                /** @description the registry's answer: self, direct or offer */
+                transferKind: string;
+            } | {
+                /** @enum {string} */
+                kind: "instruction";
+                /** @enum {string} */
+                action: "accept" | "reject" | "withdraw";
+                instructionCid: string;
+                sender: string;
+                receiver: string;
+                amount: string;
+                instrument: {
+                    admin: string;
+                    id: string;
+                };
+            } | {
+                /** @enum {string} */
+                kind: "commands";
+                commandCount: number;
+            };
+            /** @description the expired record this one prepared again (POST /wallet/v1/submissions/{id}/reprepare) */
+            reprepareOf?: string;
+            /**
+             * @description the status of the key that would sign it: approving a disabled or missing key's submission cannot sign it (null: this process has no key store)
+             * @enum {string|null}
+             */
+            keyStatus: "active" | "disabled" | "missing" | null;
         };
         /** @description What the new version did to the submissions awaiting approval: ended (denied), signed (its requirement met), still waiting */
         AwaitingReview: {
@@ -5919,7 +6016,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        items: components["schemas"]["Submission"][];
+                        items: components["schemas"]["AwaitingApproval"][];
                     };
                 };
             };

@@ -99,6 +99,20 @@ export const Id = (p: { value: string; href?: string }) =>
     </span>
   );
 
+/**
+ * A template (or interface) id as operators know it, `package-name:Module:Entity`, with the whole id (its 64-hex
+ * package id) on hover; without a package name, the id shortened.
+ */
+export function Template(p: { templateId?: string | null | undefined; packageName?: string | undefined }) {
+  const t = p.templateId ?? '';
+  const at = t.indexOf(':');
+  return (
+    <span class="mono" title={t}>
+      {p.packageName && at > 0 ? `${p.packageName}${t.slice(at)}` : short(t)}
+    </span>
+  );
+}
+
 export const Time = (p: { at: string | null | undefined }) =>
   p.at ? <time datetime={p.at}>{p.at.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}</time> : <span>—</span>;
 

@@ -22,7 +22,7 @@ export class PolicyInvalid extends QuillError<'POLICY_INVALID'> {
   }
 }
 
-export type PolicyRefusalStatus = 403 | 404 | 409;
+export type PolicyRefusalStatus = 400 | 403 | 404 | 409;
 
 /** A policy change or decision refused, with the HTTP status and code the API answers. */
 export class PolicyRefused extends QuillError {

@@ -123,12 +123,15 @@ export class PolicyProposals {
   }
 
   /**
-   * One admin's decision. Refusals: 404 NOT_FOUND, 409 HASH_MISMATCH, 409 PROPOSAL_CLOSED, 409 PROPOSAL_EXPIRED,
+   * One admin's decision. Refusals: 400 REASON_REQUIRED (a rejection without one), 404 NOT_FOUND, 409 HASH_MISMATCH, 409 PROPOSAL_CLOSED, 409 PROPOSAL_EXPIRED,
    * 409 PROPOSAL_STALE (another version became current: the proposal is superseded), 403 SELF_APPROVAL (the
    * proposer approving; it may reject, which withdraws it), 403 NOT_AN_APPROVER (not in the governance group),
    * 409 ALREADY_DECIDED. The approval that reaches the quorum applies the document.
    */
   async decide(who: Principal, id: string, input: ProposalInput): Promise<ProposalStep> {
+    if (input.decision === 'reject' && !input.reason?.trim()) {
+      throw new PolicyRefused(400, 'REASON_REQUIRED', 'a rejection needs a reason');
+    }
     for (let attempt = 0; attempt < 5; attempt++) {
       const raw = await this.#read(id);
       if (!raw) throw new PolicyRefused(404, 'NOT_FOUND', `no policy proposal ${id}`);

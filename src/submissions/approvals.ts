@@ -154,10 +154,42 @@ function underPolicy(next: SubmissionRecord, p: InForce | undefined): Submission
   };
 }
 
+const REFUSED = {
+  self: () => new SubmissionRefused(403, 'SELF_APPROVAL', 'the submitter cannot decide its own submission'),
+  notApprover: () =>
+    new SubmissionRefused(403, 'NOT_AN_APPROVER', 'this subject is not in the approver group'),
+  decided: () =>
+    new SubmissionRefused(409, 'ALREADY_DECIDED', 'this subject already decided on this submission'),
+  noReason: () =>
+    new SubmissionRefused(400, 'REASON_REQUIRED', 'a rejection needs a reason: say why (non-blank text)'),
+};
+
 /**
- * Records one subject's decision on a submission awaiting approval. Refusals: 404 (unknown or another party's
- * for a party-scoped principal), 409 HASH_MISMATCH, 409 NOT_AWAITING_APPROVAL, 409 APPROVAL_EXPIRED, 403
- * SELF_APPROVAL, 403 NOT_AN_APPROVER (the rule names a group), 409 ALREADY_DECIDED.
+ * Why `who` may not decide `rec` now (a refusal `decideApproval` would answer), or undefined when it may: not
+ * awaiting approval, its submitter (the same person under any label), outside the approver group (`approvers`:
+ * the record's own by default), or already decided. The role is the caller's to check (the approve role).
+ */
+export function decisionRefusal(
+  who: Pick<Principal, 'subject'>,
+  rec: SubmissionRecord,
+  approvers: readonly string[] | null | undefined = rec.approval?.approvers,
+): SubmissionRefused | undefined {
+  try {
+    notAwaiting(rec);
+  } catch (err) {
+    return err as SubmissionRefused;
+  }
+  if (samePerson(who.subject, rec.requestedBy)) return REFUSED.self();
+  if (approvers && !approvers.some((m) => samePerson(m, who.subject))) return REFUSED.notApprover();
+  if ((rec.approvals ?? []).some((a) => samePerson(a.subject, who.subject))) return REFUSED.decided();
+  return undefined;
+}
+
+/**
+ * Records one subject's decision on a submission awaiting approval. Refusals: 400 REASON_REQUIRED (a rejection
+ * without a reason), 404 (unknown or another party's for a party-scoped principal), 409 HASH_MISMATCH, 409
+ * NOT_AWAITING_APPROVAL, 409 APPROVAL_EXPIRED, 403 SELF_APPROVAL, 403 NOT_AN_APPROVER (the rule names a group),
+ * 409 ALREADY_DECIDED.
  */
 export async function decideApproval(
   deps: ApprovalDeps,
@@ -167,6 +199,8 @@ export async function decideApproval(
 ): Promise<ApprovalResult> {
   const now = deps.now ?? Date.now;
   const { store } = deps;
+  // A rejection ends the submission for everyone: it says why (checked before anything is read).
+  if (input.decision === 'reject' && !input.reason?.trim()) throw REFUSED.noReason();
   let rec = await store.getRecord(id);
   if (!rec || (who.party !== undefined && who.party !== rec.party)) throw notFound(id);
   const hash = parseHash(input.hash);
@@ -179,17 +213,15 @@ export async function decideApproval(
   }
   rec = await expireIfOverdue(store, rec, now());
   notAwaiting(rec);
-  // People, not labels: alice's API token and her console OIDC session are one person (issue 29).
-  if (samePerson(who.subject, rec.requestedBy)) {
-    throw new SubmissionRefused(403, 'SELF_APPROVAL', 'the submitter cannot decide its own submission');
-  }
+  // People, not labels: alice's API token and her console OIDC session are one person (issue 29). The group
+  // is checked below, under the policy in force.
+  const early = decisionRefusal(who, rec, null);
+  if (early) throw early;
   // Only an approval is decided under the policy in force; a rejection ends the submission whatever it says.
   const inForce = input.decision === 'approve' ? await policyInForce(deps, rec) : undefined;
   const approvers =
     inForce?.outcome.action === 'approve' ? inForce.outcome.approvers : rec.approval?.approvers;
-  if (approvers && !approvers.some((m) => samePerson(m, who.subject))) {
-    throw new SubmissionRefused(403, 'NOT_AN_APPROVER', `this subject is not in the approver group`);
-  }
+  if (approvers && !approvers.some((m) => samePerson(m, who.subject))) throw REFUSED.notApprover();
   const reason = input.reason?.trim() ? input.reason.trim().slice(0, 500) : null;
   let planned: SubmissionRecord | undefined;
   const result = await store.transition(
@@ -197,13 +229,7 @@ export async function decideApproval(
     (r) => {
       planned = undefined;
       if (r.status !== 'awaiting_approval' || overdue(r, now())) return undefined;
-      if ((r.approvals ?? []).some((a) => samePerson(a.subject, who.subject))) {
-        throw new SubmissionRefused(
-          409,
-          'ALREADY_DECIDED',
-          'this subject already decided on this submission',
-        );
-      }
+      if ((r.approvals ?? []).some((a) => samePerson(a.subject, who.subject))) throw REFUSED.decided();
       const approval: Approval = {
         subject: who.subject,
         decision: input.decision,

@@ -18,6 +18,7 @@ export {
   type ApprovalResult,
   type AwaitingReview,
   decideApproval,
+  decisionRefusal,
   expireIfOverdue,
   listAwaiting,
   reviewAwaiting,

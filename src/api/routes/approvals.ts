@@ -15,7 +15,10 @@ const ApprovalBody = z
       .min(1)
       .max(200)
       .openapi({ description: 'the prepared transaction hash the approver saw' }),
-    reason: z.string().max(500).optional(),
+    reason: z.string().max(500).optional().openapi({
+      description:
+        'why: required (non-blank) for a rejection, which is refused 400 REASON_REQUIRED without one; optional for an approval',
+    }),
   })
   .strict()
   .openapi('ApprovalRequest');
@@ -40,6 +43,17 @@ const decide = createRoute({
   },
 });
 
+const AwaitingItem = SubmissionView.extend({
+  keyStatus: z
+    .enum(['active', 'disabled', 'missing'])
+    .nullable()
+    .openapi({
+      description:
+        "the status of the key that would sign it: approving a disabled or missing key's submission cannot sign it " +
+        '(null: this process has no key store)',
+    }),
+}).openapi('AwaitingApproval');
+
 const awaiting = createRoute({
   method: 'get',
   path: '/wallet/v1/approvals',
@@ -51,7 +65,7 @@ const awaiting = createRoute({
   responses: {
     200: {
       description: 'What awaits approval',
-      content: { 'application/json': { schema: z.object({ items: z.array(SubmissionView) }) } },
+      content: { 'application/json': { schema: z.object({ items: z.array(AwaitingItem) }) } },
     },
     ...errorResponses(400, 401, 403),
   },
@@ -91,6 +105,15 @@ export function approvalRoutes(deps: AppDeps) {
         who,
         party,
       );
-      return c.json({ items }, 200);
+      // Each key's status once: a key file that cannot be read now leaves it unknown (null), not the list failed.
+      const status = new Map<string, 'active' | 'disabled' | 'missing' | null>();
+      for (const fp of new Set(items.map((r) => r.keyFingerprint))) {
+        const key = deps.keys ? await deps.keys.get(fp).catch(() => null) : null;
+        status.set(fp, key === null ? null : (key?.status ?? 'missing'));
+      }
+      return c.json(
+        { items: items.map((r) => ({ ...r, keyStatus: status.get(r.keyFingerprint) ?? null })) },
+        200,
+      );
     });
 }

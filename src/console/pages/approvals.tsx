@@ -1,12 +1,15 @@
-// Approvals: what awaits approval (with the preview of what would be signed and the rule that matched), approve or
-// reject with a reason (the decision names the hash the approver saw), and who decided what.
+// Approvals: a card per submission awaiting approval (../approval.tsx: what it does in a sentence, the hash to sign,
+// the rule and the quorum's progress, approve and reject as two forms, or why this operator may not decide), the
+// message after a decision, and who decided what.
 import { allows } from '../../auth/index.ts';
+import { ApprovalCard, DecisionFlash } from '../approval.tsx';
 import { readAudit } from '../audit-read.ts';
 import { answer } from '../client.ts';
 import type { ConsoleDeps } from '../deps.ts';
 import { PageError } from '../errors.ts';
 import { apiMessage, type Ctx, formFields, must } from '../http.tsx';
-import { Csrf, Empty, FormError, Id, Page, Time } from '../ui.tsx';
+import { Empty, FormError, Id, Page, Time } from '../ui.tsx';
+import { ID, submissionPage } from './submissions.tsx';
 
 export async function approvalsPage(c: Ctx, deps: ConsoleDeps, form?: { id: string; error: string }) {
   const api = c.get('api');
@@ -15,7 +18,13 @@ export async function approvalsPage(c: Ctx, deps: ConsoleDeps, form?: { id: stri
   const previews = await Promise.all(
     queue.items.map((r) => answer(api.wallet.v1.submissions[':id'].preview.$get({ param: { id: r.id } }))),
   );
-  const canDecide = allows(viewer.principal.role, 'approve');
+  const now = Date.now();
+  // After a decision (POST, redirect, GET): the record it was made on, for the message saying what happened.
+  const decided = c.req.query('decided');
+  const flashed =
+    decided && ID.test(decided)
+      ? await answer(api.wallet.v1.submissions[':id'].$get({ param: { id: decided }, query: {} }))
+      : undefined;
   // The newest 50 decisions among the newest 20,000 entries (a page view reads no more than that).
   const audit = allows(viewer.principal.role, 'admin')
     ? await readAudit(deps, viewer.principal, { want: 50, keep: (r) => r.kind === 'approval' })
@@ -23,6 +32,8 @@ export async function approvalsPage(c: Ctx, deps: ConsoleDeps, form?: { id: stri
   const decisions = audit?.rows ?? [];
   return c.html(
     <Page title="Approvals" viewer={viewer} active="/console/approvals">
+      <DecisionFlash viewer={viewer} rec={flashed?.status === 200 ? flashed.body : undefined} />
+      {form && !queue.items.some((r) => r.id === form.id) && <FormError message={form.error} />}
       <section aria-labelledby="h-queue">
         <h2 id="h-queue">Awaiting approval</h2>
         {queue.items.length === 0 ? (
@@ -30,67 +41,16 @@ export async function approvalsPage(c: Ctx, deps: ConsoleDeps, form?: { id: stri
         ) : (
           queue.items.map((r, i) => {
             const res = previews[i];
-            const pv = res?.status === 200 ? res.body.preview : null;
+            const pv = res?.status === 200 ? res.body : null;
             return (
-              <article class="approval" data-id={r.id} aria-label={`Submission ${r.id}`}>
-                <h3>
-                  <Id value={r.id} href={`/console/submissions/${r.id}`} />
-                </h3>
-                {r.approval?.summary && (
-                  <ul class="summary" aria-label="What it does">
-                    {r.approval.summary.map((line) => (
-                      <li>{line}</li>
-                    ))}
-                  </ul>
-                )}
-                <p>
-                  Party <Id value={r.party} /> · asked by {r.requestedBy} · <Time at={r.createdAt} />
-                </p>
-                <p>
-                  Rule <strong data-testid="rule">{r.approval?.rule ?? '(default)'}</strong> (policy version{' '}
-                  {r.approval?.policyVersion ?? '?'}), quorum {r.approval?.quorum ?? 1}
-                  {r.approval?.group ? `, group ${r.approval.group}` : ''}
-                  {r.approval?.deadline ? (
-                    <>
-                      , decide before <Time at={r.approval.deadline} />
-                    </>
-                  ) : null}
-                </p>
-                {pv && (
-                  <ul class="actions">
-                    {pv.nodes.map((n) => (
-                      <li>
-                        {n.kind} <span class="mono">{n.packageName ?? ''}</span>{' '}
-                        <span class="mono">{n.templateId ?? ''}</span> {n.choice ?? ''}
-                      </li>
-                    ))}
-                  </ul>
-                )}
-                <p class="mono wrap">hash {r.preparedTransactionHash}</p>
-                {(r.approvals ?? []).map((a) => (
-                  <p>
-                    {a.subject} {a.decision === 'approve' ? 'approved' : 'rejected'}
-                    {a.reason ? `: ${a.reason}` : ''}
-                  </p>
-                ))}
-                {canDecide && (
-                  <form method="post" action={`/console/approvals/${r.id}`} class="inline">
-                    <Csrf viewer={viewer} />
-                    <input type="hidden" name="hash" value={r.preparedTransactionHash} />
-                    <label>
-                      Reason
-                      <input name="reason" maxlength={500} />
-                    </label>
-                    <button type="submit" name="decision" value="approve">
-                      Approve
-                    </button>
-                    <button type="submit" name="decision" value="reject" class="danger">
-                      Reject
-                    </button>
-                    {form?.id === r.id && <FormError message={form.error} />}
-                  </form>
-                )}
-              </article>
+              <ApprovalCard
+                viewer={viewer}
+                rec={r}
+                keyStatus={r.keyStatus}
+                pv={pv}
+                error={form?.id === r.id ? form.error : undefined}
+                now={now}
+              />
             );
           })
         )}
@@ -138,27 +98,29 @@ export async function approvalsPage(c: Ctx, deps: ConsoleDeps, form?: { id: stri
   );
 }
 
+/**
+ * One decision, from a card of the Approvals page or from the submission page (`from`): the approve form sends a
+ * `note`, the reject form a `reason` (the API refuses a rejection without one, 400 REASON_REQUIRED). Done, it
+ * redirects back with `decided`, so the page says what happened; refused, the page comes back with the refusal
+ * beside the forms.
+ */
 export async function decide(c: Ctx, deps: ConsoleDeps, id: string) {
-  if (!/^[\w-]{1,100}$/.test(id))
-    throw new PageError(404, 'No submission: it does not exist or is not visible to you.');
+  if (!ID.test(id)) throw new PageError(404, 'No submission: it does not exist or is not visible to you.');
   const f = await formFields(c);
-  if (f.decision !== 'approve' && f.decision !== 'reject')
-    return approvalsPage(c, deps, { id, error: 'Choose approve or reject.' });
-  if ((f.reason ?? '').length > 500)
-    return approvalsPage(c, deps, { id, error: 'Reason: at most 500 characters.' });
+  const fromSubmission = f.from === 'submission';
+  const refused = (error: string) =>
+    fromSubmission ? submissionPage(c, id, { error }) : approvalsPage(c, deps, { id, error });
+  if (f.decision !== 'approve' && f.decision !== 'reject') return refused('Choose approve or reject.');
+  const reason = (f.decision === 'approve' ? f.note : f.reason)?.trim() ?? '';
+  if (reason.length > 500) return refused('Reason: at most 500 characters.');
   const res = await answer(
     c.get('api').wallet.v1.submissions[':id'].approvals.$post({
       param: { id },
-      json: {
-        decision: f.decision,
-        hash: f.hash ?? '',
-        ...(f.reason?.trim() ? { reason: f.reason.trim() } : {}),
-      },
+      json: { decision: f.decision, hash: f.hash ?? '', ...(reason ? { reason } : {}) },
     }),
   );
-  if (res.status === 200) return c.redirect('/console/approvals', 303);
-  if (res.status >= 400 && res.status < 500 && res.status !== 404)
-    return approvalsPage(c, deps, { id, error: apiMessage(res) });
+  if (res.status >= 400 && res.status < 500 && res.status !== 404) return refused(apiMessage(res));
   must(res, 'submission');
-  return c.redirect('/console/approvals', 303);
+  const back = fromSubmission ? `/console/submissions/${id}` : '/console/approvals';
+  return c.redirect(`${back}?decided=${encodeURIComponent(id)}`, 303);
 }

@@ -3,10 +3,11 @@
 
 import type { InferResponseType } from 'hono/client';
 import { SUBMISSION_STATUSES, type SubmissionStatus } from '../../submissions/index.ts';
+import { Decide, DecisionFlash, HashToSign, Sentence } from '../approval.tsx';
 import { type Api, answer } from '../client.ts';
 import { PageError } from '../errors.ts';
 import { apiMessage, type Ctx, must } from '../http.tsx';
-import { Empty, Facts, Id, Json, Page, Status, Time } from '../ui.tsx';
+import { Empty, Facts, Id, Json, Page, Status, Template, Time } from '../ui.tsx';
 
 interface Filters {
   party?: string;
@@ -150,24 +151,33 @@ export async function submissionRows(c: Ctx) {
   return c.html(<Rows items={page.items} />);
 }
 
-const ID = /^[\w-]{1,100}$/;
+/** A submission id as the console accepts it in a path. */
+export const ID = /^[\w-]{1,100}$/;
 
-/** `package-name:Module:Entity`, as operators know it, with the package id it resolved to on hover. */
-function templateText(n: { templateId?: string | null; packageName?: string }): string {
-  const t = n.templateId ?? '';
-  const at = t.indexOf(':');
-  return n.packageName && at > 0 ? `${n.packageName}${t.slice(at)} (package ${t.slice(0, 12)}…)` : t;
-}
+/** The record's hash was signed: not while awaiting approval, nor when the approval ended it unsigned. */
+const UNSIGNED_ENDS = new Set(['APPROVAL_REJECTED', 'APPROVAL_EXPIRED', 'POLICY_CHANGED']);
 
-export async function submissionPage(c: Ctx, id: string) {
+/** A submission's page; `form`: a decision made here was refused (approvals.tsx `decide`). */
+export async function submissionPage(c: Ctx, id: string, form?: { error: string }) {
   if (!ID.test(id)) throw new PageError(404, 'No submission: it does not exist or is not visible to you.');
   const api = c.get('api');
   const one = api.wallet.v1.submissions[':id'];
   const rec = must(await answer(one.$get({ param: { id }, query: {} })), 'submission');
   const pv = must(await answer(one.preview.$get({ param: { id } })), 'submission');
   const tx = pv.preview;
+  const viewer = c.get('viewer');
+  const awaiting = rec.status === 'awaiting_approval';
+  const signed = !awaiting && !(rec.error && UNSIGNED_ENDS.has(rec.error.code));
+  // Whether an approval could sign it: the approvals list says, for the key of each submission awaiting.
+  const held = awaiting
+    ? await answer(api.wallet.v1.approvals.$get({ query: { party: rec.party } }))
+    : undefined;
+  const keyStatus =
+    held?.status === 200 ? (held.body.items.find((r) => r.id === rec.id)?.keyStatus ?? null) : null;
   return c.html(
-    <Page title="Submission" viewer={c.get('viewer')} active="/console/submissions">
+    <Page title="Submission" viewer={viewer} active="/console/submissions">
+      {c.req.query('decided') === rec.id && <DecisionFlash viewer={viewer} rec={rec} />}
+      <Sentence pv={pv} rec={rec} />
       <div data-live-status={`/console/submissions/${id}/status`}>
         <Facts
           rows={[
@@ -211,14 +221,38 @@ export async function submissionPage(c: Ctx, id: string) {
           ]}
         />
       </div>
+      {awaiting && (
+        <section aria-labelledby="h-approval">
+          <h2 id="h-approval">Approval</h2>
+          <HashToSign pv={pv} rec={rec} />
+          <Decide
+            viewer={viewer}
+            rec={rec}
+            keyStatus={keyStatus}
+            pv={pv}
+            from="submission"
+            error={form?.error}
+            now={Date.now()}
+          />
+        </section>
+      )}
       <section aria-labelledby="h-signed">
-        <h2 id="h-signed">What was signed</h2>
+        <h2 id="h-signed">
+          {signed
+            ? 'What was signed'
+            : awaiting
+              ? 'What will be signed'
+              : 'What was to be signed (never signed)'}
+        </h2>
         <Facts
           rows={[
             ['Hashing scheme', rec.hashingSchemeVersion],
-            ['Signed hash', <span class="mono wrap">{rec.preparedTransactionHash}</span>],
             [
-              'Recomputed hash',
+              signed ? 'Signed hash' : 'Hash on record',
+              <span class="mono wrap">{rec.preparedTransactionHash}</span>,
+            ],
+            [
+              signed ? 'Recomputed hash' : 'Hash to sign (recomputed)',
               pv.recomputedHash ? (
                 <span class={`mono wrap ${pv.hashMatches ? 'ok' : 'bad'}`} data-testid="recomputed-hash">
                   {pv.recomputedHash} {pv.hashMatches ? '(matches)' : '(DOES NOT MATCH)'}
@@ -261,7 +295,7 @@ export async function submissionPage(c: Ctx, id: string) {
             <ol class="nodes">
               {tx.nodes.map((n) => (
                 <li class={`depth-${Math.min(n.depth, 6)}`}>
-                  <strong>{n.kind}</strong> <span class="mono">{templateText(n)}</span>
+                  <strong>{n.kind}</strong> <Template templateId={n.templateId} packageName={n.packageName} />
                   {n.choice ? (
                     <>
                       {' '}
@@ -289,7 +323,8 @@ export async function submissionPage(c: Ctx, id: string) {
               <ul>
                 {tx.inputContracts.map((ic) => (
                   <li>
-                    <span class="mono">{templateText(ic)}</span> <Id value={ic.contractId} />
+                    <Template templateId={ic.templateId} packageName={ic.packageName} />{' '}
+                    <Id value={ic.contractId} />
                     <Json value={ic.argument} label={`contract ${ic.contractId}`} />
                   </li>
                 ))}
@@ -333,7 +368,7 @@ export async function submissionPage(c: Ctx, id: string) {
           </table>
         )}
       </section>
-      {rec.approvals && rec.approvals.length > 0 && (
+      {!awaiting && rec.approvals && rec.approvals.length > 0 && (
         <section aria-labelledby="h-decisions">
           <h2 id="h-decisions">Approval decisions</h2>
           <ul>

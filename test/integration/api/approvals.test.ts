@@ -1,5 +1,6 @@
 // Approval policies through the HTTP API (issue 15): deny, hold unsigned, hash-bound decisions by distinct
-// subjects, quorum signs exactly once under 20 racing approvals, reject, expiry, party scope, roles, dry run.
+// subjects, quorum signs exactly once under 20 racing approvals, reject (with a reason), expiry, party scope,
+// roles, dry run.
 
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -139,7 +140,7 @@ describe('approval policy over the API', () => {
     expect(await signatures(id)).toBe(1);
     const late = await h.call('POST', url, {
       token: await tok('approve', 'appr-3'),
-      body: { decision: 'reject', hash: big.hashHex },
+      body: { decision: 'reject', hash: big.hashHex, reason: 'too late' },
     });
     expect(late.json.error?.code).toBe('NOT_AWAITING_APPROVAL');
   });
@@ -190,6 +191,22 @@ describe('approval policy over the API', () => {
       body: big.body,
     });
     const id = held.json.id as string;
+    // A rejection says why: none, or only blanks, is refused and changes nothing.
+    for (const reason of [undefined, '', '   \n ']) {
+      const bare = await h.call('POST', `/wallet/v1/submissions/${id}/approvals`, {
+        token: await tok('approve', 'appr-4'),
+        body: { decision: 'reject', hash: big.hashHex, ...(reason !== undefined ? { reason } : {}) },
+      });
+      expect({ status: bare.status, code: bare.json.error?.code }).toEqual({
+        status: 400,
+        code: 'REASON_REQUIRED',
+      });
+    }
+    const waiting = await h.call('GET', '/wallet/v1/approvals', { token: await tok('approve', 'appr-4') });
+    const item = (waiting.json.items as { id: string; approvals: unknown[]; keyStatus: string }[]).find(
+      (x) => x.id === id,
+    );
+    expect(item).toMatchObject({ approvals: [], keyStatus: 'active' });
     const r = await h.call('POST', `/wallet/v1/submissions/${id}/approvals`, {
       token: await tok('approve', 'appr-4'),
       body: { decision: 'reject', hash: big.hashHex, reason: 'too much' },

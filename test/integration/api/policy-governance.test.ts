@@ -199,8 +199,18 @@ describe('governed policy changes', () => {
     const r = await decide(a.json.id, 'ben', { decision: 'reject', hash: a.json.documentHash, reason: 'no' });
     expect(r.json).toMatchObject({ status: 'rejected', closedReason: 'rejected by ben: no' });
     const b = await put({ ...GOVERNED, rules: [] }, 'ann');
-    const w = await decide(b.json.id, 'ann', { decision: 'reject', hash: b.json.documentHash });
-    expect(w.json).toMatchObject({ status: 'rejected', closedReason: 'withdrawn by ann' });
+    const blank = await decide(b.json.id, 'ann', {
+      decision: 'reject',
+      hash: b.json.documentHash,
+      reason: ' ',
+    });
+    expect(blank.json.error?.code).toBe('REASON_REQUIRED');
+    const w = await decide(b.json.id, 'ann', {
+      decision: 'reject',
+      hash: b.json.documentHash,
+      reason: 'typo',
+    });
+    expect(w.json).toMatchObject({ status: 'rejected', closedReason: 'withdrawn by ann: typo' });
 
     // A short deadline, approved in by the current governance.
     const res = await put({ ...GOVERNED, policyGovernance: { quorum: 2, group: 'admins', ttl: 1 } });

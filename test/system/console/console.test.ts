@@ -244,12 +244,13 @@ describe('the console in a browser', () => {
     const card = page.locator(`article[data-id="${sub.id}"]`);
     await card.waitFor();
     expect(await card.getByTestId('rule').textContent()).toBe('gated-notes');
-    await card.getByLabel('Reason').fill('checked the note');
+    await card.getByLabel('Note (optional)').fill('checked the note');
     await shot(page, 'approvals');
     await Promise.all([
-      page.waitForURL(/\/console\/approvals$/),
+      page.waitForURL(/\/console\/approvals\?decided=/),
       card.getByRole('button', { name: 'Approve' }).click(),
     ]);
+    expect(await page.getByTestId('flash').textContent()).toMatch(/^You approved .*: 1 of 1, signed and/);
     await page.getByTestId('decisions').waitFor();
     expect(await page.getByTestId('decisions').textContent()).toContain('alice-ops');
     await expect
