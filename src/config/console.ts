@@ -46,6 +46,13 @@ export const operatorConsole = section({
       .max(100)
       .default('quill_party')
       .describe("the ID-token claim holding the operator's party"),
+    CONSOLE_OIDC_ALLOW_UNSCOPED: z
+      .enum(['true', 'false'], { error: 'must be true or false' })
+      .default('false')
+      .describe(
+        'whether an OIDC operator whose ID token has no party claim is signed in for every party (`true`) or ' +
+          'refused (`false`: an identity provider that forgot the claim grants nothing)',
+      ),
     CONSOLE_OIDC_SCOPE: z
       .string()
       .trim()
@@ -84,6 +91,7 @@ export const operatorConsole = section({
                 clientSecret: e.CONSOLE_OIDC_CLIENT_SECRET,
                 roleClaim: e.CONSOLE_OIDC_ROLE_CLAIM,
                 partyClaim: e.CONSOLE_OIDC_PARTY_CLAIM,
+                allowUnscoped: e.CONSOLE_OIDC_ALLOW_UNSCOPED === 'true',
                 scope: e.CONSOLE_OIDC_SCOPE,
               },
             }

@@ -12,6 +12,8 @@ export interface OidcSettings {
   roleClaim: string;
   /** A claim holding the party the operator is scoped to; absent: every party (empty or not text: refused). */
   partyClaim: string;
+  /** An ID token without the party claim signs in for every party (true) or is refused (false). */
+  allowUnscoped: boolean;
   scope: string;
 }
 

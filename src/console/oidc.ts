@@ -118,6 +118,11 @@ export class OidcSignIn {
         `your identity carries no console role (claim ${this.settings.roleClaim}: read, approve, submit or admin)`,
       );
     const party = partyFrom(claims, this.settings.partyClaim);
+    if (party === undefined && !this.settings.allowUnscoped)
+      throw new OidcError(
+        'OIDC_REFUSED',
+        `your identity carries no party (claim ${this.settings.partyClaim}); signing in for every party needs CONSOLE_OIDC_ALLOW_UNSCOPED=true`,
+      );
     return { principal: { subject: `oidc:${claims.sub}`, role, party }, next: saved.next };
   }
 
@@ -139,7 +144,8 @@ export class OidcSignIn {
 }
 
 /**
- * The operator's party scope, as an API token's: an absent claim means every party; anything else must be a
+ * The operator's party scope, as an API token's: an absent claim means every party (where the deployment allows
+ * it: CONSOLE_OIDC_ALLOW_UNSCOPED); anything else must be a
  * non-empty, non-blank party id (an IdP that renders an unset attribute as "" must not grant every party).
  */
 export function partyFrom(claims: Record<string, unknown>, name: string): string | undefined {

@@ -41,6 +41,8 @@ beforeAll(async () => {
       CONSOLE_OIDC_ISSUER: issuer,
       CONSOLE_OIDC_CLIENT_ID: CLIENT_ID,
       CONSOLE_OIDC_CLIENT_SECRET: CLIENT_SECRET,
+      // Its operators carry no party claim: every party, which this deployment allows.
+      CONSOLE_OIDC_ALLOW_UNSCOPED: 'true',
     }),
   );
   const key = await w.call('POST', '/wallet/v1/keys', { algorithm: 'ed25519' });

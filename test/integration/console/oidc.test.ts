@@ -1,6 +1,7 @@
 // Console OIDC sign-in hardening over plain HTTP against a real OpenID provider (oidc-provider, in process):
 // unauthenticated `/console/oidc/start` calls store nothing in Redis (review F6), and an identity whose party
-// claim is empty, blank or not text is refused instead of getting an unscoped session (review F7).
+// claim is empty, blank or not text, or absent without CONSOLE_OIDC_ALLOW_UNSCOPED, is refused instead of getting an
+// unscoped session (review F7).
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Sandbox } from '@quill/sandbox';
@@ -157,14 +158,17 @@ describe('console OIDC hardening', () => {
     expect((await prefixBytes()) - memBefore).toBeLessThan(256 * 1024);
   }, 60_000);
 
-  it('signs in with a party claim, or without one (every party)', async () => {
+  it('signs in with a party claim; without one it is refused unless the deployment allows every party', async () => {
     const scoped = await signIn('ann');
     expect(scoped.status).toBe(200);
     expect(scoped.setCookie.some((c) => c.startsWith('quill_console=') && !c.includes('Max-Age=0'))).toBe(
       true,
     );
+    // CONSOLE_OIDC_ALLOW_UNSCOPED is unset here: an identity provider that forgot the claim grants nothing.
     const unscoped = await signIn('everyone');
-    expect(unscoped.status).toBe(200);
+    expect(unscoped.status).toBe(403);
+    expect(unscoped.body).toContain('CONSOLE_OIDC_ALLOW_UNSCOPED=true');
+    expect(unscoped.setCookie.some((c) => c.startsWith('quill_console='))).toBe(false);
   }, 30_000);
 
   it.each(['empty', 'blank', 'list', 'nul'])(

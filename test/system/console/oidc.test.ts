@@ -76,6 +76,8 @@ beforeAll(async () => {
       CONSOLE_OIDC_ISSUER: issuer,
       CONSOLE_OIDC_CLIENT_ID: CLIENT_ID,
       CONSOLE_OIDC_CLIENT_SECRET: CLIENT_SECRET,
+      // Its operators carry no party claim: every party, which this deployment allows.
+      CONSOLE_OIDC_ALLOW_UNSCOPED: 'true',
     }),
   );
   browser = await launchBrowser();
