@@ -5,7 +5,7 @@
 import { fc, test as fcTest } from '@fast-check/vitest';
 import { isStandardBase64 } from '@quill/canton/ledger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonTooDeep } from '../../../src/api/json-depth.ts';
+import { jsonTooDeep } from '../../../src/json.ts';
 import { apiHarness, prepared } from '../../support/api-harness.ts';
 
 let h: Awaited<ReturnType<typeof apiHarness>>;
