@@ -1,5 +1,6 @@
 // Canonical JSON: keys sorted at every level and undefined members dropped, so key order never changes a
-// fingerprint or a comparison. A leaf: it imports nothing of ours.
+// fingerprint or a comparison; and the bound on how deeply a JSON body may nest. A leaf: it imports nothing of
+// ours.
 export function canonicalJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
   if (v && typeof v === 'object') {
@@ -9,4 +10,28 @@ export function canonicalJson(v: unknown): string {
     return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canonicalJson(x)}`).join(',')}}`;
   }
   return JSON.stringify(v) ?? 'null';
+}
+
+// How deeply a JSON body may nest is bounded before anything parses or walks it: JSON.parse, zod and the request
+// fingerprint all recurse, and 5,000 levels of `[` overflowed the stack (a 500, or a silent 503 in a batch).
+
+/** Deeper than anything the API's shapes need (a transaction format is about 8 levels). */
+export const MAX_JSON_DEPTH = 64;
+
+/** Whether `text` nests arrays/objects deeper than `max`, in one pass that skips string contents. */
+export function jsonTooDeep(text: string, max = MAX_JSON_DEPTH): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92)
+        i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 || c === 91) {
+      if (++depth > max) return true;
+    } else if (c === 125 || c === 93) depth--;
+  }
+  return false;
 }

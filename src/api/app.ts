@@ -4,12 +4,12 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { echo } from '@quill/canton/errors';
 import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { jsonTooDeep, MAX_JSON_DEPTH } from '../json.ts';
 import { type Log, noLog } from '../log.ts';
 import { SubmissionRefused } from '../submissions/index.ts';
 import { type AppDeps, type AppEnv, inProcessPrincipal } from './context.ts';
 import { docsRoutes } from './docs.ts';
 import { describeCause, errorJson, invalidRequest, toHttpError } from './errors.ts';
-import { jsonTooDeep, MAX_JSON_DEPTH } from './json-depth.ts';
 import { PROBE_DOCS, probeRoutes } from './probes.ts';
 import { approvalRoutes } from './routes/approvals.ts';
 import { auditRoutes } from './routes/audit.ts';
@@ -117,11 +117,24 @@ export function createApp(deps: AppDeps) {
     c.set('principal', await deps.auth(m[1] as string));
     return next();
   });
+  const tooDeep = (c: Context) =>
+    errorJson(c, 400, 'INVALID_REQUEST', `the body nests deeper than ${MAX_JSON_DEPTH} levels`);
   app.use('/wallet/*', async (c, next) => {
-    // Read once here (hono caches the text for the route's own parsing), before anything recurses on it.
-    if (c.req.method !== 'GET' && c.req.method !== 'HEAD' && jsonTooDeep(await c.req.text())) {
-      return errorJson(c, 400, 'INVALID_REQUEST', `the body nests deeper than ${MAX_JSON_DEPTH} levels`);
+    if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
+    // A large body is decoded, depth-checked and parsed on the inspection pool: megabytes of text scanned and
+    // parsed here would stall every other request (issue 29 item 10). The route's validator reads that value.
+    const bytes = new Uint8Array(await c.req.arrayBuffer());
+    if (deps.inspector?.parsesOffThread(bytes.length)) {
+      const parsed = await deps.inspector.parseBody(bytes);
+      if ('tooDeep' in parsed) return tooDeep(c);
+      const json =
+        'value' in parsed ? Promise.resolve(parsed.value) : Promise.reject(new SyntaxError('not JSON'));
+      json.catch(() => {}); // read only by a route that wants JSON; the validator answers 400 then
+      c.req.json = <T>() => json as Promise<T>;
+      return next();
     }
+    // Decoded once here (hono caches the text for the route's own parsing), before anything recurses on it.
+    if (jsonTooDeep(await c.req.text())) return tooDeep(c);
     return next();
   });
   // After the /wallet/* middleware: Hono runs what matches in the order it was added.

@@ -17,9 +17,10 @@ import type { HistoryIndex } from '../history/index.ts';
 import type { IntentService } from '../intents/index.ts';
 import type { Log } from '../log.ts';
 import type { Registry } from '../metrics.ts';
-import type { HoldingRecognizer, PolicyProposals, PolicyStore } from '../policy/index.ts';
+import type { PolicyProposals, PolicyStore } from '../policy/index.ts';
 import type {
   AcceptDeps,
+  Inspector,
   OutcomeWaiter,
   PipelineMetrics,
   SubmissionRecord,
@@ -98,8 +99,11 @@ export interface AppDeps {
   events?: EventsDeps;
   /** The watcher's party history index: transactions, holdings and transfer instructions by party. */
   history?: Pick<HistoryIndex, 'page' | 'holdings' | 'instructions'>;
-  /** How previews value holdings (the composition root's recognizers); absent: the built-in ones. */
-  recognizers?: readonly HoldingRecognizer[];
+  /**
+   * Reads large inputs off the request thread (stored transactions' previews, request bodies), inline below the
+   * inspection pool's threshold; absent: everything inline, holdings valued by the built-in recognizers.
+   */
+  inspector?: Inspector;
   /** Ledger reads as one party (GET /wallet/v1/ledger/…); absent: those routes answer 503. */
   ledgerReads?: LedgerReads;
   /** Quill's own prepare of transfers, instruction answers and commands; absent: those routes answer 503. */

@@ -2,14 +2,8 @@
 import type { LedgerClient } from '@quill/canton/ledger';
 import type { KeyAdmin, PartyAdmin } from '../api/index.ts';
 import { onboardExternalParty, type PartyRegistry } from '../parties/index.ts';
-import type { HoldingRecognizer } from '../policy/index.ts';
 import { type Keyring, type Signer, SigningError } from '../signing/index.ts';
-import {
-  type AcceptPorts,
-  type InspectPool,
-  inspectPrepared,
-  SubmissionRefused,
-} from '../submissions/index.ts';
+import { type AcceptPorts, type Inspector, SubmissionRefused } from '../submissions/index.ts';
 
 /** Which key controls a party (src/parties PartyRegistry satisfies it through `partyLookup`). */
 export interface PartyLookup {
@@ -20,17 +14,11 @@ export function acceptPorts(opts: {
   keys: Keyring;
   signer: Signer;
   parties: PartyLookup;
-  /** How the approval policy's facts value holdings. */
-  holdings: readonly HoldingRecognizer[];
-  /** Transactions of at least `offloadChars` base64 characters are inspected off the request thread. */
-  inspectPool?: { pool: InspectPool; offloadChars: number };
+  /** Decodes inline or on the inspection pool, by size. */
+  inspector: Inspector;
 }): AcceptPorts {
-  const off = opts.inspectPool;
   return {
-    inspect: (b64, scheme) =>
-      off && b64.length >= off.offloadChars
-        ? off.pool.inspect(b64, scheme)
-        : inspectPrepared(b64, scheme, opts.holdings),
+    inspect: (b64, scheme) => opts.inspector.inspect(b64, scheme),
     partyKey: (party) => opts.parties.keyOf(party),
     sign: async (fp, hash) => {
       try {

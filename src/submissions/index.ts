@@ -1,7 +1,8 @@
 // Public surface of the submission pipeline: record, store, accept path, worker, waiter, metrics.
 export { acceptSubmission } from './accept/accept.ts';
 export { parseHash } from './accept/checks.ts';
-export { inspectPrepared } from './accept/inspect.ts';
+export { inspectPrepared, type ParsedBody, type StoredPreview } from './accept/inspect.ts';
+export { Inspector, type InspectorOptions } from './accept/inspector.ts';
 export { InspectPool, type InspectPoolOptions } from './accept/pool.ts';
 export type {
   AcceptDeps,

@@ -1,10 +1,10 @@
 // POST/GET /wallet/v1/submissions, the batch endpoint and GET /wallet/v1/updates/{updateId}.
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { echo } from '@quill/canton/errors';
-import { decodePreparedTransactionBase64, previewPreparedTransaction } from '@quill/canton/transaction';
-import { assetMovements, DEFAULT_RECOGNIZERS, describeMovements, nodeTree } from '../../policy/index.ts';
+import { DEFAULT_RECOGNIZERS } from '../../policy/index.ts';
 import {
   acceptSubmission,
+  Inspector,
   isTerminal,
   type SubmissionRecord,
   SubmissionRefused,
@@ -163,6 +163,7 @@ function waitSeconds(deps: AppDeps, wait: number | undefined): number {
 }
 
 export function submissionRoutes(deps: AppDeps) {
+  const inspector = deps.inspector ?? new Inspector({ holdings: DEFAULT_RECOGNIZERS.holdings });
   return new OpenAPIHono<AppEnv>()
     .openapi(submit, async (c) => {
       const who = need(c, 'submit');
@@ -187,7 +188,7 @@ export function submissionRoutes(deps: AppDeps) {
       if (submissions.length > deps.batchMax) {
         throw new ApiError(413, 'BATCH_TOO_LARGE', `at most ${deps.batchMax} submissions per batch`);
       }
-      const bytes = Buffer.byteLength(await c.req.text());
+      const bytes = (await c.req.arrayBuffer()).byteLength;
       if (bytes > deps.limits.batchBytes) {
         throw new ApiError(
           413,
@@ -196,33 +197,39 @@ export function submissionRoutes(deps: AppDeps) {
         );
       }
       await deps.limitAccepts?.(who, submissions.length);
-      const items = await Promise.all(
-        submissions.map(async (raw, index) => {
-          const parsed = BatchItem.safeParse(raw);
-          if (!parsed.success) {
-            const { status, body } = invalidRequest(parsed.error);
-            return { index, status, error: body.error };
+      const acceptItem = async (raw: unknown, index: number) => {
+        const parsed = BatchItem.safeParse(raw);
+        if (!parsed.success) {
+          const { status, body } = invalidRequest(parsed.error);
+          return { index, status, error: body.error };
+        }
+        const { idempotencyKey, hashingDetails: _, ...item } = parsed.data;
+        try {
+          checkSize(deps, item.preparedTransaction);
+          const { record: rec } = await acceptSubmission(deps.accept, item, who, idempotencyKey);
+          return { index, status: isTerminal(rec.status) ? 200 : 202, submission: rec };
+        } catch (err) {
+          if (err instanceof SubmissionRefused) deps.metrics.refused.inc({ code: err.code });
+          const { status, body, logCause } = toHttpError(err);
+          if (logCause) {
+            deps.log?.('error', 'batch item failed', {
+              requestId: c.get('requestId'),
+              index,
+              code: body.error.code,
+              error: describeCause(err),
+            });
           }
-          const { idempotencyKey, hashingDetails: _, ...item } = parsed.data;
-          try {
-            checkSize(deps, item.preparedTransaction);
-            const { record: rec } = await acceptSubmission(deps.accept, item, who, idempotencyKey);
-            return { index, status: isTerminal(rec.status) ? 200 : 202, submission: rec };
-          } catch (err) {
-            if (err instanceof SubmissionRefused) deps.metrics.refused.inc({ code: err.code });
-            const { status, body, logCause } = toHttpError(err);
-            if (logCause) {
-              deps.log?.('error', 'batch item failed', {
-                requestId: c.get('requestId'),
-                index,
-                code: body.error.code,
-                error: describeCause(err),
-              });
-            }
-            return { index, status, error: body.error };
-          }
-        }),
-      );
+          return { index, status, error: body.error };
+        }
+      };
+      // Each item is validated (megabytes of base64 checked) in its own turn of the event loop, then accepted
+      // alongside the others: the whole batch in one turn would hold every other request behind it.
+      const accepting = [];
+      for (const [index, raw] of submissions.entries()) {
+        if (index > 0) await new Promise((r) => setImmediate(r));
+        accepting.push(acceptItem(raw, index));
+      }
+      const items = await Promise.all(accepting);
       return c.json({ items }, 200);
     })
     .openapi(preview, async (c) => {
@@ -247,25 +254,21 @@ export function submissionRoutes(deps: AppDeps) {
           200,
         );
       }
-      // It decoded when it was accepted: a failure here is a damaged store, a 500 for the operator's log.
-      const view = previewPreparedTransaction(
-        decodePreparedTransactionBase64(stored.payload.preparedTransaction),
+      // It decoded when it was accepted: a failure here is a damaged store, a 500 for the operator's log. A large
+      // one is decoded and serialized on the inspection pool; the answer is written as that text.
+      const { hash, json } = await inspector.preview(
+        stored.payload.preparedTransaction,
         rec.hashingSchemeVersion,
       );
-      const movements = assetMovements(view, deps.recognizers ?? DEFAULT_RECOGNIZERS.holdings);
-      return c.json(
-        {
-          ...base,
-          recomputedHash: view.hash,
-          hashMatches: view.hash === rec.preparedTransactionHash,
-          summary: describeMovements(movements),
-          tree: nodeTree(view),
-          movements,
-          preview: view,
-          payloadDroppedAt: null,
-        },
-        200,
-      );
+      const head = JSON.stringify({
+        ...base,
+        recomputedHash: hash,
+        hashMatches: hash === rec.preparedTransactionHash,
+        payloadDroppedAt: null,
+      });
+      return c.body(`${head.slice(0, -1)},${json.slice(1)}`, 200, {
+        'content-type': 'application/json',
+      }) as unknown as ReturnType<typeof c.json<z.infer<typeof SubmissionPreview>, 200>>;
     })
     .openapi(getOne, async (c) => {
       const who = need(c, 'read');

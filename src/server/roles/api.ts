@@ -20,6 +20,7 @@ import type { Keyring, Signer } from '../../signing/index.ts';
 import {
   type AcceptPorts,
   enqueue,
+  Inspector,
   InspectPool,
   type LedgerPort,
   OutcomeWaiter,
@@ -49,7 +50,7 @@ export interface ApiRoleOptions {
 function poolMetrics(s: Shared, pool: InspectPool): void {
   new Gauge({
     name: 'quill_inspect_pending',
-    help: 'Large prepared transactions waiting for or being decoded on an inspection thread',
+    help: 'Large inputs (transactions, previews, request bodies) waiting for or being read on an inspection thread',
     registers: [s.registry],
     collect() {
       this.set(pool.pending);
@@ -57,7 +58,7 @@ function poolMetrics(s: Shared, pool: InspectPool): void {
   });
   new Counter({
     name: 'quill_inspect_offloaded_total',
-    help: 'Prepared transactions decoded and hashed on an inspection thread instead of the request thread',
+    help: 'Prepared transactions inspected or previewed on an inspection thread instead of the request thread',
     registers: [s.registry],
     collect() {
       this.reset();
@@ -97,6 +98,10 @@ export async function startApi(s: Shared, o: ApiRoleOptions): Promise<Listening>
       ? new InspectPool({ threads, maxQueued, threadMemoryMb, holdings: o.recognizers.holdings, log })
       : undefined;
   if (pool) poolMetrics(s, pool);
+  const inspector = new Inspector({
+    holdings: o.recognizers.holdings,
+    pool: pool ? { pool, offloadChars: offloadBytes } : undefined,
+  });
   const ports =
     o.ports ??
     (o.keys && o.signer && o.parties
@@ -104,8 +109,7 @@ export async function startApi(s: Shared, o: ApiRoleOptions): Promise<Listening>
           keys: o.keys,
           signer: o.signer,
           parties: o.parties,
-          holdings: o.recognizers.holdings,
-          ...(pool ? { inspectPool: { pool, offloadChars: offloadBytes } } : {}),
+          inspector,
         })
       : undefined);
   if (!ports) throw new Error('the api role needs the key store, a signer and the party registry');
@@ -198,7 +202,7 @@ export async function startApi(s: Shared, o: ApiRoleOptions): Promise<Listening>
     proposals,
     audit: s.audit,
     history: s.history,
-    recognizers: o.recognizers.holdings,
+    inspector,
     ...(o.reads ? { ledgerReads: o.reads } : {}),
     batchMax: config.batchMax,
     limits: config.limits,

@@ -1,27 +1,37 @@
 // Decoding and hashing a multi-megabyte prepared transaction takes the CPU for hundreds of milliseconds: done on
-// the request thread, it stalls every probe and small submission behind it (issue 12, finding 1). Transactions
-// above a size go to a small pool of worker threads instead; small ones stay inline, where they are faster.
+// the request thread, it stalls every probe and small submission behind it (issue 12, finding 1). Large inputs go
+// to a small pool of worker threads instead: prepared transactions to inspect at accept, stored ones to preview,
+// and request bodies to parse (issue 29 item 10). Small ones stay inline, where they are faster; reader.ts decides.
 import { Worker } from 'node:worker_threads';
 import { TransactionError, type TransactionErrorCode } from '@quill/canton/transaction';
 import type { Log } from '../../log.ts';
 import type { HoldingRecognizer } from '../../policy/index.ts';
 import { SubmissionRefused } from '../errors.ts';
 import type { HashingSchemeVersion } from '../record.ts';
+import type { ParsedBody, StoredPreview } from './inspect.ts';
 import type { InspectedTransaction } from './types.ts';
 
-export interface InspectRequest {
-  id: number;
-  b64: string;
-  scheme: HashingSchemeVersion;
+/** One task for a thread: what to do, and with what. */
+export type PoolTask =
+  | { kind: 'inspect'; b64: string; scheme: HashingSchemeVersion }
+  | { kind: 'preview'; b64: string; scheme: HashingSchemeVersion }
+  | { kind: 'json'; bytes: Uint8Array };
+
+export type InspectRequest = PoolTask & { id: number };
+
+/** What a thread answers for each kind of task. */
+export interface PoolAnswers {
+  inspect: {
+    result: Omit<InspectedTransaction, 'facts'>;
+    /** The policy's facts, computed on the inspection thread (or why they could not be). */
+    facts: { data?: unknown; error?: string };
+  };
+  preview: StoredPreview;
+  json: ParsedBody;
 }
 
 export type InspectResponse =
-  | {
-      id: number;
-      result: Omit<InspectedTransaction, 'facts'>;
-      /** The policy's facts, computed on the inspection thread (or why they could not be). */
-      facts: { data?: unknown; error?: string };
-    }
+  | { id: number; value: PoolAnswers[PoolTask['kind']] }
   | { id: number; error: { code: string; message: string } };
 
 export interface InspectPoolOptions {
@@ -37,7 +47,7 @@ export interface InspectPoolOptions {
 
 interface Task {
   req: InspectRequest;
-  resolve: (r: InspectedTransaction) => void;
+  resolve: (r: never) => void;
   reject: (e: unknown) => void;
 }
 
@@ -55,7 +65,10 @@ export class InspectPool {
   readonly #opts: InspectPoolOptions;
   #nextId = 1;
   #closed = false;
-  /** Inspections this pool answered (with a result or an error), for the `quill_inspect_offloaded_total` metric. */
+  /**
+   * Transactions this pool inspected or previewed (with a result or an error; bodies parsed are not counted), for
+   * the `quill_inspect_offloaded_total` metric.
+   */
   answered = 0;
 
   constructor(opts: InspectPoolOptions) {
@@ -68,19 +81,40 @@ export class InspectPool {
     return this.#threads.reduce((n, t) => n + t.tasks.length, 0);
   }
 
-  inspect(b64: string, scheme: HashingSchemeVersion): Promise<InspectedTransaction> {
+  async inspect(b64: string, scheme: HashingSchemeVersion): Promise<InspectedTransaction> {
+    const { result, facts } = await this.#run({ kind: 'inspect', b64, scheme });
+    return {
+      ...result,
+      facts: () => {
+        if (facts.error !== undefined) throw new Error(facts.error);
+        return facts.data as ReturnType<NonNullable<InspectedTransaction['facts']>>;
+      },
+    };
+  }
+
+  /** A stored transaction's preview, serialized on the thread (inspect.ts `previewStored`). */
+  preview(b64: string, scheme: HashingSchemeVersion): Promise<StoredPreview> {
+    return this.#run({ kind: 'preview', b64, scheme });
+  }
+
+  /** A request body decoded, depth-checked and parsed on the thread (inspect.ts `parseBody`). */
+  parseJson(bytes: Uint8Array): Promise<ParsedBody> {
+    return this.#run({ kind: 'json', bytes });
+  }
+
+  #run<K extends PoolTask['kind']>(task: PoolTask & { kind: K }): Promise<PoolAnswers[K]> {
     if (this.#closed) return Promise.reject(new SubmissionRefused(503, 'UNAVAILABLE', 'shutting down'));
     if (this.pending >= this.#opts.maxQueued) {
       return Promise.reject(
         new SubmissionRefused(
           503,
           'UNAVAILABLE',
-          `${this.#opts.maxQueued} large prepared transactions are already being checked; retry shortly`,
+          `${this.#opts.maxQueued} large inputs are already being checked; retry shortly`,
         ),
       );
     }
     return new Promise((resolve, reject) => {
-      this.#send({ req: { id: this.#nextId++, b64, scheme }, resolve, reject });
+      this.#send({ req: { ...task, id: this.#nextId++ }, resolve: resolve as (r: never) => void, reject });
     });
   }
 
@@ -117,17 +151,9 @@ export class InspectPool {
       const i = thread.tasks.findIndex((t) => t.req.id === res.id);
       if (i < 0) return;
       const [task] = thread.tasks.splice(i, 1) as [Task];
-      this.answered++;
-      if ('result' in res) {
-        const { data, error } = res.facts;
-        task.resolve({
-          ...res.result,
-          facts: () => {
-            if (error !== undefined) throw new Error(error);
-            return data as ReturnType<NonNullable<InspectedTransaction['facts']>>;
-          },
-        });
-      } else task.reject(new TransactionError(res.error.code as TransactionErrorCode, res.error.message));
+      if (task.req.kind !== 'json') this.answered++;
+      if ('value' in res) task.resolve(res.value as never);
+      else task.reject(new TransactionError(res.error.code as TransactionErrorCode, res.error.message));
     });
     worker.on('error', (err) => {
       thread.failure = err;

@@ -1,25 +1,39 @@
-// One inspection thread: answers { id, result } or { id, error: { code, message } } for each request, in order.
+// One inspection thread: answers { id, value } or { id, error: { code, message } } for each task, in order.
 import { parentPort, workerData } from 'node:worker_threads';
 import type { HoldingRecognizer } from '../../policy/index.ts';
-import { inspectPrepared } from './inspect.ts';
-import type { InspectRequest, InspectResponse } from './pool.ts';
+import { inspectPrepared, parseBody, previewStored } from './inspect.ts';
+import type { InspectRequest, InspectResponse, PoolAnswers } from './pool.ts';
 
 const port = parentPort;
 if (!port) throw new Error('src/submissions/accept/worker.ts runs only as a worker thread');
 /** The recognizer table, given once when the pool starts the thread. */
 const holdings = (workerData as { holdings: HoldingRecognizer[] }).holdings;
+
+function run(req: InspectRequest): PoolAnswers[InspectRequest['kind']] {
+  switch (req.kind) {
+    case 'inspect': {
+      // A function does not cross threads: the facts are computed here, on this thread, and sent as data.
+      const { facts, ...result } = inspectPrepared(req.b64, req.scheme, holdings);
+      try {
+        return { result, facts: { data: facts?.() } };
+      } catch (err) {
+        return {
+          result,
+          facts: { error: err instanceof Error ? err.message : 'cannot read the transaction' },
+        };
+      }
+    }
+    case 'preview':
+      return previewStored(req.b64, req.scheme, holdings);
+    case 'json':
+      return parseBody(req.bytes);
+  }
+}
+
 port.on('message', (req: InspectRequest) => {
   let res: InspectResponse;
   try {
-    // A function does not cross threads: the facts are computed here, on this thread, and sent as data.
-    const { facts, ...result } = inspectPrepared(req.b64, req.scheme, holdings);
-    let factsOf: { data?: unknown; error?: string };
-    try {
-      factsOf = { data: facts?.() };
-    } catch (err) {
-      factsOf = { error: err instanceof Error ? err.message : 'cannot read the transaction' };
-    }
-    res = { id: req.id, result, facts: factsOf };
+    res = { id: req.id, value: run(req) };
   } catch (err) {
     const e = err as { code?: unknown; message?: unknown };
     res = {

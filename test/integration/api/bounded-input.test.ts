@@ -5,7 +5,7 @@
 import { fc, test as fcTest } from '@fast-check/vitest';
 import { isStandardBase64 } from '@quill/canton/ledger';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsonTooDeep } from '../../../src/api/json-depth.ts';
+import { jsonTooDeep } from '../../../src/json.ts';
 import { apiHarness, prepared } from '../../support/api-harness.ts';
 
 let h: Awaited<ReturnType<typeof apiHarness>>;
@@ -77,6 +77,21 @@ describe('linear checks agree with their definitions', () => {
     numRuns: 2000,
   })('isStandardBase64 is the standard-base64 regex', (s) => {
     expect(isStandardBase64(s)).toBe(REGEX.test(s));
+  });
+  // Long strings are checked natively (a round trip through the decoder): one character changed anywhere.
+  fcTest.prop(
+    [
+      fc.uint8Array({ minLength: 1, maxLength: 3000 }),
+      fc.nat(),
+      fc.constantFrom('-', '_', ' ', '=', '\n', '.', 'é', '\u0100', '\u{1F600}', 'A', '/', '+'),
+    ],
+    { numRuns: 1000 },
+  )('isStandardBase64 is the regex on long strings too', (bytes, at, ch) => {
+    const s = Buffer.from(bytes).toString('base64');
+    const i = at % s.length;
+    const changed = s.slice(0, i) + ch + s.slice(i + 1);
+    expect(isStandardBase64(s)).toBe(true);
+    expect(isStandardBase64(changed)).toBe(REGEX.test(changed));
   });
 
   const depthOf = (v: unknown): number =>

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { TransactionError } from '@quill/canton/transaction';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RECOGNIZERS } from '../../../src/policy/index.ts';
-import { inspectPrepared } from '../../../src/submissions/accept/inspect.ts';
+import { inspectPrepared, parseBody, previewStored } from '../../../src/submissions/accept/inspect.ts';
 import { InspectPool } from '../../../src/submissions/accept/pool.ts';
 import { SubmissionRefused } from '../../../src/submissions/index.ts';
 import { apiHarness, prepared } from '../../support/api-harness.ts';
@@ -32,6 +32,25 @@ describe('InspectPool', () => {
       expect(offFacts?.()).toEqual(inFacts?.());
       expect(offFacts?.()).toMatchObject({ party: 'alice::1220aa' });
     }
+  });
+
+  it("a stored transaction's preview is the inline one, serialized on the thread", async () => {
+    for (const scheme of [V2, 'HASHING_SCHEME_VERSION_V3'] as const) {
+      const b64 = prepared('alice::1220aa', { scheme, units: 20_000 }).body.preparedTransaction;
+      const off = await pool.preview(b64, scheme);
+      expect(off).toEqual(previewStored(b64, scheme, HOLDINGS));
+      expect(JSON.parse(off.json)).toMatchObject({ tree: [expect.any(String)], preview: { hash: off.hash } });
+    }
+  });
+
+  it('a request body parsed on the thread is what the inline parse answers: JSON, too deep, or not JSON', async () => {
+    const bodies = ['{"a":[1,"x",{"b":null}]}', `${'['.repeat(65)}${']'.repeat(65)}`, '{"a":', '"é"'];
+    for (const text of bodies) {
+      const bytes = new TextEncoder().encode(text);
+      expect(await pool.parseJson(bytes)).toEqual(parseBody(bytes));
+    }
+    expect(parseBody(new TextEncoder().encode(bodies[1] as string))).toEqual({ tooDeep: true });
+    expect(parseBody(new TextEncoder().encode('{"a":'))).toEqual({ malformed: true });
   });
 
   it('a malformed transaction is the TransactionError the inline path throws', async () => {
@@ -104,6 +123,33 @@ describe('the accept path', () => {
     // The two large ones went to the pool, the small one did not.
     const metrics = await h.wallet.registry.getSingleMetricAsString('quill_inspect_offloaded_total');
     expect(metrics).toMatch(/^quill_inspect_offloaded_total 2$/m);
+  });
+
+  it('previews a large stored transaction off-thread exactly as a small one inline (issue 29 item 10)', async () => {
+    const alice = await h.party('alice');
+    const token = await h.token('submit', alice.id);
+    const before = await h.wallet.registry.getSingleMetricAsString('quill_inspect_offloaded_total');
+    const count = () => Number(/ (\d+)$/m.exec(before)?.[1]);
+    for (const units of [0, 30_000]) {
+      const p = prepared(alice.id, { units });
+      const res = await h.call('POST', '/wallet/v1/submissions', { body: p.body, token });
+      expect(res.status).toBe(202);
+      const pv = await h.call('GET', `/wallet/v1/submissions/${res.json.id}/preview`, { token });
+      expect(pv.status).toBe(200);
+      expect(pv.headers.get('content-type')).toMatch(/^application\/json/);
+      const inline = previewStored(p.body.preparedTransaction, V2, HOLDINGS);
+      expect(pv.json).toEqual({
+        id: res.json.id,
+        preparedTransactionHash: p.hashHex,
+        recomputedHash: p.hashHex,
+        hashMatches: true,
+        payloadDroppedAt: null,
+        ...JSON.parse(inline.json),
+      });
+    }
+    // The large one was inspected and previewed on the pool; its body, parsed there, is not counted.
+    const after = await h.wallet.registry.getSingleMetricAsString('quill_inspect_offloaded_total');
+    expect(after).toMatch(new RegExp(`^quill_inspect_offloaded_total ${count() + 2}$`, 'm'));
   });
 });
 

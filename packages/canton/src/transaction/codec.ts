@@ -1,6 +1,7 @@
 // Strict decoding and encoding of the base64 / binary PreparedTransaction: unknown fields refused, the
 // input must be the canonical encoding of what was decoded (re-encoding reproduces it byte for byte),
 // and the decoded transaction must be structurally valid.
+import { isStandardBase64 } from '../ledger/schemas/common.ts';
 import { TransactionError } from './errors.ts';
 import { PreparedTransaction } from './types.ts';
 import { validatePreparedTransaction } from './validate.ts';
@@ -42,7 +43,8 @@ export function decodePreparedTransactionBase64(text: string): PreparedTransacti
     throw new TransactionError('BAD_BASE64', 'prepared transaction must be a base64 string');
   const s = text.trim();
   if (s.length === 0) throw new TransactionError('BAD_BASE64', 'prepared transaction is empty');
-  if (!isBase64(s)) throw new TransactionError('BAD_BASE64', 'prepared transaction is not valid base64');
+  if (!isStandardBase64(s))
+    throw new TransactionError('BAD_BASE64', 'prepared transaction is not valid base64');
   return decodePreparedTransaction(Buffer.from(s, 'base64'));
 }
 
@@ -52,18 +54,6 @@ export function encodePreparedTransaction(tx: PreparedTransaction): Uint8Array {
 
 export function encodePreparedTransactionBase64(tx: PreparedTransaction): string {
   return Buffer.from(encodePreparedTransaction(tx)).toString('base64');
-}
-
-/** Standard alphabet, padded to a multiple of 4 (a loop: a regex backtracks on megabyte inputs). */
-function isBase64(s: string): boolean {
-  if (s.length % 4 !== 0) return false;
-  const pad = s.endsWith('==') ? 2 : s.endsWith('=') ? 1 : 0;
-  for (let i = 0; i < s.length - pad; i++) {
-    const c = s.charCodeAt(i);
-    const ok = (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 48 && c <= 57) || c === 43 || c === 47;
-    if (!ok) return false;
-  }
-  return true;
 }
 
 function protobufError(err: unknown): TransactionError {
