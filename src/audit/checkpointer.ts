@@ -89,15 +89,16 @@ export class AuditCheckpointer {
 
   async #take(): Promise<Checkpoint | undefined> {
     const tip = await this.#o.audit.tip();
-    if (!tip || tip.head === this.#last?.head) return undefined;
-    if (this.#last && tip.count < this.#last.count) {
+    const count = tip?.count ?? 0;
+    if (this.#last && count < this.#last.count) {
       // The chain is shorter than it was signed at: entries were cut off. Say so now; `verify` names it too.
       this.failures.chain++;
       this.#o.log('error', 'audit chain: fewer entries than the last checkpoint (entries were deleted)', {
-        count: tip.count,
+        count,
         checkpointCount: this.#last.count,
       });
     }
+    if (!tip || tip.head === this.#last?.head) return undefined;
     const body = { v: 1 as const, ...tip, at: new Date().toISOString(), key: this.#o.key };
     let signature: Uint8Array;
     try {

@@ -99,6 +99,10 @@ describe('audit checkpoints', () => {
       line: 1,
       reason: `entries after 4 were deleted (checkpoint of ${c.at} has count 6, the chain has 4)`,
     });
+    // The leader notices at its next round; the checkpoint it then signs does not hide the older one.
+    expect(await checkpointer.checkpoint()).toMatchObject({ count: 4 });
+    expect(checkpointer.failures.chain).toBe(1);
+    expect((await verdicts(prefix, file)).checkpoints).toMatchObject({ ok: false, problem: 'deleted' });
   });
 
   it('(b) an entry rewritten and every later one re-linked: the chain checks out, the checkpoint names it', async () => {
