@@ -64,7 +64,12 @@ module.exports = {
       'Connections, keys, scripts, leases and the consumer loop serve every store; they know none of them.',
     ),
     only('auth-is-a-leaf', `^${wallet('auth')}`, `^${wallet('auth')}`, 'Principals and tokens depend on nothing of ours.'),
-    only('audit-uses-redis', `^${wallet('audit')}`, `^${wallet('audit', 'redis')}`, 'The audit chain lives in Redis.'),
+    only(
+      'audit-uses-redis',
+      `^${wallet('audit')}`,
+      `^${wallet('audit', 'redis', 'signing')}`,
+      'The audit chain lives in Redis; its checkpoints are signed by a key of the key ring.',
+    ),
     only('signing-uses-ledger', `^${wallet('signing')}`, `^(${wallet('signing')}|${canton('ledger')})`, 'Signers speak the ledger Signature shapes.'),
     only(
       'parties-use-leaves',

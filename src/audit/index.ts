@@ -1,4 +1,5 @@
-// Public surface of src/audit: the tamper-evident chain (entry format, verification) and its Redis stream.
+// Public surface of src/audit: the tamper-evident chain (entry format, verification), its Redis stream, and its
+// signed checkpoints kept outside Redis.
 export {
   auditCanonical,
   auditFields,
@@ -8,4 +9,14 @@ export {
   GENESIS,
   verifyAuditChain,
 } from './chain.ts';
-export { AUDITED, AuditLog, type SignatureEntry } from './log.ts';
+export {
+  CHECKPOINT_DOMAIN,
+  Checkpoint,
+  type CheckpointVerdict,
+  checkCheckpoints,
+  checkpointMessage,
+  type LocatedCheckpoint,
+  parseCheckpoints,
+} from './checkpoint.ts';
+export { AuditCheckpointer, type CheckpointerOptions, type CheckpointFailure } from './checkpointer.ts';
+export { AUDITED, AuditLog, KEY_AUDIT_KINDS, type KeyAuditKind, type SignatureEntry } from './log.ts';

@@ -5,6 +5,7 @@ import type { Redis } from 'ioredis';
 import { redisFailed } from '../redis/errors.ts';
 import { type RedisKeys, redisKeys } from '../redis/keys.ts';
 import { loadScript, runScript } from '../redis/scripts.ts';
+import type { KeyView } from '../signing/index.ts';
 import { auditFields, type ChainEntry } from './chain.ts';
 
 /** A signature's entry: who asked, which key signed which hash for which command. */
@@ -22,6 +23,10 @@ export interface SignatureEntry {
   /** Set by the store when `stored` is 'false': the record that holds the command id. */
   existingSubmission?: string;
 }
+
+/** The kinds of a key's entry: the same from the API, the console and the CLI (docs/audit.md). */
+export const KEY_AUDIT_KINDS = ['key.generate', 'key.adopt', 'key.disable'] as const;
+export type KeyAuditKind = (typeof KEY_AUDIT_KINDS)[number];
 
 export const AUDITED = loadScript('audited');
 
@@ -59,6 +64,37 @@ export class AuditLog {
   /** The hash of the newest entry (what the next one links to); undefined before the first. */
   async head(): Promise<string | undefined> {
     return (await this.redis.get(this.#keys.auditHead).catch(redisFailed)) ?? undefined;
+  }
+
+  /** The chain's length, head and newest id, read in one step (a checkpoint's subject); undefined when empty. */
+  async tip(): Promise<{ count: number; head: string; lastId: string } | undefined> {
+    const k = this.#keys;
+    const replies = await this.redis
+      .multi()
+      .xlen(k.audit)
+      .get(k.auditHead)
+      .xrevrange(k.audit, '+', '-', 'COUNT', 1)
+      .exec()
+      .catch(redisFailed);
+    const failed = replies?.find(([err]) => err)?.[0];
+    if (!replies || failed) return redisFailed(failed ?? new Error('the transaction was aborted'));
+    const count = replies[0]?.[1] as number;
+    const head = replies[1]?.[1] as string | null;
+    const last = (replies[2]?.[1] as [string, string[]][] | undefined)?.[0];
+    if (count === 0 || head === null || !last) return undefined;
+    return { count, head, lastId: last[0] };
+  }
+
+  /** A key made, taken over or disabled (files or a token, not Redis): its entry follows the change. */
+  appendKey(kind: KeyAuditKind, actor: string, key: Pick<KeyView, 'fingerprint' | 'algorithm' | 'backend'>) {
+    return this.append({
+      kind,
+      at: new Date().toISOString(),
+      actor,
+      keyFingerprint: key.fingerprint,
+      algorithm: key.algorithm,
+      backend: key.backend,
+    });
   }
 
   /** The signature entries (entries of other kinds — approvals, policy, keys — left out), oldest first. */

@@ -1,13 +1,24 @@
-// `quill audit export [--out FILE]` and `quill audit verify [FILE]`: the audit chain from Redis (REDIS_URL,
-// REDIS_PREFIX) as JSON lines `{"id":…,"fields":[[name,value],…]}`, and its check, naming the first broken link.
-// verify also reads the console's CSV export (its `entry` column holds the same JSON per entry).
+// `quill audit export [--out FILE]` and `quill audit verify [FILE] [--checkpoints FILE]`: the audit chain from Redis
+// (REDIS_URL, REDIS_PREFIX) as JSON lines `{"id":…,"fields":[[name,value],…]}`, and its check, naming the first
+// broken link, then against the signed checkpoints kept outside Redis (AUDIT_CHECKPOINT_FILE by default), which
+// name a cut-off tail or a re-linked rewrite. verify also reads the console's CSV export (its `entry` column holds
+// the same JSON per entry).
 import { readFile, writeFile } from 'node:fs/promises';
 import { Command } from 'commander';
-import { AuditLog, type ChainEntry, verifyAuditChain } from '../audit/index.ts';
-import { loadConfig } from '../config/index.ts';
+import {
+  AuditLog,
+  type ChainEntry,
+  checkCheckpoints,
+  type LocatedCheckpoint,
+  parseCheckpoints,
+  verifyAuditChain,
+} from '../audit/index.ts';
+import { ConfigError, loadConfig } from '../config/index.ts';
 import { entriesFromCsv } from '../console/index.tsx';
 import { CommandFailure, UsageError } from '../errors.ts';
 import { redisConnection } from '../redis/index.ts';
+import { openKeyring } from '../server/parts.ts';
+import { type PublicKeyView, parsePublicKey, SigningError } from '../signing/index.ts';
 import type { CliEnv } from './support.ts';
 
 async function fromRedis(env: CliEnv): Promise<{ entries: ChainEntry[]; head: string | undefined }> {
@@ -53,6 +64,57 @@ function parseLines(text: string, file: string): ChainEntry[] {
     });
 }
 
+async function readText(file: string, what: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`${what}${file}: ${(err as NodeJS.ErrnoException).code ?? 'unreadable'}`);
+  }
+}
+
+function readCheckpoints(text: string, file: string): LocatedCheckpoint[] {
+  const parsed = parseCheckpoints(text);
+  if (!parsed.ok) throw new UsageError(`${file}:${parsed.line}: ${parsed.problem}`);
+  return parsed.checkpoints;
+}
+
+/** `--audit-public-key`: a file holding the key, or the key itself. */
+async function givenPublicKey(value: string): Promise<PublicKeyView> {
+  const text = await readFile(value, 'utf8').catch(() => value);
+  try {
+    return parsePublicKey(text);
+  } catch (err) {
+    throw new UsageError(`--audit-public-key: ${(err as Error).message}`);
+  }
+}
+
+/** The public keys the checkpoints name, from the key ring (KEYS_DIR, PKCS11_*); a key it lacks stays unknown. */
+async function keyringKeys(env: CliEnv, fingerprints: Set<string>): Promise<Map<string, PublicKeyView>> {
+  const keys = new Map<string, PublicKeyView>();
+  if (fingerprints.size === 0) return keys;
+  let ring: ReturnType<typeof openKeyring>;
+  try {
+    ring = openKeyring(loadConfig(env, ['keys']));
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    throw new UsageError(
+      `the checkpoints' key is read from the key ring: ${err.message}; or give --audit-public-key`,
+    );
+  }
+  try {
+    for (const fp of fingerprints) {
+      try {
+        keys.set(fp, await ring.get(fp));
+      } catch (err) {
+        if (!(err instanceof SigningError && err.code === 'NOT_FOUND')) throw err;
+      }
+    }
+  } finally {
+    await ring.close();
+  }
+  return keys;
+}
+
 export function auditCommand(env: CliEnv = {}): Command {
   const audit = new Command('audit').description('the tamper-evident audit chain (REDIS_URL, REDIS_PREFIX)');
   audit
@@ -68,19 +130,31 @@ export function auditCommand(env: CliEnv = {}): Command {
   audit
     .command('verify')
     .description(
-      'check every link of the chain (from Redis, or an exported FILE); exit 1 naming the first broken one',
+      'check every link of the chain (from Redis, or an exported FILE), then the chain against the signed ' +
+        'checkpoints; exit 1 naming the first problem',
     )
     .argument('[file]', "an exported chain (quill audit export, or the console's unfiltered CSV export)")
-    .action(async (file?: string) => {
+    .option(
+      '--checkpoints <file>',
+      'the signed checkpoints (JSON lines) to check the chain against (default: AUDIT_CHECKPOINT_FILE)',
+    )
+    .option(
+      '--audit-public-key <key>',
+      "the audit key's public key (a file, or PEM/base64/hex SPKI, or the JSON of quill keys show --json), " +
+        'instead of reading it from the key ring',
+    )
+    .action(async (file: string | undefined, opts: { checkpoints?: string; auditPublicKey?: string }) => {
+      const checkpointFile = opts.checkpoints ?? loadConfig(env, ['audit']).auditCheckpoints.file;
+      // The checkpoints are read first: a file that is not one is bad input whatever the chain says.
+      const checkpoints =
+        checkpointFile === undefined
+          ? undefined
+          : readCheckpoints(await readText(checkpointFile, 'checkpoints: '), checkpointFile);
+      const given = opts.auditPublicKey ? await givenPublicKey(opts.auditPublicKey) : undefined;
       let entries: ChainEntry[];
       let head: string | undefined;
       if (file) {
-        let text: string;
-        try {
-          text = await readFile(file, 'utf8');
-        } catch (err) {
-          throw new UsageError(`${file}: ${(err as NodeJS.ErrnoException).code ?? 'unreadable'}`);
-        }
+        const text = await readText(file, '');
         if (!text.startsWith('id,')) entries = parseLines(text, file);
         else {
           try {
@@ -98,7 +172,25 @@ export function auditCommand(env: CliEnv = {}): Command {
           `audit chain broken at entry ${verdict.index + 1} of ${verdict.count} (${verdict.id}): ${verdict.reason}`,
         );
       }
-      process.stdout.write(`ok: ${verdict.count} entries, head ${verdict.head}\n`);
+      const ok = `ok: ${verdict.count} entries, head ${verdict.head}`;
+      if (!checkpoints || checkpointFile === undefined) {
+        process.stdout.write(`${ok}\n`);
+        return;
+      }
+      const keys = given
+        ? new Map([[given.fingerprint, given]])
+        : await keyringKeys(env, new Set(checkpoints.map((c) => c.checkpoint.key)));
+      const checked = checkCheckpoints(entries, checkpoints, (fp) => keys.get(fp), {
+        file: checkpointFile,
+        unknownKey: given
+          ? `not the --audit-public-key (${given.fingerprint})`
+          : 'which is not in the key ring (KEYS_DIR, PKCS11_*)',
+      });
+      if (!checked.ok) throw new CommandFailure(`audit checkpoints: ${checked.reason}`);
+      const newest = checked.newest
+        ? `, the newest of ${checked.newest.at} (${checked.newest.count} entries)`
+        : ' (the file has none yet)';
+      process.stdout.write(`${ok}\n${checked.checked} checkpoints checked${newest}\n`);
     });
   return audit;
 }

@@ -1,8 +1,12 @@
 // `quill keys generate|adopt|list|show|disable|check|backends`: KEYS_DIR and each backend's settings (config `keys`).
+// generate, adopt and disable also append their audit entry (config `redis`), as the API's key routes do.
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { Command, Option } from 'commander';
+import { AuditLog, type KeyAuditKind } from '../audit/index.ts';
 import { loadConfig } from '../config/index.ts';
 import { CommandFailure } from '../errors.ts';
+import { redisConnection } from '../redis/index.ts';
 import { openKeyring } from '../server/parts.ts';
 import {
   KEY_ALGORITHMS,
@@ -25,6 +29,49 @@ async function withKeys<T>(env: CliEnv, run: (keys: Keyring, keysDir: string) =>
     return await run(keys, config.keysDir);
   } finally {
     await keys.close();
+  }
+}
+
+/** Who ran a key command, as its audit entry names them: `cli:<OS user>` (`cli` when the OS names nobody). */
+function cliActor(): string {
+  try {
+    return `cli:${userInfo().username}`;
+  } catch {
+    return 'cli';
+  }
+}
+
+/**
+ * A key change and its audit entry. A change the chain would miss is worse than none, so Redis must answer before
+ * anything changes (`change` calls `reachable()` right before it changes anything; else exit 1, nothing changed).
+ * The entry follows the change (files or a token, not Redis): if Redis fails in between, the command says that the
+ * change stands without its entry (exit 1).
+ */
+async function audited(
+  env: CliEnv,
+  kind: KeyAuditKind,
+  change: (keys: Keyring, reachable: () => Promise<void>) => Promise<{ view: KeyView; changed: boolean }>,
+): Promise<KeyView> {
+  const config = loadConfig(env, ['keys', 'redis']);
+  const redis = redisConnection(config.redisTarget, { maxRetriesPerRequest: 1, connectTimeout: 5_000 });
+  const reachable = async () => {
+    await redis.ping().catch((err: Error) => {
+      throw new CommandFailure(
+        `cannot reach Redis (REDIS_URL) to write the audit entry, so nothing was changed: ${err.message}`,
+      );
+    });
+  };
+  try {
+    const { view, changed } = await withKeys(env, (k) => change(k, reachable));
+    if (changed)
+      await new AuditLog(redis, config.redisPrefix).appendKey(kind, cliActor(), view).catch((err: Error) => {
+        throw new CommandFailure(
+          `key ${view.fingerprint}: the change stands, but its audit entry (${kind}) could not be written: ${err.message}`,
+        );
+      });
+    return view;
+  } finally {
+    redis.disconnect();
   }
 }
 
@@ -76,9 +123,13 @@ export function keysCommand(env: CliEnv = {}): Command {
     .option('--json', 'print JSON')
     .action(
       async (opts: { algorithm: KeyAlgorithm; backend?: KeyBackendName; label?: string; json?: boolean }) => {
-        const view = await withKeys(env, (k) =>
-          k.generate(opts.algorithm, opts.label, opts.backend ?? k.defaultBackend),
-        );
+        const view = await audited(env, 'key.generate', async (k, reachable) => {
+          await reachable();
+          return {
+            view: await k.generate(opts.algorithm, opts.label, opts.backend ?? k.defaultBackend),
+            changed: true,
+          };
+        });
         if (opts.json) printJson(view);
         else process.stdout.write(`${describeKey(view)}\n`);
       },
@@ -99,7 +150,13 @@ export function keysCommand(env: CliEnv = {}): Command {
     .option('--label <label>', 'a name for humans (1-100 characters)')
     .option('--json', 'print JSON')
     .action(async (opts: { backend: KeyBackendName; ref: string; label?: string; json?: boolean }) => {
-      const view = await withKeys(env, (k) => k.adopt(opts.backend, opts.ref, opts.label));
+      // A key already held is answered as it is, and not audited again (as the API does).
+      const view = await audited(env, 'key.adopt', async (k, reachable) => {
+        const before = new Set((await k.list()).map((v) => v.fingerprint));
+        await reachable();
+        const adopted = await k.adopt(opts.backend, opts.ref, opts.label);
+        return { view: adopted, changed: !before.has(adopted.fingerprint) };
+      });
       if (opts.json) printJson(view);
       else process.stdout.write(`${describeKey(view)}\n`);
     });
@@ -156,7 +213,11 @@ export function keysCommand(env: CliEnv = {}): Command {
     .description('disable a key for good: it never signs again')
     .argument('<fingerprint>', 'key fingerprint (1220...)')
     .action(async (fingerprint: string) => {
-      const view = await withKeys(env, (k) => k.disable(fingerprint));
+      const view = await audited(env, 'key.disable', async (k, reachable) => {
+        const before = await k.get(fingerprint);
+        await reachable();
+        return { view: await k.disable(fingerprint), changed: before.status !== 'disabled' };
+      });
       process.stdout.write(`disabled ${view.fingerprint}\n`);
     });
 

@@ -1,5 +1,6 @@
 // Every section, composed once: compose() throws at load if two of them write one key or read one variable.
 import { apiLimits } from './api-limits.ts';
+import { audit } from './audit.ts';
 import { auth } from './auth.ts';
 import { client } from './client.ts';
 import { commit } from './commit.ts';
@@ -28,6 +29,7 @@ export const SECTIONS = compose({
   scan,
   keys,
   auth,
+  audit,
   console: operatorConsole,
   sandbox,
   queue,
@@ -51,6 +53,7 @@ export const WALLET_SECTIONS = [
   'scan',
   'keys',
   'auth',
+  'audit',
   'console',
   'sandbox',
   'queue',

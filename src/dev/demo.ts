@@ -7,15 +7,18 @@ import { join, resolve } from 'node:path';
 import { LedgerClient } from '@quill/canton/ledger';
 import type { Redis } from 'ioredis';
 import { issueToken } from '../auth/index.ts';
-import { envHas } from '../config/index.ts';
+import { envHas, loadConfig } from '../config/index.ts';
 import { CommandFailure } from '../errors.ts';
 import type { Log } from '../log.ts';
 import { type RedisTarget, redisConnection } from '../redis/connection.ts';
 import { keyPrefix } from '../redis/keys.ts';
+import { openKeyring } from '../server/parts.ts';
 
 export interface DemoSecrets {
   dir: string;
   secret: string;
+  /** The demo's own audit checkpoint file (absent when AUDIT_KEY was given): it starts over with the chain. */
+  auditCheckpoints?: string;
 }
 
 const DEMO_DIR = '.demo';
@@ -67,7 +70,39 @@ export async function demoEnv(
     // The embedded ledger starts empty: parties registered by an earlier demo run no longer exist on it.
     await rm(join(overrides.KEYS_DIR, 'parties'), { recursive: true, force: true });
   }
-  return { overrides, demo: { dir, secret } };
+  // Audit checkpoints out of the box: an Ed25519 audit key of the demo's own, its checkpoints in .demo/.
+  let auditCheckpoints: string | undefined;
+  if (!envHas(env, 'AUDIT_KEY')) {
+    overrides.AUDIT_KEY = await demoAuditKey({ ...env, ...overrides }, join(dir, 'audit-key'));
+    if (!envHas(env, 'AUDIT_CHECKPOINT_FILE')) {
+      auditCheckpoints = join(dir, 'audit-checkpoints.jsonl');
+      overrides.AUDIT_CHECKPOINT_FILE = auditCheckpoints;
+    }
+  }
+  return { overrides, demo: { dir, secret, ...(auditCheckpoints ? { auditCheckpoints } : {}) } };
+}
+
+/** The demo's audit key: the one named in `file` while it is active, else a new Ed25519 key (named there). */
+async function demoAuditKey(
+  env: Readonly<Record<string, string | undefined>>,
+  file: string,
+): Promise<string> {
+  const keys = openKeyring(loadConfig(env, ['keys']));
+  try {
+    const known = await readFile(file, 'utf8').then(
+      (s) => s.trim(),
+      () => undefined,
+    );
+    if (known) {
+      const view = await keys.get(known).catch(() => undefined);
+      if (view?.status === 'active') return view.fingerprint;
+    }
+    const view = await keys.generate('ed25519', 'quill-audit', 'file');
+    await writeFile(file, `${view.fingerprint}\n`, { mode: 0o600 });
+    return view.fingerprint;
+  } finally {
+    await keys.close();
+  }
 }
 
 /**

@@ -1,6 +1,7 @@
 // `quill serve --sandbox` and `--demo` (`npm start`): the sandbox ledger and scan started in this process and the
 // wallet on them. `--demo` adds generated secrets in .demo/, a private Redis when none answers, a demo key, party
 // and prepared transaction, and an admin console sign-in link: the only `serve` that prints one.
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadConfig } from '../config/index.ts';
 import { consoleBaseUrl, signInLink } from '../console/index.tsx';
@@ -58,6 +59,8 @@ export async function serveEmbedded(o: Omit<ServeOptions, 'embedded'> & { demo: 
       // A new, empty embedded ledger (its port now ours: no other demo runs on it): the wallet's state of an
       // earlier run would name what the ledger no longer holds. Only the demo's own prefix is ever cleared.
       const cleared = await resetDemoState(demoTarget, config.redisPrefix);
+      // The checkpoints of the chain just cleared would contradict the new one: the demo's file starts over too.
+      if (prepared?.demo.auditCheckpoints) await rm(prepared.demo.auditCheckpoints, { force: true });
       if (cleared > 0)
         process.stdout.write(
           `The embedded ledger starts empty: cleared the wallet's earlier demo state (${cleared} Redis keys under ` +

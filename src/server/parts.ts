@@ -1,5 +1,6 @@
 // The parts every command builds from its configuration: the key store, a ledger client, party onboarding.
 
+import { open } from 'node:fs/promises';
 import { echo } from '@quill/canton/errors';
 import { LedgerClient, LedgerError, ledgerTokenOption, type TokenOption } from '@quill/canton/ledger';
 import { ConfigError, type ConfigOf } from '../config/index.ts';
@@ -11,6 +12,7 @@ import {
   type KeyBackend,
   Keyring,
   type Signer,
+  SigningError,
   verifyingSigner,
 } from '../signing/index.ts';
 
@@ -31,6 +33,42 @@ export function openKeyring(config: ConfigOf<'keys'>): Keyring {
 /** The one signer of a process: every backend's signatures verified before they leave. */
 export function signerFromConfig(keyring: Keyring): Signer {
   return verifyingSigner(keyring);
+}
+
+/**
+ * AUDIT_KEY as the checkpointer needs it, checked before the wallet starts (exit 2 otherwise): a key of the ring,
+ * active, and no party's signing key (an audit key signs the chain's checkpoints and nothing else); and
+ * AUDIT_CHECKPOINT_FILE opens to append.
+ */
+export async function checkAuditKey(
+  keys: Keyring,
+  config: ConfigOf<'keys' | 'audit'>,
+  registry = new PartyRegistry({ dir: config.keysDir }),
+): Promise<void> {
+  const { key, file } = config.auditCheckpoints;
+  if (!key || !file) return;
+  const refuse = (why: string) => new UsageError(`refusing to start: AUDIT_KEY ${key} ${why}`);
+  let status: string;
+  try {
+    status = (await keys.get(key)).status;
+  } catch (err) {
+    if (err instanceof SigningError && err.code === 'NOT_FOUND')
+      throw refuse('is not a key of the key ring (KEYS_DIR, PKCS11_*)');
+    throw refuse(`cannot be read: ${(err as Error).message}`);
+  }
+  if (status !== 'active') throw refuse('is disabled: an audit key must be active');
+  const party = (await registry.list()).find((p) => p.keyFingerprint === key);
+  if (party)
+    throw refuse(
+      `is the signing key of party ${echo(party.partyId)}: the audit key must be a key of its own (make one with quill keys generate)`,
+    );
+  try {
+    await (await open(file, 'a', 0o600)).close();
+  } catch (err) {
+    throw new UsageError(
+      `refusing to start: AUDIT_CHECKPOINT_FILE ${file} cannot be opened to append (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+  }
 }
 
 /** A client for `baseUrl` with the configured token (LEDGER_TOKEN, LEDGER_TOKEN_FILE or LEDGER_OAUTH_*). */

@@ -14,7 +14,7 @@ import type { AssetRecognizers } from '../policy/index.ts';
 import type { Keyring, Signer } from '../signing/index.ts';
 import { ledgerPort } from '../submissions/index.ts';
 import { partyServices } from './adapters.ts';
-import { ledgerClient, openKeyring, resolveLedgerUser, signerFromConfig } from './parts.ts';
+import { checkAuditKey, ledgerClient, openKeyring, resolveLedgerUser, signerFromConfig } from './parts.ts';
 import { type Role, startWallet } from './wallet.ts';
 
 /** A ledger started in this process by src/dev (the embedded sandbox), used instead of LEDGER_URL. */
@@ -119,11 +119,23 @@ export async function serve(o: ServeOptions): Promise<Serving> {
   let keys: Keyring | undefined;
   let signer: Signer | undefined;
   let parties: ReturnType<typeof partyServices> | undefined;
-  if (o.role !== 'worker') {
+  // The worker signs audit checkpoints (AUDIT_KEY) with the same key ring the API signs with.
+  const auditing = o.role !== 'api' && config.auditCheckpoints.key !== undefined;
+  if (o.role !== 'worker' || auditing) {
     const keyring = openKeyring(config);
     keys = keyring;
     stops.push(() => keyring.close());
-    signer = signerFromConfig(keyring);
+  }
+  if (auditing && keys) {
+    try {
+      await checkAuditKey(keys, config);
+    } catch (err) {
+      for (const s of stops) await s().catch(() => {});
+      throw err;
+    }
+  }
+  if (o.role !== 'worker' && keys) {
+    signer = signerFromConfig(keys);
     parties = partyServices({
       registry: new PartyRegistry({ dir: config.keysDir }),
       ledger: client,
@@ -152,7 +164,8 @@ export async function serve(o: ServeOptions): Promise<Serving> {
       },
       recognizers,
       auth,
-      ...(keys ? { keys } : {}),
+      ...(keys && o.role !== 'worker' ? { keys } : {}),
+      ...(keys && auditing ? { auditSigner: keys } : {}),
       ...(signer ? { signer } : {}),
       ...(parties ? { parties } : {}),
       log,

@@ -2,7 +2,7 @@
 // answers /healthz, /readyz and /metrics), stopped in the reverse order.
 import type { Queue, Worker } from 'bullmq';
 import { type LedgerReads, type PartyAdmin, probeRoutes } from '../api/index.ts';
-import type { AuditLog } from '../audit/index.ts';
+import type { AuditCheckpointer, AuditLog } from '../audit/index.ts';
 import type { Verifier } from '../auth/index.ts';
 import type { Config } from '../config/index.ts';
 import type { HistoryIndex, LedgerWatcher } from '../history/index.ts';
@@ -44,6 +44,8 @@ export interface WalletOptions {
   worker?: WorkerRoleOptions['timing'];
   /** Worker role: the ledger watcher's reads and the parties it follows (absent: no watcher). */
   watch?: WorkerRoleOptions['watch'];
+  /** Worker role: the key ring holding AUDIT_KEY, checked by `checkAuditKey` (absent: no audit checkpoints). */
+  auditSigner?: WorkerRoleOptions['auditSigner'];
   /** API role: ledger point reads as a party (GET /wallet/v1/ledger/…). */
   reads?: LedgerReads;
   log?: Log;
@@ -63,6 +65,8 @@ export interface RunningWallet {
   watcher?: LedgerWatcher;
   /** Worker role: the leader lease of the recovery sweep (one holder across workers). */
   leader?: Lease;
+  /** Worker role with AUDIT_KEY: the audit chain's checkpoints. */
+  checkpointer?: AuditCheckpointer;
   close(): Promise<void>;
 }
 
@@ -116,6 +120,7 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
             ledger,
             ...(o.watch ? { watch: o.watch } : {}),
             ...(o.worker ? { timing: o.worker } : {}),
+            ...(o.auditSigner ? { auditSigner: o.auditSigner } : {}),
           })
         : undefined;
     if (worker) closers.push(() => worker.close());
@@ -129,6 +134,7 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
       history: shared.history,
       ...(worker ? { worker: worker.worker, leader: worker.leader } : {}),
       ...(worker?.watcher ? { watcher: worker.watcher } : {}),
+      ...(worker?.checkpointer ? { checkpointer: worker.checkpointer } : {}),
       close: stop,
     };
   } catch (err) {

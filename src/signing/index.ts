@@ -38,3 +38,4 @@ export {
   signingPublicKey,
   verifyingSigner,
 } from './signer.ts';
+export { type PublicKeyView, parsePublicKey, signStatement, verifyStatement } from './statement.ts';

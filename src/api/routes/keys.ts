@@ -2,6 +2,7 @@
 // only an unscoped admin generates one (a new key is outside any one party's scope).
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { echo } from '@quill/canton/errors';
+import type { KeyAuditKind } from '../../audit/index.ts';
 import type { Principal } from '../../auth/index.ts';
 import { isFingerprint } from '../../signing/index.ts';
 import { type AppDeps, type AppEnv, need } from '../context.ts';
@@ -99,15 +100,8 @@ export function keyRoutes(deps: AppDeps) {
   };
 
   // Key changes live in files or a token, not in Redis: their audit entry follows right after the change.
-  const auditKey = (kind: string, who: { subject: string }, key: KeyView) =>
-    deps.audit.append({
-      kind,
-      at: new Date().toISOString(),
-      actor: who.subject,
-      keyFingerprint: key.fingerprint,
-      algorithm: key.algorithm,
-      backend: key.backend,
-    });
+  const auditKey = (kind: KeyAuditKind, who: { subject: string }, key: KeyView) =>
+    deps.audit.appendKey(kind, who.subject, key);
   return new OpenAPIHono<AppEnv>()
     .openapi(createKey, async (c) => {
       const who = creatingAdmin(c);

@@ -1,9 +1,12 @@
 // The worker role: the submissions worker, the ledger watcher (one across workers, by lease), the leader's
 // once-per-deployment work (recovery sweep, payload retention), the event relay and webhook delivery.
 import type { Worker } from 'bullmq';
+import { Counter, Gauge } from 'prom-client';
+import { AuditCheckpointer } from '../../audit/index.ts';
 import { startDelivery, startRelay } from '../../events/index.ts';
 import { HistoryIndex, LedgerWatcher, type WatcherLedger } from '../../history/index.ts';
 import { Lease, redisKeys } from '../../redis/index.ts';
+import type { RawSigner } from '../../signing/index.ts';
 import {
   closeWorker,
   type JobData,
@@ -17,6 +20,8 @@ export interface WorkerRoleOptions {
   ledger: LedgerPort;
   /** The ledger watcher's reads and the parties it follows (absent: no watcher). */
   watch?: { ledger: WatcherLedger; parties: () => Promise<string[]> };
+  /** The key ring holding AUDIT_KEY (absent: no audit checkpoints). */
+  auditSigner?: RawSigner;
   /** Test overrides of the queue's and the sweeps' timing. */
   timing?: {
     lockDurationMs?: number;
@@ -24,6 +29,8 @@ export interface WorkerRoleOptions {
     sweepEveryMs?: number;
     /** Webhook chains without a job are looked for this often (default 5 s). */
     webhookSweepEveryMs?: number;
+    /** Audit checkpoints are considered this often (default AUDIT_CHECKPOINT_SECONDS). */
+    checkpointEveryMs?: number;
   };
 }
 
@@ -32,7 +39,39 @@ export interface WorkerRole {
   watcher?: LedgerWatcher;
   /** The leader lease of the recovery sweep (one holder across workers). */
   leader: Lease;
+  /** Takes the audit chain's signed checkpoints while this worker leads (AUDIT_KEY). */
+  checkpointer?: AuditCheckpointer;
   close(): Promise<void>;
+}
+
+/** The checkpointer's last checkpoint and failures in the process's metrics. */
+function checkpointMetrics(s: Shared, c: AuditCheckpointer): void {
+  new Gauge({
+    name: 'quill_audit_checkpoint_timestamp_seconds',
+    help: 'When the newest audit checkpoint written by (or found at start in the file of) this process was taken',
+    registers: [s.registry],
+    collect() {
+      if (c.last) this.set(Date.parse(c.last.at) / 1000);
+    },
+  });
+  new Gauge({
+    name: 'quill_audit_checkpoint_count',
+    help: 'Entries of the audit chain the newest audit checkpoint covers',
+    registers: [s.registry],
+    collect() {
+      if (c.last) this.set(c.last.count);
+    },
+  });
+  new Counter({
+    name: 'quill_audit_checkpoint_failures_total',
+    help: 'Audit checkpoint failures by where (sign, file, webhook; chain: the chain had fewer entries than the last checkpoint)',
+    labelNames: ['where'],
+    registers: [s.registry],
+    collect() {
+      this.reset();
+      for (const [where, n] of Object.entries(c.failures)) this.inc({ where }, n);
+    },
+  });
 }
 
 export function startWorkerRole(s: Shared, o: WorkerRoleOptions): WorkerRole {
@@ -116,6 +155,37 @@ export function startWorkerRole(s: Shared, o: WorkerRoleOptions): WorkerRole {
   const timer = setInterval(sweep, every);
   timer.unref();
 
+  // Audit checkpoints (AUDIT_KEY): signed by the leader only, and only when the chain moved since the last one.
+  const audit = config.auditCheckpoints;
+  const checkpointer =
+    audit.key && audit.file && o.auditSigner
+      ? new AuditCheckpointer({
+          audit: s.audit,
+          signer: o.auditSigner,
+          key: audit.key,
+          file: audit.file,
+          ...(audit.webhookUrl
+            ? { webhookUrl: audit.webhookUrl, webhook: { timeoutMs: config.webhooks.timeoutMs } }
+            : {}),
+          log,
+        })
+      : undefined;
+  let checkpointTimer: NodeJS.Timeout | undefined;
+  if (checkpointer) {
+    checkpointMetrics(s, checkpointer);
+    const take = async () => {
+      try {
+        if (!leader.held && !(await leader.acquire().catch(() => false))) return;
+        const c = await checkpointer.checkpoint();
+        if (c) log('debug', `audit checkpoint: ${c.count} entries, head ${c.head}`);
+      } catch (err) {
+        log('error', `audit checkpoint failed: ${(err as Error).message}`);
+      }
+    };
+    checkpointTimer = setInterval(take, o.timing?.checkpointEveryMs ?? audit.everyMs);
+    checkpointTimer.unref();
+  }
+
   const relay = startRelay({
     redis: s.redis,
     reader: s.connect(),
@@ -130,6 +200,9 @@ export function startWorkerRole(s: Shared, o: WorkerRoleOptions): WorkerRole {
     ...(o.timing?.webhookSweepEveryMs ? { sweepEveryMs: o.timing.webhookSweepEveryMs } : {}),
   });
   closers.push(async () => {
+    clearInterval(checkpointTimer);
+    // The last checkpoint of a clean stop, while this worker still leads (API requests have ended by now).
+    await checkpointer?.close({ final: leader.held });
     await leader.release();
     await relay.stop();
     await delivery.stop();
@@ -143,6 +216,7 @@ export function startWorkerRole(s: Shared, o: WorkerRoleOptions): WorkerRole {
     worker,
     ...(watcher ? { watcher } : {}),
     leader,
+    ...(checkpointer ? { checkpointer } : {}),
     async close() {
       for (const c of closers) await c().catch((err) => log('warn', `shutdown: ${(err as Error).message}`));
     },

@@ -65,6 +65,7 @@ const FINE: [string, string][] = [
   ['src/server/c.ts', use('../submissions/b.ts')],
   ['src/policy/c.ts', use('../../packages/canton/src/token/b.ts')],
   ['src/api/d.ts', use('../intents/b.ts')],
+  ['src/audit/c.ts', use('../signing/b.ts')],
 ];
 
 function fixture(): string {
@@ -82,7 +83,7 @@ function fixture(): string {
     'src/signing/d.ts': "import { e } from './e.ts';\nexport const d = () => e;\n",
     'src/signing/e.ts': "import { d } from './d.ts';\nexport const e = () => d;\n",
   };
-  for (const folder of ['submissions', 'redis', 'events', 'api', 'console', 'config', 'server'])
+  for (const folder of ['submissions', 'redis', 'events', 'api', 'console', 'config', 'server', 'signing'])
     files[`src/${folder}/b.ts`] = stub;
   for (const folder of ['transaction', 'ledger', 'token']) files[`packages/canton/src/${folder}/b.ts`] = stub;
   for (const [, file, text] of BAD) files[file] = text;

@@ -5,7 +5,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { type Sandbox, startSandbox } from '@quill/sandbox';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type FakeParticipant, SYNCHRONIZER, startFakeParticipant } from '../../support/fake-participant.ts';
 import { tempDir } from '../../support/keys.ts';
 import { runCli } from '../../support/run-cli.ts';
@@ -22,6 +22,9 @@ beforeAll(async () => {
     KEYSTORE_SCRYPT_N: '1024',
     LEDGER_URL: participant.url,
     LEDGER_TOKEN: undefined,
+    // Key changes are audited in the chain.
+    REDIS_URL: inject('redisUrl'),
+    REDIS_PREFIX: `t-keys-${process.pid}`,
   };
 });
 afterAll(() => participant.close());

@@ -2,7 +2,7 @@
 // PKCS11_* mistakes are exit 2 with one line that never shows the PIN.
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { tempDir } from '../../support/keys.ts';
 import { runCli } from '../../support/run-cli.ts';
 import { softhsmToken } from '../../support/softhsm.ts';
@@ -18,6 +18,9 @@ describe('quill keys with PKCS11_*', () => {
       PKCS11_MODULE: token.module,
       PKCS11_TOKEN_LABEL: token.tokenLabel,
       PKCS11_PIN: token.pin,
+      // Key changes are audited in the chain.
+      REDIS_URL: inject('redisUrl'),
+      REDIS_PREFIX: `t-keys-${process.pid}`,
     };
     const hsm = await runCli(
       ['keys', 'generate', '--algorithm', 'p384', '--backend', 'pkcs11', '--json'],

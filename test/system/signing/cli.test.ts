@@ -2,7 +2,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { tempDir } from '../../support/keys.ts';
 import { runCli } from '../../support/run-cli.ts';
 
@@ -13,6 +13,9 @@ beforeAll(async () => {
     KEYSTORE_PASSPHRASE: 'cli passphrase',
     KEYSTORE_PASSPHRASE_FILE: undefined,
     KEYSTORE_SCRYPT_N: '1024',
+    // Key changes are audited in the chain.
+    REDIS_URL: inject('redisUrl'),
+    REDIS_PREFIX: `t-keys-${process.pid}`,
   };
 });
 
