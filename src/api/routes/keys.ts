@@ -75,9 +75,30 @@ const disableKey = createRoute({
   path: '/wallet/v1/keys/{fingerprint}/disable',
   operationId: 'disableKey',
   tags: ['keys'],
-  summary: 'Disable a key for good: it never signs again (admin)',
+  summary: 'Disable a key for good: it never signs again (admin); the reason goes into the audit entry',
   security,
-  request: { params: FingerprintParam },
+  request: {
+    params: FingerprintParam,
+    body: {
+      required: false,
+      content: {
+        'application/json': {
+          schema: z
+            .object({
+              reason: z
+                .string()
+                .trim()
+                .min(3)
+                .max(500)
+                .optional()
+                .openapi({ description: 'why (recorded in the `key.disable` audit entry)' }),
+            })
+            .strict()
+            .openapi('DisableKeyRequest'),
+        },
+      },
+    },
+  },
   responses: { 200: json(KeyView, 'The disabled key'), ...errorResponses(400, 401, 403, 404, 503) },
 });
 export function keyRoutes(deps: AppDeps) {
@@ -99,7 +120,7 @@ export function keyRoutes(deps: AppDeps) {
   };
 
   // Key changes live in files or a token, not in Redis: their audit entry follows right after the change.
-  const auditKey = (kind: string, who: { subject: string }, key: KeyView) =>
+  const auditKey = (kind: string, who: { subject: string }, key: KeyView, reason?: string) =>
     deps.audit.append({
       kind,
       at: new Date().toISOString(),
@@ -107,6 +128,7 @@ export function keyRoutes(deps: AppDeps) {
       keyFingerprint: key.fingerprint,
       algorithm: key.algorithm,
       backend: key.backend,
+      ...(reason ? { reason } : {}),
     });
   return new OpenAPIHono<AppEnv>()
     .openapi(createKey, async (c) => {
@@ -141,9 +163,10 @@ export function keyRoutes(deps: AppDeps) {
     .openapi(disableKey, async (c) => {
       const who = need(c, 'admin');
       const fp = fingerprint(c.req.valid('param').fingerprint);
+      const { reason } = (c.req.valid('json') ?? {}) as { reason?: string };
       const before = await visibleKey(who, fp);
       const key = await keys().disable(fp);
-      if (before.status !== 'disabled') await auditKey('key.disable', who, key);
+      if (before.status !== 'disabled') await auditKey('key.disable', who, key, reason);
       return c.json(key, 200);
     });
 }
