@@ -158,7 +158,7 @@ describe('OIDC sign-in', () => {
       if (r.url().includes('/console/oidc/callback?')) callback ??= new URL(r.url());
     });
     await throughProvider(p1, 'ann');
-    await p1.waitForURL(`${consoleUrl}/console`);
+    await p1.waitForURL(`${consoleUrl}/console/approvals`); // ann approves: she lands on her approvals
     const usedCode = callback?.searchParams.get('code') ?? '';
     expect(usedCode).not.toBe('');
 
