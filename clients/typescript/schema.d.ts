@@ -218,7 +218,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Disable a key for good: it never signs again (admin) */
+        /** Disable a key for good: it never signs again (admin); the reason goes into the audit entry */
         post: operations["disableKey"];
         delete?: never;
         options?: never;
@@ -679,6 +679,57 @@ export interface paths {
         get: operations["listVettedPackages"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallet/v1/operations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The deployment's moving parts (unscoped admin): watcher checkpoint vs ledger end, leases, the queue's oldest jobs, webhook dead letters */
+        get: operations["getOperations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallet/v1/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Finds what an id names: a submission id, command id, update id, party, key fingerprint, contract id (an active holding) or prepared-transaction hash, within the token’s party scope */
+        get: operations["search"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallet/v1/console/links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mints a one-time console sign-in link for an operator (unscoped admin; audited) */
+        post: operations["createConsoleLink"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1458,6 +1509,10 @@ export interface components {
             /** @description what to set to use it, when it is not configured */
             setUp?: string;
         };
+        DisableKeyRequest: {
+            /** @description why (recorded in the `key.disable` audit entry) */
+            reason?: string;
+        };
         Party: {
             partyId: string;
             keyFingerprint: string;
@@ -2136,6 +2191,58 @@ export interface components {
                 topologySerial: number;
             }[] | null;
             nextPageToken?: string | null;
+        };
+        Operations: {
+            watcher: {
+                /** @description the last offset the watcher indexed */
+                checkpoint: number | null;
+                /** @description the ledger's end now (null: it did not answer within 2 s) */
+                ledgerEnd: number | null;
+                /** @description the watcher's lease: who holds it (null: nobody) */
+                lease: {
+                    holder: string;
+                    ttlMs: number;
+                } | null;
+            };
+            /** @description the lease of the process running once-per-deployment work */
+            leader: {
+                holder: string;
+                ttlMs: number;
+            } | null;
+            queue: {
+                waiting: number;
+                delayed: number;
+                oldestWaitingAt: string | null;
+                oldestDelayedAt: string | null;
+            };
+            webhooks: {
+                id: string;
+                url: string;
+                /** @description dead-lettered deliveries */
+                dead: number;
+            }[];
+        };
+        SearchMatch: {
+            /**
+             * @description what the text is
+             * @enum {string}
+             */
+            kind: "submission" | "command" | "update" | "transaction" | "party" | "key" | "contract" | "hash";
+            /** @description the text as found */
+            id: string;
+            /** @description the submission it belongs to */
+            submission?: string;
+            /** @description the party it belongs to */
+            party?: string;
+            updateId?: string;
+        };
+        NewConsoleLink: {
+            /** @description who the operator is in the audit (an approver’s name, e.g. alice@example.com) */
+            subject: string;
+            /** @enum {string} */
+            role: "read" | "submit" | "approve" | "admin";
+            party?: string;
+            ttlSeconds: number;
         };
         Readiness: {
             /** @enum {string} */
@@ -4161,7 +4268,11 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["DisableKeyRequest"];
+            };
+        };
         responses: {
             /** @description The disabled key */
             200: {
@@ -7246,6 +7357,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Well-formed but refused by policy (hash mismatch, unknown party, disabled key, expired, …) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "HASH_MISMATCH",
+                     *         "message": "preparedTransactionHash does not match the recomputed hash"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A dependency (Redis, the ledger) is unavailable */
             503: {
                 headers: {
@@ -7292,6 +7420,247 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["VettedPackagesPage"];
+                };
+            };
+            /** @description Malformed request: the body, a parameter or the prepared transaction is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INVALID_REQUEST",
+                     *         "message": "preparedTransaction: must be standard base64"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHENTICATED",
+                     *         "message": "a bearer token is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the role or party scope for this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PARTY_NOT_ALLOWED",
+                     *         "message": "this token may not submit for that party"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (Redis, the ledger) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAVAILABLE",
+                     *         "message": "the ledger is unavailable, try again"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOperations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The state */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Operations"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHENTICATED",
+                     *         "message": "a bearer token is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the role or party scope for this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PARTY_NOT_ALLOWED",
+                     *         "message": "this token may not submit for that party"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (Redis, the ledger) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAVAILABLE",
+                     *         "message": "the ledger is unavailable, try again"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    search: {
+        parameters: {
+            query: {
+                q: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What the text names (empty: nothing) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        matches: components["schemas"]["SearchMatch"][];
+                    };
+                };
+            };
+            /** @description Malformed request: the body, a parameter or the prepared transaction is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INVALID_REQUEST",
+                     *         "message": "preparedTransaction: must be standard base64"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHENTICATED",
+                     *         "message": "a bearer token is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the role or party scope for this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PARTY_NOT_ALLOWED",
+                     *         "message": "this token may not submit for that party"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createConsoleLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewConsoleLink"];
+            };
+        };
+        responses: {
+            /** @description The link’s token (`/console/signin?t=<token>`): shown once */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        token: string;
+                        expiresAt: string;
+                    };
                 };
             };
             /** @description Malformed request: the body, a parameter or the prepared transaction is invalid */

@@ -17,6 +17,7 @@ import { eventRoutes } from './routes/events.ts';
 import { intentRoutes } from './routes/intents.ts';
 import { keyRoutes } from './routes/keys.ts';
 import { ledgerRoutes } from './routes/ledger.ts';
+import { operationsRoutes } from './routes/operations.ts';
 import { partyRoutes } from './routes/parties/index.ts';
 import { policyRoutes } from './routes/policy.ts';
 import { submissionRoutes } from './routes/submissions.ts';
@@ -149,7 +150,8 @@ export function createApp(deps: AppDeps) {
     .route('/', webhookRoutes(deps))
     .route('/', approvalRoutes(deps))
     .route('/', policyRoutes(deps))
-    .route('/', ledgerRoutes(deps));
+    .route('/', ledgerRoutes(deps))
+    .route('/', operationsRoutes(deps));
 
   app.openAPIRegistry.register('BatchSubmissionItem', BatchItem);
   for (const probe of PROBE_DOCS) app.openAPIRegistry.registerPath(probe);

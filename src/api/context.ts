@@ -98,7 +98,8 @@ export interface AppDeps {
   log?: Log;
   events?: EventsDeps;
   /** The watcher's party history index: transactions, holdings and transfer instructions by party. */
-  history?: Pick<HistoryIndex, 'page' | 'holdings' | 'instructions'>;
+  history?: Pick<HistoryIndex, 'page' | 'holdings' | 'instructions'> &
+    Partial<Pick<HistoryIndex, 'byUpdateId' | 'byHash'>>;
   /**
    * Reads large inputs off the request thread (stored transactions' previews, request bodies), inline below the
    * inspection pool's threshold; absent: everything inline, holdings valued by the built-in recognizers.
@@ -108,6 +109,32 @@ export interface AppDeps {
   ledgerReads?: LedgerReads;
   /** Quill's own prepare of transfers, instruction answers and commands; absent: those routes answer 503. */
   intents?: IntentService;
+  /** What needs an operator beyond the records (GET /wallet/v1/operations); absent: that route answers 503. */
+  operations?: () => Promise<OperationsView>;
+  /** Mints a one-time console sign-in link's token (POST /wallet/v1/console/links); absent: links are off. */
+  mintConsoleLink?: (req: ConsoleLinkRequest) => Promise<string>;
+}
+
+/** A console sign-in link to mint: who it signs in, with which role and party, for how long. */
+export interface ConsoleLinkRequest {
+  subject: string;
+  role: Role;
+  party?: string;
+  ttlSeconds: number;
+}
+
+/** A lease as Redis holds it: its holder's label and how long it lives without renewal. */
+export interface LeaseView {
+  holder: string;
+  ttlMs: number;
+}
+
+/** The deployment's moving parts an operator watches (GET /wallet/v1/operations). */
+export interface OperationsView {
+  watcher: { checkpoint: number | null; ledgerEnd: number | null; lease: LeaseView | null };
+  leader: LeaseView | null;
+  queue: { waiting: number; delayed: number; oldestWaitingAt: string | null; oldestDelayedAt: string | null };
+  webhooks: { id: string; url: string; dead: number }[];
 }
 
 /** What PATCH /wallet/v1/ledger/user may change: anything of the User but its id (the wallet's own). */
@@ -129,6 +156,8 @@ export interface LedgerReads {
   /** INTERFACE.md 4.6: the wallet's own ledger user, and a change to it through an update mask. */
   user(): Promise<User>;
   updateUser(change: { user: LedgerUserChange; paths: string[] }): Promise<User>;
+  /** Whether the ledger knows the party (GET /v2/parties/{party}); absent: not checked. */
+  partyKnown?(party: string): Promise<boolean>;
   /** INTERFACE.md 4.8: one page of the network's activity feed (in its order); absent without SCAN_URL. */
   activities?(request: { page_size: number; begin_after_id?: string }): Promise<ListActivityResponse>;
 }

@@ -6,6 +6,7 @@ export {
   type EventsDeps,
   type KeyAdmin,
   type LedgerReads,
+  type OperationsView,
   type PartyAdmin,
 } from './context.ts';
 export { ApiError, describeCause, ErrorBody, type HttpError, toHttpError } from './errors.ts';

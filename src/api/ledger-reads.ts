@@ -56,6 +56,10 @@ export function ledgerReads(client: LedgerClient, scan?: ScanClient, userId?: st
     async user() {
       return (await client.getUser(await walletUser())).user;
     },
+    async partyKnown(party) {
+      const res = await client.getParty(party);
+      return res.partyDetails.some((d) => d.party === party);
+    },
     async updateUser(change) {
       const id = await walletUser();
       return (

@@ -86,7 +86,13 @@ export class AuditLog {
   }
 
   /** A key made, taken over or disabled (files or a token, not Redis): its entry follows the change. */
-  appendKey(kind: KeyAuditKind, actor: string, key: Pick<KeyView, 'fingerprint' | 'algorithm' | 'backend'>) {
+  appendKey(
+    kind: KeyAuditKind,
+    actor: string,
+    key: Pick<KeyView, 'fingerprint' | 'algorithm' | 'backend'>,
+    /** Why (a disable's reason), when one was given. */
+    reason?: string,
+  ) {
     return this.append({
       kind,
       at: new Date().toISOString(),
@@ -94,6 +100,7 @@ export class AuditLog {
       keyFingerprint: key.fingerprint,
       algorithm: key.algorithm,
       backend: key.backend,
+      ...(reason ? { reason } : {}),
     });
   }
 

@@ -85,7 +85,7 @@ const PUBLIC = /^\/console\/(signin|oidc\/|assets\/)/;
 export function sessionGate(
   deps: ConsoleDeps,
   app: WalletApp,
-  nav: (who: Principal) => NavLink[],
+  nav: (who: Principal, counts?: Record<string, number>) => NavLink[],
 ): MiddlewareHandler<ConsoleEnv> {
   return async (c, next) => {
     if (c.req.method === 'POST' && !sameOrigin(c))
@@ -111,7 +111,17 @@ export function sessionGate(
     c.set('session', session);
     c.set('sid', sid);
     c.set('principal', session.principal);
-    c.set('viewer', { principal: session.principal, csrf: session.csrf, nav: nav(session.principal) });
+    // The approvals badge: the overview's own count (one Redis round trip), on pages only (not fragments).
+    const counts =
+      c.req.method === 'GET' && !/\/(rows|status)$/.test(c.req.path)
+        ? await deps.statusCounts(session.principal.party).catch(() => undefined)
+        : undefined;
+    const waiting = counts?.awaiting_approval ?? 0;
+    c.set('viewer', {
+      principal: session.principal,
+      csrf: session.csrf,
+      nav: nav(session.principal, { '/approvals': waiting }),
+    });
     c.set('api', apiClient(app, session.principal, c.get('requestId')));
     return next();
   };

@@ -8,6 +8,8 @@ export interface NavLink {
   href: string;
   label: string;
   section?: string;
+  /** A count shown beside the label (what awaits the operator there). */
+  count?: number;
 }
 
 export interface Viewer {
@@ -35,6 +37,7 @@ export function Page(p: { title: string; viewer?: Viewer; active?: string; child
               Quill console
             </a>
             {p.viewer && <NavLinks label="Sections" links={sectionLinks(p.viewer)} active={p.active} />}
+            {p.viewer && <SearchBox />}
             {p.viewer && (
               <div class="who">
                 <span data-testid="who">
@@ -175,9 +178,40 @@ export const NavLinks = (p: {
         <li>
           <a href={l.href} aria-current={p.active === l.href ? 'page' : undefined}>
             {l.label}
+            {l.count ? (
+              <span class="badge" data-testid={`badge-${l.label.toLowerCase()}`}>
+                {' '}
+                {l.count}
+                <span class="visually-hidden"> waiting</span>
+              </span>
+            ) : null}
           </a>
         </li>
       ))}
     </ul>
   </nav>
+);
+
+/** The header's search box: any id, answered by /console/search. */
+export const SearchBox = (p: { value?: string; label?: string }) => (
+  <search aria-label={p.label ?? 'Find an id'} class="search">
+    <form
+      method="get"
+      action="/console/search"
+      class="search"
+      data-testid={p.label ? 'search-again' : 'search-form'}
+    >
+      <label>
+        <span class="visually-hidden">Find an id</span>
+        <input
+          name="q"
+          type="search"
+          value={p.value ?? ''}
+          maxlength={600}
+          placeholder="submission, command, update, party, key, contract, hash"
+        />
+      </label>
+      <button type="submit">Find</button>
+    </form>
+  </search>
 );

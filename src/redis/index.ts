@@ -3,6 +3,6 @@ export { type RedisTarget, redisConnection } from './connection.ts';
 export { type Durability, replication } from './durability.ts';
 export { redisFailed, StoreError, type StoreErrorCode } from './errors.ts';
 export { keyPrefix, type RedisKeys, redisKeys } from './keys.ts';
-export { Lease, type LeaseOptions } from './lease.ts';
+export { Lease, type LeaseOptions, leaseHolder } from './lease.ts';
 export { exclusive } from './mutex.ts';
 export { type LuaScript, loadScript, runScript } from './scripts.ts';

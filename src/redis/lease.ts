@@ -86,3 +86,14 @@ export class Lease {
     for (const fn of this.#lost) fn();
   }
 }
+
+/** Who holds the lease at `key` (its holder's label, without the token's secret part) and its time left. */
+export async function leaseHolder(
+  redis: Redis,
+  key: string,
+): Promise<{ holder: string; ttlMs: number } | null> {
+  const [value, ttl] = await Promise.all([redis.get(key), redis.pttl(key)]);
+  if (value === null) return null;
+  const at = value.lastIndexOf(':');
+  return { holder: at > 0 ? value.slice(0, at) : value, ttlMs: Math.max(0, ttl) };
+}

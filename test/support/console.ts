@@ -70,10 +70,13 @@ export async function link(url: string, role: Role, party?: string, subject?: st
   return `${url}/console/signin?t=${t}`;
 }
 
-/** Opens a sign-in link and presses the button; lands on the console. */
+/** Opens a sign-in link and presses the button; lands on the console (an approver on its approvals). */
 export async function signIn(page: Page, signInUrl: string): Promise<void> {
   await page.goto(signInUrl);
-  await Promise.all([page.waitForURL(/\/console$/), page.getByRole('button', { name: 'Sign in' }).click()]);
+  await Promise.all([
+    page.waitForURL(/\/console(\/approvals)?$/),
+    page.getByRole('button', { name: 'Sign in' }).click(),
+  ]);
 }
 
 /** Signs in over plain HTTP (no browser): the session cookie and the page's CSRF token. */

@@ -76,9 +76,30 @@ const disableKey = createRoute({
   path: '/wallet/v1/keys/{fingerprint}/disable',
   operationId: 'disableKey',
   tags: ['keys'],
-  summary: 'Disable a key for good: it never signs again (admin)',
+  summary: 'Disable a key for good: it never signs again (admin); the reason goes into the audit entry',
   security,
-  request: { params: FingerprintParam },
+  request: {
+    params: FingerprintParam,
+    body: {
+      required: false,
+      content: {
+        'application/json': {
+          schema: z
+            .object({
+              reason: z
+                .string()
+                .trim()
+                .min(3)
+                .max(500)
+                .optional()
+                .openapi({ description: 'why (recorded in the `key.disable` audit entry)' }),
+            })
+            .strict()
+            .openapi('DisableKeyRequest'),
+        },
+      },
+    },
+  },
   responses: { 200: json(KeyView, 'The disabled key'), ...errorResponses(400, 401, 403, 404, 503) },
 });
 export function keyRoutes(deps: AppDeps) {
@@ -100,8 +121,8 @@ export function keyRoutes(deps: AppDeps) {
   };
 
   // Key changes live in files or a token, not in Redis: their audit entry follows right after the change.
-  const auditKey = (kind: KeyAuditKind, who: { subject: string }, key: KeyView) =>
-    deps.audit.appendKey(kind, who.subject, key);
+  const auditKey = (kind: KeyAuditKind, who: { subject: string }, key: KeyView, reason?: string) =>
+    deps.audit.appendKey(kind, who.subject, key, reason);
   return new OpenAPIHono<AppEnv>()
     .openapi(createKey, async (c) => {
       const who = creatingAdmin(c);
@@ -135,9 +156,10 @@ export function keyRoutes(deps: AppDeps) {
     .openapi(disableKey, async (c) => {
       const who = need(c, 'admin');
       const fp = fingerprint(c.req.valid('param').fingerprint);
+      const { reason } = (c.req.valid('json') ?? {}) as { reason?: string };
       const before = await visibleKey(who, fp);
       const key = await keys().disable(fp);
-      if (before.status !== 'disabled') await auditKey('key.disable', who, key);
+      if (before.status !== 'disabled') await auditKey('key.disable', who, key, reason);
       return c.json(key, 200);
     });
 }

@@ -174,7 +174,7 @@ const patchUser = createRoute({
   },
   responses: {
     200: { description: 'The updated user', content: { 'application/json': { schema: LedgerUser } } },
-    ...errorResponses(400, 401, 403, 409, 503),
+    ...errorResponses(400, 401, 403, 409, 422, 503),
   },
 });
 
@@ -257,8 +257,13 @@ export function ledgerRoutes(deps: AppDeps) {
       const who = c.get('principal');
       unscopedAdmin(who);
       const body = c.req.valid('json');
+      const primary = body.user.primaryParty?.trim();
+      const known = reads().partyKnown;
       let user: Awaited<ReturnType<LedgerReads['updateUser']>>;
       try {
+        // A primary party the ledger does not know would be a typo acting for nobody: refused before the change.
+        if (primary && body.updateMask.paths.includes('primary_party') && known && !(await known(primary)))
+          throw new ApiError(422, 'PARTY_NOT_FOUND', `the ledger knows no party ${echo(primary)}`);
         user = await reads().updateUser({ user: body.user, paths: body.updateMask.paths });
       } catch (err) {
         return ledgerReadError(err, 'the ledger user');
@@ -270,6 +275,7 @@ export function ledgerRoutes(deps: AppDeps) {
         actor: who.subject,
         ledgerUser: user.id,
         paths: body.updateMask.paths.join(','),
+        ...(body.updateMask.paths.includes('primary_party') ? { primaryParty: user.primaryParty ?? '' } : {}),
       });
       return c.json({ user }, 200);
     })

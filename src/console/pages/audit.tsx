@@ -22,7 +22,16 @@ const COLUMNS = [
   'stored',
 ] as const;
 
-const KINDS = ['signature', 'approval', 'policy', 'key.generate', 'key.disable'];
+const KINDS = [
+  'signature',
+  'approval',
+  'policy',
+  'key.generate',
+  'key.disable',
+  'party.onboard',
+  'ledger.user.update',
+  'console.link',
+];
 const PAGE_SIZE = 500;
 
 function matcher(q: Record<string, string>): (r: AuditRow) => boolean {

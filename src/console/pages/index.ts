@@ -14,9 +14,11 @@ import { packagesPage } from './ledger/packages.tsx';
 import { updatePage } from './ledger/update.tsx';
 import { updatesPage } from './ledger/updates.tsx';
 import { updateUser, userPage } from './ledger/user.tsx';
+import { linksPage, mintLinkForm } from './links.tsx';
 import { overviewPage } from './overview.tsx';
 import { onboardParty, partiesPage, partyPage } from './parties.tsx';
 import { decideProposal, policyPage, proposePolicy } from './policy.tsx';
+import { searchPage } from './search.tsx';
 import { submissionPage, submissionRows, submissionStatus, submissionsPage } from './submissions.tsx';
 
 type Handler = (c: Ctx, deps: ConsoleDeps) => Response | Promise<Response>;
@@ -166,6 +168,16 @@ export const PAGES: readonly ConsolePage[] = [
     get: activitiesPage,
   },
   { path: '/audit', title: 'Audit', nav: { label: 'Audit' }, minRole: 'admin', get: auditPage },
+  {
+    path: '/links',
+    title: 'Sign-in links',
+    nav: { label: 'Sign-in links' },
+    minRole: 'admin',
+    unscoped: true,
+    get: (c) => linksPage(c),
+    post: mintLinkForm,
+  },
+  { path: '/search', title: 'Search', minRole: 'read', get: searchPage },
 ];
 
 /** Whether the operator can open the page (its role, and its party scope). */
@@ -173,16 +185,21 @@ export function opens(who: Principal, page: ConsolePage): boolean {
   return allows(who.role, page.minRole) && (page.unscoped !== true || who.party === undefined);
 }
 
-/** The navigation an operator sees: only the pages it can open. */
-export function navFor(who: Principal): NavLink[] {
+/**
+ * The navigation an operator sees: only the pages it can open, with what waits on each (`counts` by page path,
+ * e.g. the submissions awaiting approval on '/approvals').
+ */
+export function navFor(who: Principal, counts: Record<string, number> = {}): NavLink[] {
   const links: NavLink[] = [];
   for (const page of PAGES) {
     if (!page.nav || !opens(who, page)) continue;
     const { label, section } = page.nav;
+    const count = counts[page.path];
     links.push({
       href: `/console${page.path}`,
       label,
       ...(section !== undefined ? { section: `/console${section}` } : {}),
+      ...(count ? { count } : {}),
     });
   }
   return links;

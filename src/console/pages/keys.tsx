@@ -195,7 +195,72 @@ export async function adoptKey(c: Ctx) {
 
 const FP = /^1220[0-9a-f]{64}$/;
 
-export async function keyPage(c: Ctx, deps: ConsoleDeps, fingerprint: string, form?: { error: string }) {
+/** What disabling a key does to each status its parties' submissions can be in. */
+const EFFECT: Record<string, string> = {
+  awaiting_approval: 'awaiting approval: cannot be approved, may be rejected',
+  accepted: 'accepted: will end rejected (KEY_DISABLED)',
+  queued: 'queued: will end rejected (KEY_DISABLED)',
+  executing: 'in flight: will only be watched for its outcome',
+};
+
+type Affecting = { id: string; status: string; party: string };
+
+/** The key's parties' submissions that are not final (newest 50 of each status). */
+async function inFlight(c: Ctx, parties: string[]): Promise<Affecting[]> {
+  const api = c.get('api');
+  const lists = await Promise.all(
+    parties.flatMap((party) =>
+      Object.keys(EFFECT).map(async (status) => {
+        const res = await answer(
+          api.wallet.v1.submissions.$get({ query: { party, status: status as 'queued', limit: '50' } }),
+        );
+        return res.status === 200 ? res.body.items : [];
+      }),
+    ),
+  );
+  return lists.flat().map((r) => ({ id: r.id, status: r.status, party: r.party }));
+}
+
+/** What disabling the key affects: its parties and their submissions not yet final, by what happens to them. */
+function Affected(p: { parties: string[]; items: Affecting[] }) {
+  return (
+    <div data-testid="affected">
+      <p>
+        <strong>This affects</strong>{' '}
+        {p.parties.length === 0
+          ? 'no party (no party uses this key).'
+          : `${p.parties.length === 1 ? 'party' : 'parties'} ${p.parties.join(', ')}: they can no longer sign.`}
+      </p>
+      {p.items.length === 0 ? (
+        <p data-testid="affected-none">No submission of these parties is waiting or in flight.</p>
+      ) : (
+        <ul data-testid="affected-submissions">
+          {Object.entries(EFFECT).map(([status, effect]) => {
+            const items = p.items.filter((i) => i.status === status);
+            return items.length === 0 ? null : (
+              <li data-status-group={status}>
+                {items.length} {effect}:{' '}
+                {items.slice(0, 10).map((i) => (
+                  <>
+                    <Id value={i.id} href={`/console/submissions/${i.id}`} />{' '}
+                  </>
+                ))}
+                {items.length > 10 ? '…' : ''}
+              </li>
+            );
+          })}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+export async function keyPage(
+  c: Ctx,
+  deps: ConsoleDeps,
+  fingerprint: string,
+  form?: { error: string; values?: Record<string, string> },
+) {
   if (!FP.test(fingerprint))
     throw new PageError(404, 'No key: a fingerprint is 1220 followed by 64 hex digits.');
   const api = c.get('api');
@@ -213,6 +278,23 @@ export async function keyPage(c: Ctx, deps: ConsoleDeps, fingerprint: string, fo
   });
   const signatures = audit.rows;
   const confirm = fingerprint.slice(-8);
+  const admin = allows(viewer.principal.role, 'admin');
+  const affected =
+    key.status === 'active' && admin
+      ? await inFlight(
+          c,
+          mine.map((p) => p.partyId),
+        )
+      : [];
+  const disabledBy =
+    key.status === 'disabled'
+      ? (
+          await readAudit(deps, viewer.principal, {
+            want: 1,
+            keep: (r) => r.kind === 'key.disable' && r.fields.keyFingerprint === fingerprint,
+          })
+        ).rows[0]
+      : undefined;
   return c.html(
     <Page title={`Key ${key.label ?? fingerprint.slice(0, 12)}`} viewer={viewer} active="/console/keys">
       <dl class="facts">
@@ -223,6 +305,13 @@ export async function keyPage(c: Ctx, deps: ConsoleDeps, fingerprint: string, fo
         <dt>Status</dt>
         <dd>
           <Status status={key.status} />
+          {disabledBy && (
+            <span data-testid="disabled-by">
+              {' '}
+              by {disabledBy.fields.actor} at <Time at={disabledBy.fields.at} />
+              {disabledBy.fields.reason ? `: ${disabledBy.fields.reason}` : ''}
+            </span>
+          )}
         </dd>
         <dt>Algorithm</dt>
         <dd>
@@ -243,6 +332,14 @@ export async function keyPage(c: Ctx, deps: ConsoleDeps, fingerprint: string, fo
             : mine.map((p) => (
                 <Id value={p.partyId} href={`/console/parties/${encodeURIComponent(p.partyId)}`} />
               ))}
+          {key.status === 'active' && admin && viewer.principal.party === undefined && (
+            <>
+              {' '}
+              <a href={`/console/parties?key=${fingerprint}`} data-testid="onboard-with-key">
+                Onboard a party with this key
+              </a>
+            </>
+          )}
         </dd>
       </dl>
       <section aria-labelledby="h-sigs">
@@ -293,16 +390,28 @@ export async function keyPage(c: Ctx, deps: ConsoleDeps, fingerprint: string, fo
           </p>
         )}
       </section>
-      {key.status === 'active' && allows(viewer.principal.role, 'admin') && (
+      {key.status === 'active' && admin && (
         <section aria-labelledby="h-disable" class="danger">
           <h2 id="h-disable">Disable this key</h2>
           <p>
             A disabled key signs nothing more, and its queued submissions are not sent. This cannot be undone
             from the console. Type the last eight characters of the fingerprint (
-            <span class="mono">{confirm}</span>) to confirm.
+            <span class="mono">{confirm}</span>) to confirm, and say why (it goes into the audit chain).
           </p>
+          <Affected parties={mine.map((p) => p.partyId)} items={affected} />
           <form method="post" action={`/console/keys/${fingerprint}/disable`} data-testid="disable-key">
             <Csrf viewer={viewer} />
+            <label>
+              Reason
+              <input
+                name="reason"
+                autocomplete="off"
+                required
+                minlength={3}
+                maxlength={500}
+                value={form?.values?.reason ?? ''}
+              />
+            </label>
             <label>
               Confirmation
               <input name="confirm" autocomplete="off" required />
@@ -323,13 +432,22 @@ export async function disableKey(c: Ctx, deps: ConsoleDeps, fingerprint: string)
   if (!FP.test(fingerprint))
     throw new PageError(404, 'No key: a fingerprint is 1220 followed by 64 hex digits.');
   const f = await formFields(c);
+  const reason = (f.reason ?? '').trim();
+  if (reason.length < 3 || reason.length > 500)
+    return keyPage(c, deps, fingerprint, {
+      error: 'Say why the key is disabled (3 to 500 characters): the key stays active.',
+      values: f,
+    });
   if ((f.confirm ?? '').trim() !== fingerprint.slice(-8))
-    return keyPage(c, deps, fingerprint, { error: 'The confirmation does not match: the key stays active.' });
+    return keyPage(c, deps, fingerprint, {
+      error: 'The confirmation does not match: the key stays active.',
+      values: f,
+    });
   const res = await answer(
-    c.get('api').wallet.v1.keys[':fingerprint'].disable.$post({ param: { fingerprint } }),
+    c.get('api').wallet.v1.keys[':fingerprint'].disable.$post({ param: { fingerprint }, json: { reason } }),
   );
   if (res.status >= 400 && res.status < 500 && res.status !== 404)
-    return keyPage(c, deps, fingerprint, { error: apiMessage(res) });
+    return keyPage(c, deps, fingerprint, { error: apiMessage(res), values: f });
   must(res, 'key');
   return c.redirect(`/console/keys/${fingerprint}`, 303);
 }

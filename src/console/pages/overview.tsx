@@ -1,8 +1,10 @@
-// Overview: readiness, queue depth, submissions by status, the last hour's outcomes as a chart, latest failures.
+// Overview: what needs attention first (attention.tsx), then readiness, queue depth, submissions by status (each
+// count a link to its list), the last hour's outcomes as a chart, latest failures.
 import { answer } from '../client.ts';
 import type { ConsoleDeps } from '../deps.ts';
 import type { Ctx } from '../http.tsx';
 import { Empty, Id, Page, Status, Time } from '../ui.tsx';
+import { attention } from './attention.tsx';
 
 const BUCKETS = 12;
 const BUCKET_MS = 5 * 60_000;
@@ -12,8 +14,14 @@ export async function overviewPage(c: Ctx, deps: ConsoleDeps) {
   const api = c.get('api');
   const party = c.get('principal').party;
   const now = Date.now();
-  const [ready, counts, jobs, outcomes, rejected, expired] = await Promise.all([
-    answer(api.readyz.$get()).then((r) => r.body),
+  const readyz = answer(api.readyz.$get()).then((r) => r.body);
+  const [ready, needs, counts, jobs, outcomes, rejected, expired] = await Promise.all([
+    readyz,
+    attention(
+      c,
+      deps,
+      readyz.then((r) => (r && 'keys' in r ? r.keys : undefined)),
+    ),
     deps.statusCounts(party).catch(() => undefined),
     party === undefined ? deps.jobCounts().catch(() => undefined) : Promise.resolve(undefined),
     deps.outcomesSince(now - BUCKETS * BUCKET_MS, party).catch(() => undefined),
@@ -26,6 +34,7 @@ export async function overviewPage(c: Ctx, deps: ConsoleDeps) {
     .slice(0, 10);
   return c.html(
     <Page title="Overview" viewer={c.get('viewer')} active="/console">
+      {needs}
       <section aria-labelledby="h-ready" class="cards">
         <h2 id="h-ready">Readiness</h2>
         <Ready label="Redis" ok={ready?.redis} />
@@ -38,7 +47,15 @@ export async function overviewPage(c: Ctx, deps: ConsoleDeps) {
       </section>
       <section aria-labelledby="h-status">
         <h2 id="h-status">Submissions by status{party ? ' (your party)' : ''}</h2>
-        {counts ? <Counts counts={counts} testid="status-counts" /> : <Empty>Redis is unavailable.</Empty>}
+        {counts ? (
+          <Counts
+            counts={counts}
+            testid="status-counts"
+            href={(k) => `/console/submissions?status=${encodeURIComponent(k)}`}
+          />
+        ) : (
+          <Empty>Redis is unavailable.</Empty>
+        )}
       </section>
       {party === undefined && (
         <section aria-labelledby="h-queue">
@@ -95,7 +112,7 @@ const Ready = (p: { label: string; ok: boolean | undefined }) => (
   </p>
 );
 
-const Counts = (p: { counts: Record<string, number>; testid: string }) => (
+const Counts = (p: { counts: Record<string, number>; testid: string; href?: (key: string) => string }) => (
   <table class="counts" data-testid={p.testid}>
     <thead>
       <tr>
@@ -106,8 +123,8 @@ const Counts = (p: { counts: Record<string, number>; testid: string }) => (
     </thead>
     <tbody>
       <tr>
-        {Object.values(p.counts).map((v) => (
-          <td>{v}</td>
+        {Object.entries(p.counts).map(([k, v]) => (
+          <td>{p.href ? <a href={p.href(k)}>{v}</a> : v}</td>
         ))}
       </tr>
     </tbody>
@@ -144,7 +161,8 @@ function Chart(p: { outcomes: { type: string; at: string }[]; now: number }) {
         {buckets.map((b, i) => {
           let y = H;
           return OUTCOMES.map((k) => {
-            const h = Math.round((b[k] / max) * H);
+            // A failure stays visible beside thousands of commits: at least 3 px for any count.
+            const h = b[k] > 0 ? Math.max(3, Math.round((b[k] / max) * H)) : 0;
             y -= h;
             return h > 0 ? <rect x={i * (W + 4)} y={y} width={W} height={h} class={`bar-${k}`} /> : null;
           });

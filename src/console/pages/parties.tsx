@@ -14,6 +14,8 @@ export async function partiesPage(c: Ctx, form?: { error: string; values: Record
   const canOnboard = allows(viewer.principal.role, 'admin') && viewer.principal.party === undefined;
   const keys = canOnboard ? await answer(api.wallet.v1.keys.$get()) : undefined;
   const active = keys?.status === 200 ? keys.body.items.filter((k) => k.status === 'active') : [];
+  const chosen = form?.values.keyFingerprint ?? c.req.query('key');
+  const bound = new Set(parties.items.map((p) => p.keyFingerprint));
   return c.html(
     <Page title="Parties" viewer={viewer} active="/console/parties">
       {canOnboard && (
@@ -24,10 +26,13 @@ export async function partiesPage(c: Ctx, form?: { error: string; values: Record
             <label>
               Key
               <select name="keyFingerprint" required>
+                {/* No key by default (a forgotten choice must not onboard onto the first key); ?key= preselects. */}
+                <option value="">choose a key…</option>
                 {active.map((k) => (
-                  <option value={k.fingerprint} selected={form?.values.keyFingerprint === k.fingerprint}>
+                  <option value={k.fingerprint} selected={chosen === k.fingerprint}>
                     {k.label ? `${k.label} · ` : ''}
                     {k.fingerprint.slice(0, 16)}… ({k.algorithm})
+                    {bound.has(k.fingerprint) ? ' · has a party' : ''}
                   </option>
                 ))}
               </select>

@@ -2,6 +2,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
+import type { Principal } from '../../auth/index.ts';
 import type { ConsoleDeps } from '../deps.ts';
 import { LinkError, OidcError, PageError } from '../errors.ts';
 import { type Ctx, clearSessionCookie, cookieNames, setSessionCookie } from '../http.tsx';
@@ -10,6 +11,14 @@ import { type OidcSignIn, STATE_TTL_SECONDS } from '../oidc.ts';
 import { FormError, Page } from '../ui.tsx';
 
 const OIDC_STATE_COOKIE = 'quill_console_oidc';
+
+/**
+ * Where an operator lands after signing in: an approver on its approvals (its work; the overview stays one click
+ * away), everyone else where it asked to go.
+ */
+export function landing(who: Principal, next: string): string {
+  return next === '/console' && who.role === 'approve' ? '/console/approvals' : next;
+}
 
 /** Only a path inside the console: never another site (`//host`) or a scheme. */
 export function safeNext(next: string | undefined): string {
@@ -73,7 +82,10 @@ export async function redeem(c: Context, deps: ConsoleDeps) {
   try {
     const principal = await redeemLink(deps.linkSecret, token, deps.redis, deps.prefix);
     setSessionCookie(c, deps, await deps.sessions.create(principal, 'link'));
-    return c.redirect(safeNext(typeof form.next === 'string' ? form.next : undefined), 303);
+    return c.redirect(
+      landing(principal, safeNext(typeof form.next === 'string' ? form.next : undefined)),
+      303,
+    );
   } catch (err) {
     if (err instanceof LinkError) return signinPage(c, deps, err.message);
     throw err;
@@ -118,11 +130,12 @@ export async function oidcCallback(c: Context, deps: ConsoleDeps, oidc: OidcSign
     setSessionCookie(c, deps, await deps.sessions.create(principal, 'oidc'));
     // A page, not a redirect: after the provider's cross-site redirect, a SameSite=Strict cookie is only sent
     // on a navigation this site starts.
-    c.header('Refresh', `0; url=${safeNext(next)}`);
+    const to = landing(principal, safeNext(next));
+    c.header('Refresh', `0; url=${to}`);
     return c.html(
       <Page title="Signed in">
         <p>
-          Signed in. <a href={safeNext(next)}>Continue to the console</a>.
+          Signed in. <a href={to}>Continue to the console</a>.
         </p>
       </Page>,
     );

@@ -29,6 +29,15 @@ function time(v: string | undefined, name: string): string | undefined {
   return new Date(iso).toISOString();
 }
 
+/** `olderThan=10m` (or `2h`, `1d`): created before that long ago, as the `to` time (the overview's links). */
+function olderThan(v: string | undefined): string | undefined {
+  if (!v) return undefined;
+  const m = /^(\d{1,5})([mhd])$/.exec(v.trim());
+  if (!m) throw new PageError(400, 'olderThan: a number of minutes, hours or days, such as 10m, 2h or 1d');
+  const unit = { m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as 'm' | 'h' | 'd'];
+  return new Date(Date.now() - Number(m[1]) * unit).toISOString();
+}
+
 function readFilters(c: Ctx): Filters {
   const q = c.req.query();
   const status = SUBMISSION_STATUSES.find((s) => s === q.status);
@@ -37,7 +46,7 @@ function readFilters(c: Ctx): Filters {
   if (q.party?.trim()) f.party = q.party.trim();
   if (status) f.status = status;
   const since = time(q.since, 'from');
-  const until = time(q.until, 'to');
+  const until = time(q.until, 'to') ?? olderThan(q.olderThan);
   if (since) f.since = since;
   if (until) f.until = until;
   if (q.cursor) f.cursor = q.cursor;

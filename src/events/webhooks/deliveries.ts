@@ -106,6 +106,11 @@ export class Deliveries {
     return n;
   }
 
+  /** How many of the webhook's deliveries were dead-lettered (and not redelivered since). */
+  async deadCount(webhook: string): Promise<number> {
+    return this.redis.llen(this.keys.webhookDead(webhook));
+  }
+
   async state(webhook: string, eventId: string): Promise<DeliveryState | undefined> {
     const raw = await this.redis.hget(this.keys.webhookDeliveries(webhook), eventId);
     return raw ? (JSON.parse(raw) as DeliveryState) : undefined;
@@ -150,6 +155,8 @@ export class Deliveries {
       queuedAt: new Date().toISOString(),
     };
     await this.setState(webhook, s);
+    // No longer a dead letter: the count operators see (deadCount) drops.
+    await this.redis.lrem(this.keys.webhookDead(webhook), 0, eventId);
     await this.redis.rpush(this.keys.webhookChain(webhook, e.party), eventId);
     await this.redis.sadd(this.keys.webhookChains, `${webhook}|${e.party}`);
     await this.kick({ webhook, party: e.party });

@@ -7,15 +7,16 @@ import {
   acceptLimiter,
   createApp,
   type LedgerReads,
+  type OperationsView,
   type PartyAdmin,
 } from '../../api/index.ts';
 import type { Verifier } from '../../auth/index.ts';
-import { mountConsole, SessionStore } from '../../console/index.tsx';
+import { mintLink, mountConsole, SessionStore } from '../../console/index.tsx';
 import { StreamSlots } from '../../events/index.ts';
 import { HoldingReservations, IntentService, RegistryClient } from '../../intents/index.ts';
 import type { AssetRecognizers } from '../../policy/index.ts';
 import { PolicyProposals, PolicyStore, seedPolicy, velocityLookup } from '../../policy/index.ts';
-import { exclusive, redisKeys, replication } from '../../redis/index.ts';
+import { exclusive, leaseHolder, redisKeys, replication } from '../../redis/index.ts';
 import type { Keyring, Signer } from '../../signing/index.ts';
 import {
   type AcceptPorts,
@@ -242,6 +243,9 @@ export async function startApi(s: Shared, o: ApiRoleOptions): Promise<Listening>
       },
     });
   }
+  deps.operations = () => operations(s, o.ledger);
+  const secret = config.auth.jwtSecret;
+  if (config.console.enabled && secret) deps.mintConsoleLink = (req) => mintLink(secret, req);
   const app = createApp(deps);
   if (config.console.enabled) {
     mountConsole(app, {
@@ -269,5 +273,53 @@ export async function startApi(s: Shared, o: ApiRoleOptions): Promise<Listening>
       await waiter.close();
       await pool?.close();
     },
+  };
+}
+
+/** Within `ms`, or undefined (a ledger that does not answer must not hold the operator's page). */
+async function within<T>(ms: number, p: Promise<T>): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  try {
+    return await Promise.race([p.catch(() => undefined), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** GET /wallet/v1/operations: the watcher against the ledger, the leases, the queue's oldest jobs, dead letters. */
+async function operations(s: Shared, ledger: LedgerPort): Promise<OperationsView> {
+  const keys = redisKeys(s.config.redisPrefix);
+  const oldest = async (state: 'waiting' | 'delayed') => {
+    const jobs = await s.queue.getJobs([state], 0, 49, true);
+    const at = Math.min(...jobs.map((j) => j.timestamp).filter((t) => Number.isFinite(t)));
+    return Number.isFinite(at) ? new Date(at).toISOString() : null;
+  };
+  const [checkpoint, end, watcherLease, leader, counts, oldestWaitingAt, oldestDelayedAt, hooks] =
+    await Promise.all([
+      s.history.checkpoint(),
+      within(2000, ledger.ledgerEnd()),
+      leaseHolder(s.redis, keys.watcherLease),
+      leaseHolder(s.redis, keys.leaderLease),
+      s.queue.getJobCounts('waiting', 'delayed'),
+      oldest('waiting'),
+      oldest('delayed'),
+      s.hooks.list(),
+    ]);
+  const webhooks = await Promise.all(
+    hooks.map(async (h) => ({ id: h.id, url: h.url, dead: await s.deliveries.deadCount(h.id) })),
+  );
+  return {
+    watcher: { checkpoint: checkpoint ?? null, ledgerEnd: end ?? null, lease: watcherLease },
+    leader,
+    queue: {
+      waiting: counts.waiting ?? 0,
+      delayed: counts.delayed ?? 0,
+      oldestWaitingAt,
+      oldestDelayedAt,
+    },
+    webhooks,
   };
 }

@@ -376,6 +376,29 @@ const TABLE: Record<string, Expect> = {
     approve: [403, 403, 403],
     admin: [200, 200, 404],
   },
+  // The deployment's moving parts: only an admin without party scope.
+  'GET /wallet/v1/operations': {
+    none: 401,
+    read: [403, 403, 403],
+    submit: [403, 403, 403],
+    approve: [403, 403, 403],
+    admin: [200, 403, 403],
+  },
+  // Any reader finds what its scope shows: 200 when the target's submission is found, 404 when hidden.
+  'GET /wallet/v1/search': {
+    none: 401,
+    read: [200, 200, 404],
+    submit: [200, 200, 404],
+    approve: [200, 200, 404],
+    admin: [200, 200, 404],
+  },
+  'POST /wallet/v1/console/links': {
+    none: 401,
+    read: [403, 403, 403],
+    submit: [403, 403, 403],
+    approve: [403, 403, 403],
+    admin: [201, 403, 403],
+  },
 };
 
 type H = Awaited<ReturnType<typeof apiHarness>>;
@@ -843,6 +866,34 @@ const ROUTES: Record<
           `/wallet/v1/parties/${encodeURIComponent(t.party)}/activities`,
           token ? { token } : {},
         )
+      ).status,
+  },
+  'GET /wallet/v1/operations': {
+    needsSubmission: false,
+    run: async (_t, token) => (await h.call('GET', '/wallet/v1/operations', token ? { token } : {})).status,
+  },
+  'GET /wallet/v1/search': {
+    needsSubmission: true,
+    run: async (t, token) => {
+      const res = await h.call(
+        'GET',
+        `/wallet/v1/search?q=${encodeURIComponent(t.submission ?? '')}`,
+        token ? { token } : {},
+      );
+      if (res.status !== 200) return res.status;
+      return (res.json.matches as { submission?: string }[]).some((m) => m.submission === t.submission)
+        ? 200
+        : 404;
+    },
+  },
+  'POST /wallet/v1/console/links': {
+    needsSubmission: false,
+    run: async (t, token) =>
+      (
+        await h.call('POST', '/wallet/v1/console/links', {
+          ...(token ? { token } : {}),
+          body: { subject: 'new-approver', role: 'approve', party: t.party, ttlSeconds: 600 },
+        })
       ).status,
   },
   'GET /wallet/v1/audit': {

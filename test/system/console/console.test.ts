@@ -136,10 +136,12 @@ describe('the console in a browser', () => {
       page.getByRole('button', { name: 'Generate' }).click(),
     ]);
     const fp = (await page.getByTestId('fingerprint').textContent()) ?? '';
+    await page.getByLabel('Reason').fill('rotated out');
     await page.getByLabel('Confirmation').fill('wrong');
     await page.getByRole('button', { name: 'Disable key' }).click();
     await page.getByTestId('form-error').waitFor();
     expect(await page.locator('[data-status]').first().getAttribute('data-status')).toBe('active');
+    await page.getByLabel('Reason').fill('rotated out');
     await page.getByLabel('Confirmation').fill(fp.slice(-8));
     await page.getByRole('button', { name: 'Disable key' }).click();
     await page.locator('[data-status="disabled"]').waitFor();
@@ -198,10 +200,13 @@ describe('the console in a browser', () => {
     await page.goto(path('/ledger/user'));
     const stale = await ctx.newPage();
     await stale.goto(path('/ledger/user'));
-    await page.getByLabel('Primary party').fill(party);
+    await page.getByLabel('Primary party').selectOption(party);
+    await page.getByRole('button', { name: 'Update the user' }).click();
+    // A change of the primary party is confirmed first.
+    await page.getByTestId('user-change').waitFor();
     await Promise.all([
       page.waitForLoadState('load'),
-      page.getByRole('button', { name: 'Update the user' }).click(),
+      page.getByRole('button', { name: 'Confirm the change' }).click(),
     ]);
     await page.waitForFunction(
       (p) =>
@@ -212,8 +217,9 @@ describe('the console in a browser', () => {
     );
     await shot(page, 'ledger-user');
 
-    await stale.getByLabel('Primary party').fill('');
+    await stale.getByLabel('Primary party').selectOption('');
     await stale.getByRole('button', { name: 'Update the user' }).click();
+    await stale.getByRole('button', { name: 'Confirm the change' }).click();
     await stale.getByTestId('form-error').waitFor();
     expect(await stale.getByTestId('form-error').textContent()).toContain('Conflict');
     expect(await stale.getByTestId('primary-party').textContent()).toBe(party);

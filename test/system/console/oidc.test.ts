@@ -112,7 +112,8 @@ describe('OIDC sign-in', () => {
       if (r.url().includes('/auth?')) authorize ??= new URL(r.url());
     });
     await throughProvider(page, 'ann');
-    await page.waitForURL(`${consoleUrl}/console`);
+    // An approver lands on its approvals.
+    await page.waitForURL(`${consoleUrl}/console/approvals`);
     expect(await page.getByTestId('who').textContent()).toContain('oidc:ann · approve');
     expect(authorize?.searchParams.get('code_challenge_method')).toBe('S256');
     expect(authorize?.searchParams.get('state')).toBeTruthy();
@@ -157,7 +158,7 @@ describe('OIDC sign-in', () => {
       if (r.url().includes('/console/oidc/callback?')) callback ??= new URL(r.url());
     });
     await throughProvider(p1, 'ann');
-    await p1.waitForURL(`${consoleUrl}/console`);
+    await p1.waitForURL(`${consoleUrl}/console/approvals`); // ann approves: she lands on her approvals
     const usedCode = callback?.searchParams.get('code') ?? '';
     expect(usedCode).not.toBe('');
 

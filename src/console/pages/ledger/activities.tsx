@@ -1,10 +1,10 @@
 // The activity feed (INTERFACE.md 4.8) of a party, paged by begin_after_id.
 import type { InferResponseType } from 'hono/client';
-import { type Api, answer } from '../../client.ts';
+import type { Api } from '../../client.ts';
 import type { Ctx } from '../../http.tsx';
 import { ActivityTable, Empty, FormError } from '../../ui.tsx';
 import { Ledger, partyField } from './layout.tsx';
-import { compact, outcome, qs } from './query.ts';
+import { compact, ledgerAnswer, outcome, qs } from './query.ts';
 
 type ActivityPage = InferResponseType<Api['wallet']['v1']['parties'][':party']['activities']['$get'], 200>;
 
@@ -19,7 +19,7 @@ export async function activitiesPage(c: Ctx) {
     else {
       const query = { ...compact({ begin_after_id: q.begin_after_id }), page_size: q.page_size || '20' };
       const feed = c.get('api').wallet.v1.parties[':party'].activities;
-      result = outcome(await answer(feed.$get({ param: { party }, query })), 'activity feed');
+      result = outcome(await ledgerAnswer(feed.$get({ param: { party }, query })), 'activity feed');
     }
   }
   const next = result && 'ok' in result ? result.ok.next_begin_after_id : null;

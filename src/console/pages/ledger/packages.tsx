@@ -1,10 +1,10 @@
 // Vetted packages (INTERFACE.md 4.1): package and topology filters, page tokens.
 import type { InferResponseType } from 'hono/client';
-import { type Api, answer } from '../../client.ts';
+import type { Api } from '../../client.ts';
 import type { Ctx } from '../../http.tsx';
 import { FormError, Json } from '../../ui.tsx';
 import { Ledger } from './layout.tsx';
-import { compact, outcome, qs } from './query.ts';
+import { compact, ledgerAnswer, outcome, qs } from './query.ts';
 
 type VettedPage = InferResponseType<Api['wallet']['v1']['ledger']['vetted-packages']['$get'], 200>;
 
@@ -25,7 +25,7 @@ export async function packagesPage(c: Ctx) {
         pageToken: q.pageToken,
       });
       result = outcome(
-        await answer(c.get('api').wallet.v1.ledger['vetted-packages'].$get({ query })),
+        await ledgerAnswer(c.get('api').wallet.v1.ledger['vetted-packages'].$get({ query })),
         'vetted packages',
       );
     }

@@ -1,10 +1,9 @@
 // A transaction by update id or offset (INTERFACE.md 4.3, 4.4), or the update at an offset (4.5), as a party
 // sees it.
-import { answer } from '../../client.ts';
 import type { Ctx } from '../../http.tsx';
 import { FormError, Json } from '../../ui.tsx';
 import { Ledger, partyField } from './layout.tsx';
-import { compact, outcome } from './query.ts';
+import { compact, ledgerAnswer, outcome } from './query.ts';
 
 export async function updatePage(c: Ctx) {
   const q = c.req.query();
@@ -22,7 +21,7 @@ export async function updatePage(c: Ctx) {
       };
     else
       result = outcome(
-        await answer(ledger.transactions[':updateId'].$get({ param: { updateId }, query })),
+        await ledgerAnswer(ledger.transactions[':updateId'].$get({ param: { updateId }, query })),
         'transaction',
       );
   } else if (offset) {
@@ -30,10 +29,14 @@ export async function updatePage(c: Ctx) {
       result = { error: 'Offset: a positive whole number.' };
     else if (kind === 'update')
       result = outcome(
-        await answer(ledger.updates.offsets[':offset'].$get({ param: { offset }, query })),
+        await ledgerAnswer(ledger.updates.offsets[':offset'].$get({ param: { offset }, query })),
         kind,
       );
-    else result = outcome(await answer(ledger.offsets[':offset'].$get({ param: { offset }, query })), kind);
+    else
+      result = outcome(
+        await ledgerAnswer(ledger.offsets[':offset'].$get({ param: { offset }, query })),
+        kind,
+      );
   } else if (q.party !== undefined) result = { error: 'Give an update id or an offset.' };
   return c.html(
     <Ledger c={c} title="Transaction or update" active="/console/ledger/update">

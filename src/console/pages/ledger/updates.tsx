@@ -1,9 +1,8 @@
 // Updates between two offsets, in either order, as a party sees them (INTERFACE.md 4.2).
-import { answer } from '../../client.ts';
 import type { Ctx } from '../../http.tsx';
 import { FormError } from '../../ui.tsx';
 import { Ledger, partyField } from './layout.tsx';
-import { compact, outcome } from './query.ts';
+import { compact, ledgerAnswer, outcome } from './query.ts';
 import { type LedgerUpdate, UpdateList } from './update-list.tsx';
 
 export async function updatesPage(c: Ctx) {
@@ -22,7 +21,7 @@ export async function updatesPage(c: Ctx) {
         descendingOrder: q.order === 'desc' ? ('true' as const) : ('false' as const),
         limit: '100',
       };
-      result = outcome(await answer(c.get('api').wallet.v1.ledger.updates.$get({ query })), 'updates');
+      result = outcome(await ledgerAnswer(c.get('api').wallet.v1.ledger.updates.$get({ query })), 'updates');
     }
   }
   return c.html(
