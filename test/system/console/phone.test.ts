@@ -166,29 +166,6 @@ describe('the console on a phone', () => {
       const res = await p.goto(path(at));
       expect(res?.status(), name).toBeLessThan(500);
       widths[name] = await width(p);
-      if (widths[name] > PHONE.width && process.env.QUILL_WIDE)
-        console.info(
-          name,
-          await p.evaluate(() => {
-            const g = globalThis as unknown as {
-              document: {
-                querySelectorAll(s: string): ArrayLike<{
-                  getBoundingClientRect(): { right: number };
-                  tagName: string;
-                  className: string;
-                  textContent: string | null;
-                }>;
-              };
-            };
-            return Array.from(g.document.querySelectorAll('body *:not(details.menu *)'))
-              .filter((e) => e.getBoundingClientRect().right > 391)
-              .slice(0, 8)
-              .map(
-                (e) =>
-                  `${e.tagName}.${e.className} ${Math.round(e.getBoundingClientRect().right)} ${(e.textContent ?? '').slice(0, 40)}`,
-              );
-          }),
-        );
       for (const v of await seriousViolations(p)) axe.push(`${name}: ${v}`);
     }
     console.info(`scrollWidth at 390 px: ${JSON.stringify(widths)}`);
