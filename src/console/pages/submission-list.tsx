@@ -190,8 +190,8 @@ export async function submissionsPage(c: Ctx, deps: ConsoleDeps) {
     ? [undefined, undefined]
     : await Promise.all([
         load(c, f, cursor),
-        // Only what the viewer may see: its own party's counts when scoped.
-        deps.statusCounts(f.party).catch(() => undefined),
+        // Only what the viewer may see: a scoped operator's counts are its own party's, whatever it filters by.
+        deps.statusCounts(viewer.principal.party ?? f.party).catch(() => undefined),
       ]);
   const rows = page ? await submissionTableData(c, page.items) : undefined;
   const local = (iso?: string) => (iso ? iso.slice(0, 16) : '');
