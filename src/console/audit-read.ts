@@ -20,6 +20,8 @@ export interface AuditRead {
   rows: AuditRow[];
   /** Where the next (older) page starts; null when the chain's first entry was read. */
   older: string | null;
+  /** Where the newer page starts (its `after`); null on the newest page. */
+  newer: string | null;
 }
 
 const CURSOR = /^\d{1,20}-\d{1,20}$/;
@@ -32,32 +34,73 @@ export function cursorParam(v: string | undefined): string | undefined {
 }
 
 /**
- * Up to `want` rows that `keep` selects, newest first, starting before `before` and scanning at most `scan`
- * entries (a rare filter then shows fewer rows and an "older" link rather than reading the whole chain).
+ * Up to `want` rows that `keep` selects, newest first, starting before `before` (or, for a newer page, the `want`
+ * just after `after`) and scanning at most `scan` entries (a rare filter then shows fewer rows and an "older" link
+ * rather than reading the whole chain).
  */
 export async function readAudit(
   deps: ConsoleDeps,
   principal: Principal,
-  opts: { before?: string; want: number; scan?: number; keep?: (r: AuditRow) => boolean },
+  opts: {
+    before?: string | undefined;
+    after?: string | undefined;
+    want: number;
+    scan?: number;
+    keep?: (r: AuditRow) => boolean;
+  },
 ): Promise<AuditRead> {
-  if (!allows(principal.role, 'admin')) return { status: 403, rows: [], older: null };
-  const scan = opts.scan ?? 20_000;
+  if (!allows(principal.role, 'admin')) return { status: 403, rows: [], older: null, newer: null };
+  const keep = (r: AuditRow) => visible(r, principal) && (opts.keep?.(r) ?? true);
+  const scan = { want: opts.want, scan: opts.scan ?? 20_000, keep };
+  if (opts.after !== undefined) {
+    // The page just newer than `after`: read oldest first from it, then shown newest first.
+    const read = await scanFrom(deps, opts.after, 'newer', scan);
+    // Whether anything newer is left: one more entry past where the scan stopped.
+    const end = read.end || (await entries(deps, read.cursor, 1, 'newer')).length === 0;
+    const rows = read.rows.reverse();
+    return {
+      status: 200,
+      rows,
+      older: rows.at(-1)?.id ?? opts.after,
+      newer: end ? null : (read.cursor ?? null),
+    };
+  }
+  const read = await scanFrom(deps, opts.before, 'older', scan);
+  return {
+    status: 200,
+    rows: read.rows,
+    older: read.end ? null : (read.cursor ?? null),
+    // A page that starts before an entry has newer ones: from its own newest row on.
+    newer: opts.before !== undefined ? (read.rows[0]?.id ?? opts.before) : null,
+  };
+}
+
+/**
+ * Rows `keep` selects, going `way` from `from` (exclusive), until `want` are found or `scan` entries were read.
+ * `cursor`: the last entry read; `end`: the stream ended before `want` were found.
+ */
+async function scanFrom(
+  deps: ConsoleDeps,
+  from: string | undefined,
+  way: 'older' | 'newer',
+  opts: { want: number; scan: number; keep: (r: AuditRow) => boolean },
+): Promise<{ rows: AuditRow[]; cursor: string | undefined; end: boolean }> {
   const rows: AuditRow[] = [];
-  let cursor = opts.before;
+  let cursor = from;
   let scanned = 0;
-  while (rows.length < opts.want && scanned < scan) {
-    const count = Math.min(1000, scan - scanned);
-    const page = await entriesBefore(deps, cursor, count);
+  while (rows.length < opts.want && scanned < opts.scan) {
+    const count = Math.min(1000, opts.scan - scanned);
+    const page = await entries(deps, cursor, count, way);
     for (const e of page) {
       cursor = e.id;
       scanned++;
       const r = rowOf(e);
-      if (visible(r, principal) && (opts.keep?.(r) ?? true)) rows.push(r);
+      if (opts.keep(r)) rows.push(r);
       if (rows.length === opts.want) break;
     }
-    if (page.length < count && rows.length < opts.want) return { status: 200, rows, older: null };
+    if (page.length < count && rows.length < opts.want) return { rows, cursor, end: true };
   }
-  return { status: 200, rows, older: cursor ?? null };
+  return { rows, cursor, end: false };
 }
 
 /** Every row `keep` selects, newest first, a page of the stream at a time (the CSV export). */
@@ -67,26 +110,28 @@ export async function* everyAuditRow(
   keep: (r: AuditRow) => boolean,
 ): AsyncGenerator<AuditRow[]> {
   for (let cursor: string | undefined; ; ) {
-    const page = await entriesBefore(deps, cursor, 1000);
+    const page = await entries(deps, cursor, 1000, 'older');
     yield page.map(rowOf).filter((r) => visible(r, principal) && keep(r));
     if (page.length < 1000) return;
     cursor = page.at(-1)?.id;
   }
 }
 
-/** Entries before `before` (exclusive; absent: from the newest), newest first. */
-async function entriesBefore(
+/**
+ * `count` entries past `from` (exclusive; absent: from the newest), newest first going `older`, oldest first going
+ * `newer`.
+ */
+async function entries(
   deps: ConsoleDeps,
-  before: string | undefined,
+  from: string | undefined,
   count: number,
+  way: 'older' | 'newer',
 ): Promise<ChainEntry[]> {
-  const rows = await deps.redis.xrevrange(
-    redisKeys(deps.prefix).audit,
-    before ? `(${before}` : '+',
-    '-',
-    'COUNT',
-    count,
-  );
+  const key = redisKeys(deps.prefix).audit;
+  const rows =
+    way === 'older'
+      ? await deps.redis.xrevrange(key, from ? `(${from}` : '+', '-', 'COUNT', count)
+      : await deps.redis.xrange(key, from ? `(${from}` : '-', '+', 'COUNT', count);
   return rows.map(([id, f]) => ({
     id,
     fields: Array.from({ length: f.length / 2 }, (_, i) => [f[2 * i], f[2 * i + 1]] as [string, string]),

@@ -36,21 +36,28 @@ export function Page(p: { title: string; viewer?: Viewer; active?: string; child
             <a class="brand" href="/console">
               Quill console
             </a>
-            {p.viewer && <NavLinks label="Sections" links={sectionLinks(p.viewer)} active={p.active} />}
-            {p.viewer && <SearchBox />}
             {p.viewer && (
-              <div class="who">
-                <span data-testid="who">
-                  {p.viewer.principal.subject} · {p.viewer.principal.role}
-                  {p.viewer.principal.party ? ` · ${short(p.viewer.principal.party)}` : ''}
-                </span>
-                <form method="post" action="/console/signout">
-                  <Csrf viewer={p.viewer} />
-                  <button type="submit" class="link">
-                    Sign out
-                  </button>
-                </form>
-              </div>
+              // Open by default (without console.js everything shows, wrapped); console.js closes it on a narrow
+              // screen, where the summary is the menu button. On a wide one the summary is hidden.
+              <details class="menu" open>
+                <summary>Menu</summary>
+                <div class="menu-body">
+                  <NavLinks label="Sections" links={sectionLinks(p.viewer)} active={p.active} />
+                  <SearchBox />
+                  <div class="who">
+                    <span data-testid="who">
+                      {p.viewer.principal.subject} · {p.viewer.principal.role}
+                      {p.viewer.principal.party ? ` · ${shortId(p.viewer.principal.party)}` : ''}
+                    </span>
+                    <form method="post" action="/console/signout">
+                      <Csrf viewer={p.viewer} />
+                      <button type="submit" class="link">
+                        Sign out
+                      </button>
+                    </form>
+                  </div>
+                </div>
+              </details>
             )}
           </header>
           <main id="main">
@@ -91,16 +98,54 @@ export function short(id: string, keep = 18): string {
   return id.length > keep * 2 ? `${id.slice(0, keep)}…${id.slice(-8)}` : id;
 }
 
-export const Id = (p: { value: string; href?: string }) =>
-  p.href ? (
-    <a href={p.href} title={p.value} class="mono">
-      {short(p.value)}
-    </a>
-  ) : (
-    <span title={p.value} class="mono">
-      {short(p.value)}
+/**
+ * An id with its middle left out: a party keeps its hint (up to 20 characters) and the ends of its fingerprint
+ * (`treasury::1220bf…c60df`); anything else longer than 20 characters keeps its first 10 and last 6.
+ */
+export function shortId(id: string): string {
+  const sep = id.indexOf('::');
+  if (sep > 0) {
+    const hint = id.slice(0, sep);
+    const rest = id.slice(sep + 2);
+    const h = hint.length > 20 ? `${hint.slice(0, 19)}…` : hint;
+    return `${h}::${rest.length > 14 ? `${rest.slice(0, 6)}…${rest.slice(-5)}` : rest}`;
+  }
+  return id.length > 20 ? `${id.slice(0, 10)}…${id.slice(-6)}` : id;
+}
+
+/** A party's console page. */
+export const partyHref = (party: string) => `/console/parties/${encodeURIComponent(party)}`;
+
+/**
+ * An id, the one convention (issue 30 item 7): shortened in the middle with the whole value on hover, a link where
+ * it has a page, and a copy button (console.js shows it and copies; without the script it stays hidden). `full`:
+ * the whole value, wrapped (a detail page's own id).
+ */
+export const Id = (p: { value: string; href?: string | undefined; full?: boolean; testid?: string }) => {
+  const text = p.full ? p.value : shortId(p.value);
+  const cls = p.full ? 'mono wrap' : 'mono';
+  return (
+    <span class="id">
+      {p.href ? (
+        <a href={p.href} title={p.value} class={cls} data-testid={p.testid}>
+          {text}
+        </a>
+      ) : (
+        <span title={p.value} class={cls} data-testid={p.testid}>
+          {text}
+        </span>
+      )}
+      <button type="button" class="copy" data-copy={p.value} title="Copy the whole value" hidden>
+        copy
+      </button>
     </span>
   );
+};
+
+/** A party id, linked to its page. */
+export const Party = (p: { value: string; full?: boolean; link?: boolean }) => (
+  <Id value={p.value} href={p.link === false ? undefined : partyHref(p.value)} full={p.full ?? false} />
+);
 
 /**
  * A template (or interface) id as operators know it, `package-name:Module:Entity`, with the whole id (its 64-hex
@@ -116,8 +161,60 @@ export function Template(p: { templateId?: string | null | undefined; packageNam
   );
 }
 
-export const Time = (p: { at: string | null | undefined }) =>
-  p.at ? <time datetime={p.at}>{p.at.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}</time> : <span>—</span>;
+/** `2026-05-01 12:34:56 UTC`. */
+export function utc(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return `${d.toISOString().slice(0, 10)} ${d.toISOString().slice(11, 19)} UTC`;
+}
+
+/** "just now" (under a minute), "3 min ago", "5 h ago", "2 d ago", "in 3 h 5 min"; past 60 days, the UTC date. */
+export function relative(iso: string, now = Date.now()): string {
+  const at = Date.parse(iso);
+  if (Number.isNaN(at)) return iso;
+  const ms = now - at;
+  const future = ms < 0;
+  const s = Math.floor(Math.abs(ms) / 1000);
+  // Under a minute is "just now": a live table's text changes once a minute, not on every refresh.
+  if (s < 60) return 'just now';
+  const min = Math.floor(s / 60);
+  const h = Math.floor(min / 60);
+  const d = Math.floor(h / 24);
+  if (d > 60) return utc(iso).slice(0, 10);
+  const span =
+    d > 0
+      ? `${d} d${d < 3 && h % 24 ? ` ${h % 24} h` : ''}`
+      : h > 0
+        ? `${h} h${h < 6 && min % 60 ? ` ${min % 60} min` : ''}`
+        : `${min} min`;
+  return future ? `in ${span}` : `${span} ago`;
+}
+
+/** A time, the one convention: relative ("3 min ago"), the UTC value on hover. */
+export const Time = (p: { at: string | null | undefined; now?: number }) =>
+  p.at ? (
+    <time datetime={p.at} title={utc(p.at)}>
+      {relative(p.at, p.now)}
+    </time>
+  ) : (
+    <span>—</span>
+  );
+
+/** An amount exactly as the ledger carries it, with its instrument; none: a dash (never "0"). */
+export const Amount = (p: {
+  value: string | null | undefined;
+  instrument?: string | undefined;
+  testid?: string;
+}) =>
+  p.value ? (
+    <span class="amount" data-testid={p.testid}>
+      {p.instrument ? `${p.value} ${p.instrument}` : p.value}
+    </span>
+  ) : (
+    <span class="amount" data-testid={p.testid}>
+      —
+    </span>
+  );
 
 export const Json = (p: { value: unknown; label?: string }) => (
   <section class="json-box" aria-label={p.label ?? 'JSON'}>
@@ -156,9 +253,11 @@ export const ActivityTable = (p: {
     <tbody>
       {p.activities.map((a) => (
         <tr>
-          <td class="mono">{a.event_id}</td>
+          <td class="mono wrap">{a.event_id}</td>
           <td>{a.activity_type}</td>
-          <td>{a.date}</td>
+          <td>
+            <Time at={a.date} />
+          </td>
         </tr>
       ))}
     </tbody>

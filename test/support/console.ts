@@ -108,8 +108,13 @@ const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
 /** axe-core in the page (the context must bypass CSP to inject it): no serious or critical violation. */
 export async function expectAccessible(page: Page, name: string): Promise<void> {
+  expect(await seriousViolations(page), `axe on ${name}`).toEqual([]);
+}
+
+/** axe-core's serious and critical violations in the page, one line each (the context must bypass CSP). */
+export async function seriousViolations(page: Page): Promise<string[]> {
   await page.addScriptTag({ path: AXE });
-  const violations = await page.evaluate(async () => {
+  return await page.evaluate(async () => {
     // biome-ignore lint/suspicious/noExplicitAny: axe is injected as a global
     const g = globalThis as any;
     const res = await g.axe.run(g.document, { resultTypes: ['violations'] });
@@ -117,5 +122,4 @@ export async function expectAccessible(page: Page, name: string): Promise<void> 
       .filter((v) => v.impact === 'serious' || v.impact === 'critical')
       .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
   });
-  expect(violations, `axe on ${name}`).toEqual([]);
 }

@@ -13,6 +13,7 @@ for (const table of document.querySelectorAll('table[data-live]')) {
       const tpl = document.createElement('template');
       tpl.innerHTML = (await res.text()).trim();
       const fresh = tpl.content.querySelector('tbody');
+      for (const b of fresh?.querySelectorAll('button.copy[data-copy]') ?? []) b.hidden = false;
       const old = table.querySelector('tbody');
       if (fresh && old && fresh.innerHTML !== old.innerHTML) old.replaceWith(fresh);
     } catch {
@@ -40,4 +41,31 @@ if (watched) {
       // as above
     }
   }, POLL_MS);
+}
+
+// Copy buttons beside ids (ui.tsx Id): shown only where the script runs; they copy the whole value.
+for (const button of document.querySelectorAll('button.copy[data-copy]')) button.hidden = false;
+document.addEventListener('click', async (event) => {
+  const button = event.target instanceof Element ? event.target.closest('button.copy[data-copy]') : null;
+  if (!button) return;
+  try {
+    await navigator.clipboard.writeText(button.getAttribute('data-copy') ?? '');
+    button.textContent = 'copied';
+  } catch {
+    button.textContent = 'not copied';
+  }
+  setTimeout(() => {
+    button.textContent = 'copy';
+  }, 1500);
+});
+
+// The header's menu: open as served (so it works without this script), folded on a narrow screen.
+const menu = document.querySelector('header details.menu');
+if (menu && window.matchMedia('(max-width: 640px)').matches) menu.open = false;
+
+// A table that scrolls sideways (a narrow screen) is reachable by keyboard even when none of its cells is.
+for (const table of document.querySelectorAll('main table')) {
+  if (table.scrollWidth > table.clientWidth && !table.querySelector('a, button, input, select, textarea')) {
+    table.tabIndex = 0;
+  }
 }

@@ -22,17 +22,25 @@ const COLUMNS = [
   'stored',
 ] as const;
 
+/** Every kind docs/audit.md lists, for the filter. */
 const KINDS = [
   'signature',
   'approval',
+  'approval.review',
   'policy',
+  'policy.propose',
+  'policy.approve',
+  'policy.reject',
+  'policy.close',
   'key.generate',
+  'key.adopt',
   'key.disable',
   'party.onboard',
   'ledger.user.update',
+  'intent.reprepared',
   'console.link',
 ];
-const PAGE_SIZE = 500;
+const PAGE_SIZE = 50;
 
 function matcher(q: Record<string, string>): (r: AuditRow) => boolean {
   const has = (v: string | undefined, want: string | undefined) => !want || (v ?? '').includes(want.trim());
@@ -75,12 +83,15 @@ export async function auditPage(c: Ctx, deps: ConsoleDeps) {
   const q = c.req.query();
   const keep = matcher(q);
   const before = cursorParam(q.before);
+  const after = before === undefined ? cursorParam(q.after) : undefined;
   if (q.format === 'csv') return csvExport(c, deps, keep);
-  const res = await readAudit(deps, c.get('principal'), { before, want: PAGE_SIZE, keep });
+  const res = await readAudit(deps, c.get('principal'), { before, after, want: PAGE_SIZE, keep });
   const shown = res.rows;
-  const { before: _, format: __, ...filters } = q;
+  const { before: _, after: ___, format: __, ...filters } = q;
   const exportQuery = new URLSearchParams({ ...filters, format: 'csv' }).toString();
   const olderQuery = res.older ? new URLSearchParams({ ...filters, before: res.older }).toString() : '';
+  const newerQuery = res.newer ? new URLSearchParams({ ...filters, after: res.newer }).toString() : '';
+  const paged = before !== undefined || after !== undefined;
   return c.html(
     <Page title="Audit" viewer={c.get('viewer')} active="/console/audit">
       <form method="get" class="inline" data-testid="audit-filters">
@@ -110,9 +121,9 @@ export async function auditPage(c: Ctx, deps: ConsoleDeps) {
         <button type="submit">Filter</button>
       </form>
       <p>
-        {before ? 'Older entries' : 'The newest entries'}, newest first ({shown.length} shown
+        {paged ? 'Older entries' : 'The newest entries'}, newest first ({shown.length} shown
         {res.older ? '; older ones on the next page' : ''}).{' '}
-        {before && (
+        {paged && (
           <>
             <a href={`/console/audit?${new URLSearchParams(filters).toString()}`} data-testid="newest">
               Newest
@@ -126,52 +137,59 @@ export async function auditPage(c: Ctx, deps: ConsoleDeps) {
       {shown.length === 0 ? (
         <Empty>No entries.</Empty>
       ) : (
-        <table data-testid="audit">
-          <thead>
-            <tr>
-              <th scope="col">Time</th>
-              <th scope="col">Kind</th>
-              <th scope="col">Who</th>
-              <th scope="col">Key</th>
-              <th scope="col">Hash</th>
-              <th scope="col">Detail</th>
-            </tr>
-          </thead>
-          <tbody>
-            {shown.map((r) => (
+        <div class="scroll-x">
+          <table data-testid="audit">
+            <thead>
               <tr>
-                <td>
-                  <Time at={r.fields.at} />
-                </td>
-                <td>{r.kind}</td>
-                <td>{r.fields.actor ?? r.fields.by ?? ''}</td>
-                <td>
-                  {r.fields.keyFingerprint ? (
-                    <Id value={r.fields.keyFingerprint} href={`/console/keys/${r.fields.keyFingerprint}`} />
-                  ) : (
-                    ''
-                  )}
-                </td>
-                <td>{r.fields.hash ? <Id value={r.fields.hash} /> : ''}</td>
-                <td>
-                  {r.fields.submission ? (
-                    <Id value={r.fields.submission} href={`/console/submissions/${r.fields.submission}`} />
-                  ) : null}{' '}
-                  {r.fields.decision ?? ''} {r.fields.reason ?? ''}
-                  {r.fields.stored === 'false' ? ' (not stored: command id taken)' : ''}
-                </td>
+                <th scope="col">Time</th>
+                <th scope="col">Kind</th>
+                <th scope="col">Who</th>
+                <th scope="col">Key</th>
+                <th scope="col">Hash</th>
+                <th scope="col">Detail</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {shown.map((r) => (
+                <tr>
+                  <td>
+                    <Time at={r.fields.at} />
+                  </td>
+                  <td>{r.kind}</td>
+                  <td class="wrap">{r.fields.actor ?? r.fields.by ?? ''}</td>
+                  <td>
+                    {r.fields.keyFingerprint ? (
+                      <Id value={r.fields.keyFingerprint} href={`/console/keys/${r.fields.keyFingerprint}`} />
+                    ) : (
+                      ''
+                    )}
+                  </td>
+                  <td>{r.fields.hash ? <Id value={r.fields.hash} /> : ''}</td>
+                  <td>
+                    {r.fields.submission ? (
+                      <Id value={r.fields.submission} href={`/console/submissions/${r.fields.submission}`} />
+                    ) : null}{' '}
+                    {r.fields.decision ?? ''} {r.fields.reason ?? ''}
+                    {r.fields.stored === 'false' ? ' (not stored: command id taken)' : ''}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
-      {res.older && (
-        <p>
+      <nav class="pager" aria-label="Pages of the audit">
+        {res.newer && (
+          <a href={`/console/audit?${newerQuery}`} data-testid="newer" rel="prev">
+            Newer entries
+          </a>
+        )}
+        {res.older && (
           <a href={`/console/audit?${olderQuery}`} data-testid="older" rel="next">
             Older entries
           </a>
-        </p>
-      )}
+        )}
+      </nav>
     </Page>,
   );
 }

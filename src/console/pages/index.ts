@@ -19,7 +19,8 @@ import { overviewPage } from './overview.tsx';
 import { onboardParty, partiesPage, partyPage } from './parties.tsx';
 import { decideProposal, policyPage, proposePolicy } from './policy.tsx';
 import { searchPage } from './search.tsx';
-import { submissionPage, submissionRows, submissionStatus, submissionsPage } from './submissions.tsx';
+import { submissionRows, submissionsPage } from './submission-list.tsx';
+import { submissionPage, submissionStatus } from './submissions.tsx';
 
 type Handler = (c: Ctx, deps: ConsoleDeps) => Response | Promise<Response>;
 

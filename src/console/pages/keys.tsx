@@ -8,7 +8,7 @@ import { answer } from '../client.ts';
 import type { ConsoleDeps } from '../deps.ts';
 import { PageError } from '../errors.ts';
 import { apiMessage, type Ctx, formFields, must } from '../http.tsx';
-import { Csrf, Empty, FormError, Id, Page, Status, Time } from '../ui.tsx';
+import { Csrf, Empty, FormError, Id, Page, Party, Status, Time } from '../ui.tsx';
 
 const ALGORITHMS = ['ed25519', 'p256', 'p384', 'secp256k1'] as const;
 
@@ -134,7 +134,7 @@ export async function keysPage(c: Ctx, form?: KeyForm) {
                   </td>
                   <td>
                     {(byKey.get(k.fingerprint) ?? []).map((p) => (
-                      <Id value={p} href={`/console/parties/${encodeURIComponent(p)}`} />
+                      <Party value={p} />
                     ))}
                   </td>
                 </tr>
@@ -270,10 +270,13 @@ export async function keyPage(
   const mine = (parties.status === 200 ? parties.body.items : []).filter(
     (p) => p.keyFingerprint === fingerprint,
   );
+  // 50 to a page (issue 30 item 10): a key with thousands of signatures stays a small page.
   const before = cursorParam(c.req.query('before'));
+  const after = before === undefined ? cursorParam(c.req.query('after')) : undefined;
   const audit = await readAudit(deps, viewer.principal, {
     before,
-    want: 100,
+    after,
+    want: 50,
     keep: (r) => r.kind === 'signature' && r.fields.keyFingerprint === fingerprint,
   });
   const signatures = audit.rows;
@@ -299,8 +302,8 @@ export async function keyPage(
     <Page title={`Key ${key.label ?? fingerprint.slice(0, 12)}`} viewer={viewer} active="/console/keys">
       <dl class="facts">
         <dt>Fingerprint</dt>
-        <dd class="mono" data-testid="fingerprint">
-          {key.fingerprint}
+        <dd>
+          <Id value={key.fingerprint} full testid="fingerprint" />
         </dd>
         <dt>Status</dt>
         <dd>
@@ -324,14 +327,12 @@ export async function keyPage(
           <Time at={key.createdAt} />
         </dd>
         <dt>Public key (DER SPKI, base64)</dt>
-        <dd class="mono wrap">{key.publicKey}</dd>
+        <dd>
+          <Id value={key.publicKey} full />
+        </dd>
         <dt>Parties</dt>
         <dd>
-          {mine.length === 0
-            ? 'none'
-            : mine.map((p) => (
-                <Id value={p.partyId} href={`/console/parties/${encodeURIComponent(p.partyId)}`} />
-              ))}
+          {mine.length === 0 ? 'none' : mine.map((p) => <Party value={p.partyId} />)}
           {key.status === 'active' && admin && viewer.principal.party === undefined && (
             <>
               {' '}
@@ -361,7 +362,7 @@ export async function keyPage(
             </thead>
             <tbody>
               {signatures.map((s) => (
-                <tr>
+                <tr data-entry={s.id}>
                   <td>
                     <Time at={s.fields.at} />
                   </td>
@@ -382,13 +383,23 @@ export async function keyPage(
             </tbody>
           </table>
         )}
-        {audit.older && (
-          <p>
-            <a href={`/console/keys/${fingerprint}?before=${audit.older}`} data-testid="older" rel="next">
-              Older signatures
+        <nav class="pager" aria-label="Pages of signatures">
+          {(before !== undefined || after !== undefined) && (
+            <a href={`/console/keys/${fingerprint}`} data-testid="newest">
+              Newest
             </a>
-          </p>
-        )}
+          )}
+          {audit.newer && (
+            <a href={`/console/keys/${fingerprint}?after=${audit.newer}`} data-testid="newer" rel="prev">
+              Newer
+            </a>
+          )}
+          {audit.older && (
+            <a href={`/console/keys/${fingerprint}?before=${audit.older}`} data-testid="older" rel="next">
+              Older
+            </a>
+          )}
+        </nav>
       </section>
       {key.status === 'active' && admin && (
         <section aria-labelledby="h-disable" class="danger">

@@ -4,8 +4,18 @@ import { allows } from '../../auth/index.ts';
 import { answer } from '../client.ts';
 import { PageError } from '../errors.ts';
 import { apiMessage, type Ctx, formFields, must } from '../http.tsx';
-import { ActivityTable, Csrf, Empty, FormError, Id, Page, Time } from '../ui.tsx';
-import { SubmissionTable } from './submissions.tsx';
+import { ActivityTable, Amount, Csrf, Empty, FormError, Id, Page, Party, Time } from '../ui.tsx';
+import { SubmissionTable, submissionTableData } from './submission-list.tsx';
+
+/** Rows per list on a party's page. */
+const PAGE = 50;
+
+/** A ledger offset in a query (absent: undefined; anything else is a 400 page). */
+function offsetParam(v: string | undefined): number | undefined {
+  if (v === undefined || v === '') return undefined;
+  if (!/^\d{1,15}$/.test(v)) throw new PageError(400, 'That page cursor is not a ledger offset.');
+  return Number(v);
+}
 
 export async function partiesPage(c: Ctx, form?: { error: string; values: Record<string, string> }) {
   const api = c.get('api');
@@ -67,7 +77,7 @@ export async function partiesPage(c: Ctx, form?: { error: string; values: Record
               {parties.items.map((p) => (
                 <tr data-party={p.partyId}>
                   <td>
-                    <Id value={p.partyId} href={`/console/parties/${encodeURIComponent(p.partyId)}`} />
+                    <Party value={p.partyId} />
                   </td>
                   <td>
                     <Id value={p.keyFingerprint} href={`/console/keys/${p.keyFingerprint}`} />
@@ -118,24 +128,50 @@ export async function partyPage(c: Ctx, party: string) {
   if (list.status === 200 && !view)
     throw new PageError(404, 'No party: it does not exist or is not visible to you.');
   const one = api.wallet.v1.parties[':party'];
+  // Each list 50 at a time (issue 30 item 10): the transactions page by offset here, the submissions and the feed
+  // continue on their own pages.
+  const txBefore = offsetParam(c.req.query('txBefore'));
+  const txAfter = offsetParam(c.req.query('txAfter'));
   const [subs, history, holdings, offers, feed] = await Promise.all([
-    answer(api.wallet.v1.submissions.$get({ query: { party, limit: '20' } })),
-    answer(one.transactions.$get({ param: { party }, query: { order: 'desc', limit: '20' } })),
+    answer(api.wallet.v1.submissions.$get({ query: { party, limit: String(PAGE) } })),
+    answer(
+      one.transactions.$get({
+        param: { party },
+        query:
+          txAfter !== undefined
+            ? { order: 'asc', limit: String(PAGE + 1), after: String(txAfter) }
+            : {
+                order: 'desc',
+                limit: String(PAGE + 1),
+                ...(txBefore !== undefined ? { before: String(txBefore) } : {}),
+              },
+      }),
+    ),
     answer(one.holdings.$get({ param: { party } })),
     answer(one['transfer-instructions'].$get({ param: { party }, query: {} })),
-    answer(one.activities.$get({ param: { party }, query: { page_size: '100' } })),
+    answer(one.activities.$get({ param: { party }, query: { page_size: String(PAGE) } })),
   ]);
+  const subRows = subs.status === 200 ? await submissionTableData(c, subs.body.items) : undefined;
+  // Newest first; one more than a page read to know whether there is another page that way.
+  const txs = history.status === 200 ? history.body.items : [];
+  const more = txs.length > PAGE;
+  const shown = (txAfter !== undefined ? txs.slice(0, PAGE).reverse() : txs.slice(0, PAGE)) as typeof txs;
+  const olderTx = (txAfter !== undefined || more) && shown.length > 0 ? shown.at(-1)?.offset : undefined;
+  const newerTx =
+    (txBefore !== undefined || (txAfter !== undefined && more)) && shown.length > 0
+      ? shown[0]?.offset
+      : undefined;
   return c.html(
     <Page title="Party" viewer={viewer} active="/console/parties">
       <dl class="facts">
         <dt>Party</dt>
-        <dd class="mono wrap" data-testid="party-id">
-          {party}
+        <dd>
+          <Id value={party} full testid="party-id" />
         </dd>
         <dt>Key</dt>
         <dd>{view && <Id value={view.keyFingerprint} href={`/console/keys/${view.keyFingerprint}`} />}</dd>
         <dt>Synchronizer</dt>
-        <dd class="mono wrap">{view?.synchronizerId}</dd>
+        <dd>{view && <Id value={view.synchronizerId} full />}</dd>
       </dl>
       <section aria-labelledby="h-psubs">
         <h2 id="h-psubs">Submissions</h2>
@@ -144,15 +180,29 @@ export async function partyPage(c: Ctx, party: string) {
         ) : subs.body.items.length === 0 ? (
           <Empty>None.</Empty>
         ) : (
-          <SubmissionTable items={subs.body.items} />
+          <>
+            <div class="scroll-x">
+              <SubmissionTable items={subs.body.items} what={subRows?.what ?? new Map()} />
+            </div>
+            {subs.body.nextCursor && (
+              <p>
+                <a
+                  href={`/console/submissions?party=${p}&cursor=${encodeURIComponent(subs.body.nextCursor)}&prev=-`}
+                  data-testid="older-submissions"
+                >
+                  Older submissions
+                </a>
+              </p>
+            )}
+          </>
         )}
       </section>
       <section aria-labelledby="h-ptx">
         <h2 id="h-ptx">Ledger transactions</h2>
         {history.status !== 200 ? (
           <Empty>{apiMessage(history)}</Empty>
-        ) : history.body.items.length === 0 ? (
-          <Empty>None seen by the watcher yet.</Empty>
+        ) : shown.length === 0 ? (
+          <Empty>None seen by the watcher {(txBefore ?? txAfter) ? 'on this page' : 'yet'}.</Empty>
         ) : (
           <table data-testid="party-transactions">
             <thead>
@@ -164,7 +214,7 @@ export async function partyPage(c: Ctx, party: string) {
               </tr>
             </thead>
             <tbody>
-              {history.body.items.map((t) => (
+              {shown.map((t) => (
                 <tr>
                   <td>
                     <a href={`/console/ledger/update?party=${p}&offset=${t.offset}`}>{t.offset}</a>
@@ -175,7 +225,7 @@ export async function partyPage(c: Ctx, party: string) {
                       href={`/console/ledger/update?party=${p}&updateId=${encodeURIComponent(t.updateId)}`}
                     />
                   </td>
-                  <td class="mono">{t.commandId ?? ''}</td>
+                  <td>{t.commandId ? <Id value={t.commandId} /> : ''}</td>
                   <td>
                     <Time at={t.recordTime} />
                   </td>
@@ -184,6 +234,23 @@ export async function partyPage(c: Ctx, party: string) {
             </tbody>
           </table>
         )}
+        <nav class="pager" aria-label="Pages of ledger transactions">
+          {(txBefore !== undefined || txAfter !== undefined) && (
+            <a href={`/console/parties/${p}`} data-testid="newest-transactions">
+              Newest
+            </a>
+          )}
+          {newerTx !== undefined && (
+            <a href={`/console/parties/${p}?txAfter=${newerTx}`} data-testid="newer-transactions" rel="prev">
+              Newer
+            </a>
+          )}
+          {olderTx !== undefined && (
+            <a href={`/console/parties/${p}?txBefore=${olderTx}`} data-testid="older-transactions" rel="next">
+              Older
+            </a>
+          )}
+        </nav>
       </section>
       <section aria-labelledby="h-hold">
         <h2 id="h-hold">Holdings</h2>
@@ -207,10 +274,18 @@ export async function partyPage(c: Ctx, party: string) {
               {holdings.body.instruments.map((b) => (
                 <tr>
                   <td>{b.instrument.id}</td>
-                  <td class="mono wrap">{b.instrument.admin}</td>
-                  <td class="num">{b.total}</td>
-                  <td class="num">{b.locked}</td>
-                  <td class="num">{b.unlocked}</td>
+                  <td>
+                    <Party value={b.instrument.admin} link={false} />
+                  </td>
+                  <td class="num">
+                    <Amount value={b.total} instrument={b.instrument.id} />
+                  </td>
+                  <td class="num">
+                    <Amount value={b.locked} instrument={b.instrument.id} />
+                  </td>
+                  <td class="num">
+                    <Amount value={b.unlocked} instrument={b.instrument.id} />
+                  </td>
                   <td class="num">{b.holdings.length}</td>
                 </tr>
               ))}
@@ -240,8 +315,12 @@ export async function partyPage(c: Ctx, party: string) {
               {offers.body.items.map((t) => (
                 <tr>
                   <td>{t.direction}</td>
-                  <td class="mono wrap">{t.direction === 'incoming' ? t.sender : t.receiver}</td>
-                  <td class="num">{t.amount}</td>
+                  <td>
+                    <Party value={t.direction === 'incoming' ? t.sender : t.receiver} link={false} />
+                  </td>
+                  <td class="num">
+                    <Amount value={t.amount} instrument={t.instrument.id} />
+                  </td>
                   <td>{t.instrument.id}</td>
                   <td>{t.memo ?? ''}</td>
                   <td>
@@ -262,6 +341,16 @@ export async function partyPage(c: Ctx, party: string) {
           <Empty>No activity for this party on the newest page of the feed.</Empty>
         ) : (
           <ActivityTable activities={feed.body.activities} />
+        )}
+        {feed.status === 200 && feed.body.next_begin_after_id && (
+          <p>
+            <a
+              href={`/console/ledger/activities?party=${p}&begin_after_id=${encodeURIComponent(feed.body.next_begin_after_id)}&page_size=${PAGE}`}
+              data-testid="more-activities"
+            >
+              More of the feed
+            </a>
+          </p>
         )}
       </section>
     </Page>,

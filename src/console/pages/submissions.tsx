@@ -1,164 +1,11 @@
-// Submissions: filtered by party, status and time, updating in place (console.js polls the rows fragment); a
-// submission's page shows what was signed as a readable preview, its attempts and the committed transaction.
+// A submission's page: what was signed as a readable preview, its attempts and the committed transaction (the list
+// is submission-list.tsx).
 
-import type { InferResponseType } from 'hono/client';
-import { SUBMISSION_STATUSES, type SubmissionStatus } from '../../submissions/index.ts';
 import { Decide, DecisionFlash, HashToSign, Sentence } from '../approval.tsx';
-import { type Api, answer } from '../client.ts';
+import { answer } from '../client.ts';
 import { PageError } from '../errors.ts';
-import { apiMessage, type Ctx, must } from '../http.tsx';
-import { Empty, Facts, Id, Json, Page, Status, Template, Time } from '../ui.tsx';
-
-interface Filters {
-  party?: string;
-  status?: SubmissionStatus;
-  since?: string;
-  until?: string;
-  cursor?: string;
-}
-
-/** A `datetime-local` value (read as UTC) or an ISO time; undefined when empty; an error message when neither. */
-function time(v: string | undefined, name: string): string | undefined {
-  if (!v?.trim()) return undefined;
-  const t = v.trim();
-  const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(t)
-    ? `${t.length === 16 ? `${t}:00` : t}Z`
-    : t;
-  if (Number.isNaN(Date.parse(iso)) || !/^\d{4}-\d{2}-\d{2}T/.test(iso))
-    throw new PageError(400, `${name}: not a date and time (use YYYY-MM-DDTHH:MM, UTC)`);
-  return new Date(iso).toISOString();
-}
-
-/** `olderThan=10m` (or `2h`, `1d`): created before that long ago, as the `to` time (the overview's links). */
-function olderThan(v: string | undefined): string | undefined {
-  if (!v) return undefined;
-  const m = /^(\d{1,5})([mhd])$/.exec(v.trim());
-  if (!m) throw new PageError(400, 'olderThan: a number of minutes, hours or days, such as 10m, 2h or 1d');
-  const unit = { m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as 'm' | 'h' | 'd'];
-  return new Date(Date.now() - Number(m[1]) * unit).toISOString();
-}
-
-function readFilters(c: Ctx): Filters {
-  const q = c.req.query();
-  const status = SUBMISSION_STATUSES.find((s) => s === q.status);
-  if (q.status && !status) throw new PageError(400, `status: one of ${SUBMISSION_STATUSES.join(', ')}`);
-  const f: Filters = {};
-  if (q.party?.trim()) f.party = q.party.trim();
-  if (status) f.status = status;
-  const since = time(q.since, 'from');
-  const until = time(q.until, 'to') ?? olderThan(q.olderThan);
-  if (since) f.since = since;
-  if (until) f.until = until;
-  if (q.cursor) f.cursor = q.cursor;
-  return f;
-}
-
-function query(f: Filters, extra: Record<string, string> = {}): string {
-  const p = new URLSearchParams();
-  for (const [k, v] of Object.entries({ ...f, ...extra })) if (v) p.set(k, v);
-  return p.toString();
-}
-
-async function load(c: Ctx, f: Filters) {
-  const res = await answer(c.get('api').wallet.v1.submissions.$get({ query: { ...f, limit: '50' } }));
-  if (res.status === 400) throw new PageError(400, apiMessage(res));
-  return must(res, 'submissions');
-}
-
-/** A submission record as the API answers it. */
-export type Submission = InferResponseType<Api['wallet']['v1']['submissions']['$get'], 200>['items'][number];
-
-const Rows = (p: { items: Submission[] }) => (
-  <tbody data-testid="submission-rows">
-    {p.items.map((r) => (
-      <tr data-id={r.id}>
-        <td>
-          <Id value={r.id} href={`/console/submissions/${r.id}`} />
-        </td>
-        <td>
-          <Status status={r.status} />
-        </td>
-        <td>
-          <Id value={r.party} />
-        </td>
-        <td class="mono">{r.error?.code ?? ''}</td>
-        <td>
-          <Time at={r.createdAt} />
-        </td>
-        <td>
-          <Time at={r.updatedAt} />
-        </td>
-      </tr>
-    ))}
-  </tbody>
-);
-
-/** Submissions with status, party, error and times; `live`: the rows fragment console.js polls to update them. */
-export const SubmissionTable = (p: { items: Submission[]; live?: string }) => (
-  <table data-live={p.live} aria-live={p.live ? 'polite' : undefined}>
-    <thead>
-      <tr>
-        <th scope="col">Submission</th>
-        <th scope="col">Status</th>
-        <th scope="col">Party</th>
-        <th scope="col">Error</th>
-        <th scope="col">Created</th>
-        <th scope="col">Updated</th>
-      </tr>
-    </thead>
-    <Rows items={p.items} />
-  </table>
-);
-
-export async function submissionsPage(c: Ctx) {
-  const viewer = c.get('viewer');
-  const f = readFilters(c);
-  const page = await load(c, f);
-  const local = (iso?: string) => (iso ? iso.slice(0, 16) : '');
-  return c.html(
-    <Page title="Submissions" viewer={viewer} active="/console/submissions">
-      <form method="get" action="/console/submissions" class="inline" data-testid="submission-filters">
-        <label>
-          Party
-          <input name="party" value={f.party ?? viewer.principal.party ?? ''} maxlength={512} />
-        </label>
-        <label>
-          Status
-          <select name="status">
-            <option value="">any</option>
-            {SUBMISSION_STATUSES.map((s) => (
-              <option value={s} selected={f.status === s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          From (UTC)
-          <input type="datetime-local" name="since" value={local(f.since)} />
-        </label>
-        <label>
-          To (UTC)
-          <input type="datetime-local" name="until" value={local(f.until)} />
-        </label>
-        <button type="submit">Filter</button>
-      </form>
-      {page.items.length === 0 && !f.cursor ? <Empty>No submissions match.</Empty> : null}
-      <SubmissionTable items={page.items} live={`/console/submissions/rows?${query(f)}`} />
-      {page.nextCursor && (
-        <p>
-          <a href={`/console/submissions?${query({ ...f, cursor: page.nextCursor })}`}>Older submissions</a>
-        </p>
-      )}
-    </Page>,
-  );
-}
-
-/** The rows alone, for console.js to swap in place (statuses change without a reload). */
-export async function submissionRows(c: Ctx) {
-  const page = await load(c, readFilters(c));
-  return c.html(<Rows items={page.items} />);
-}
+import { type Ctx, must } from '../http.tsx';
+import { Empty, Facts, Id, Json, Page, Party, Status, Template, Time } from '../ui.tsx';
 
 /** A submission id as the console accepts it in a path. */
 export const ID = /^[\w-]{1,100}$/;
@@ -190,10 +37,10 @@ export async function submissionPage(c: Ctx, id: string, form?: { error: string 
       <div data-live-status={`/console/submissions/${id}/status`}>
         <Facts
           rows={[
-            ['Id', <span class="mono">{rec.id}</span>],
+            ['Id', <Id value={rec.id} full />],
             ['Status', <Status status={rec.status} />],
-            ['Party', <span class="mono wrap">{rec.party}</span>],
-            ['Command id', <span class="mono">{rec.commandId}</span>],
+            ['Party', <Party value={rec.party} full />],
+            ['Command id', <Id value={rec.commandId} full />],
             ['Key', <Id value={rec.keyFingerprint} href={`/console/keys/${rec.keyFingerprint}`} />],
             ['Requested by', rec.requestedBy],
             ['Created', <Time at={rec.createdAt} />],
@@ -361,7 +208,9 @@ export async function submissionPage(c: Ctx, id: string, form?: { error: string 
             <tbody>
               {rec.attempts.map((a) => (
                 <tr>
-                  <td class="mono">{a.submissionId}</td>
+                  <td>
+                    <Id value={a.submissionId} />
+                  </td>
                   <td>
                     <Time at={a.startedAt} />
                   </td>

@@ -17,7 +17,7 @@ export async function activitiesPage(c: Ctx) {
     else if (q.page_size && !/^\d{1,4}$/.test(q.page_size))
       result = { error: 'Page size: a number from 1 to 1000.' };
     else {
-      const query = { ...compact({ begin_after_id: q.begin_after_id }), page_size: q.page_size || '20' };
+      const query = { ...compact({ begin_after_id: q.begin_after_id }), page_size: q.page_size || '50' };
       const feed = c.get('api').wallet.v1.parties[':party'].activities;
       result = outcome(await ledgerAnswer(feed.$get({ param: { party }, query })), 'activity feed');
     }
@@ -33,7 +33,7 @@ export async function activitiesPage(c: Ctx) {
         </label>
         <label>
           Page size
-          <input name="page_size" inputmode="numeric" value={q.page_size ?? '20'} />
+          <input name="page_size" inputmode="numeric" value={q.page_size ?? '50'} />
         </label>
         <button type="submit">Read</button>
         {result && 'error' in result && <FormError message={result.error} />}
@@ -49,7 +49,7 @@ export async function activitiesPage(c: Ctx) {
             <p>
               <a
                 data-testid="next-activities"
-                href={`/console/ledger/activities?${qs({ party, begin_after_id: next, page_size: q.page_size || '20' })}`}
+                href={`/console/ledger/activities?${qs({ party, begin_after_id: next, page_size: q.page_size || '50' })}`}
               >
                 Next page (after {next})
               </a>

@@ -1,7 +1,7 @@
 // A list of updates as the ledger's contract types them: offset, kind and update id (linked to its page).
 import type { InferResponseType } from 'hono/client';
 import type { Api } from '../../client.ts';
-import { Empty } from '../../ui.tsx';
+import { Empty, Id } from '../../ui.tsx';
 import { qs } from './query.ts';
 
 /** One update as the ledger's contract types it ({ Transaction: { value } } and the other variants). */
@@ -38,9 +38,12 @@ export function UpdateList(p: { updates: LedgerUpdate[]; party: string }) {
             <tr data-offset={d.offset}>
               <td>{d.offset}</td>
               <td>{d.kind}</td>
-              <td class="mono">
+              <td>
                 {d.id ? (
-                  <a href={`/console/ledger/update?${qs({ party: p.party, updateId: d.id })}`}>{d.id}</a>
+                  <Id
+                    value={d.id}
+                    href={`/console/ledger/update?${qs({ party: p.party, updateId: d.id })}`}
+                  />
                 ) : (
                   ''
                 )}
