@@ -2,11 +2,18 @@
 
 const POLL_MS = 1500;
 
+// Once a form is sent the page is on its way out: no refresh may reload it over the form's answer (a decision
+// changes the status it watches, and a reload then would abort the navigation to the answer).
+let leaving = false;
+document.addEventListener('submit', () => {
+  leaving = true;
+});
+
 // Submissions list: swap in fresh rows so status changes appear without a reload.
 for (const table of document.querySelectorAll('table[data-live]')) {
   const url = table.getAttribute('data-live');
   setInterval(async () => {
-    if (document.hidden) return;
+    if (document.hidden || leaving) return;
     try {
       const res = await fetch(url, { credentials: 'same-origin', headers: { accept: 'text/html' } });
       if (!res.ok) return;
@@ -28,12 +35,12 @@ if (watched) {
   const url = watched.getAttribute('data-live-status');
   const shown = watched.querySelector('[data-status]')?.getAttribute('data-status');
   const timer = setInterval(async () => {
-    if (document.hidden) return;
+    if (document.hidden || leaving) return;
     try {
       const res = await fetch(url, { credentials: 'same-origin', headers: { accept: 'application/json' } });
       if (!res.ok) return;
       const body = await res.json();
-      if (body.status !== shown) {
+      if (body.status !== shown && !leaving) {
         clearInterval(timer);
         location.reload();
       }
