@@ -70,16 +70,25 @@ export async function demoEnv(
     // The embedded ledger starts empty: parties registered by an earlier demo run no longer exist on it.
     await rm(join(overrides.KEYS_DIR, 'parties'), { recursive: true, force: true });
   }
-  // Audit checkpoints out of the box: an Ed25519 audit key of the demo's own, its checkpoints in .demo/.
-  let auditCheckpoints: string | undefined;
-  if (!envHas(env, 'AUDIT_KEY')) {
-    overrides.AUDIT_KEY = await demoAuditKey({ ...env, ...overrides }, join(dir, 'audit-key'));
-    if (!envHas(env, 'AUDIT_CHECKPOINT_FILE')) {
-      auditCheckpoints = join(dir, 'audit-checkpoints.jsonl');
-      overrides.AUDIT_CHECKPOINT_FILE = auditCheckpoints;
-    }
-  }
+  // Audit checkpoints out of the box, in .demo/ (demoAudit: its key is made once Redis answers).
+  const auditCheckpoints =
+    !envHas(env, 'AUDIT_KEY') && !envHas(env, 'AUDIT_CHECKPOINT_FILE')
+      ? join(dir, 'audit-checkpoints.jsonl')
+      : undefined;
+  if (auditCheckpoints) overrides.AUDIT_CHECKPOINT_FILE = auditCheckpoints;
   return { overrides, demo: { dir, secret, ...(auditCheckpoints ? { auditCheckpoints } : {}) } };
+}
+
+/**
+ * The demo's audit key (AUDIT_KEY unless one was given): made after the Redis check, since sealing a new key file
+ * takes the key store's scrypt, and a machine without Redis is told so at once.
+ */
+export async function demoAudit(
+  env: Readonly<Record<string, string | undefined>>,
+  demo: DemoSecrets,
+): Promise<Record<string, string>> {
+  if (envHas(env, 'AUDIT_KEY')) return {};
+  return { AUDIT_KEY: await demoAuditKey(env, join(demo.dir, 'audit-key')) };
 }
 
 /** The demo's audit key: the one named in `file` while it is active, else a new Ed25519 key (named there). */

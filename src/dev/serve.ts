@@ -9,7 +9,7 @@ import { UsageError } from '../errors.ts';
 import { shortAmount } from '../policy/index.ts';
 import type { RedisTarget } from '../redis/connection.ts';
 import { type ServeOptions, type Serving, serve } from '../server/serve.ts';
-import { DEMO_REDIS_PREFIX, demoEnv, prepareDemo, resetDemoState } from './demo.ts';
+import { DEMO_REDIS_PREFIX, demoAudit, demoEnv, prepareDemo, resetDemoState } from './demo.ts';
 import { demoRedis } from './private-redis.ts';
 import { loadSandbox } from './sandbox.ts';
 
@@ -41,6 +41,7 @@ export async function serveEmbedded(o: Omit<ServeOptions, 'embedded'> & { demo: 
         stops.push(redis.started.stop);
         env = { ...env, REDIS_URL: redis.url };
       }
+      env = { ...env, ...(await demoAudit(env, prepared.demo)) };
       demoTarget = redis.started ? { url: redis.url } : config.redisTarget;
     }
     const { startSandbox, SANDBOX_RECOGNIZERS, mintHolding, grantPreapproval } = await loadSandbox();
