@@ -86,6 +86,63 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/wallet/v1/submissions/{id}/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A submission's lifecycle: its steps, its error explained, and the admin actions its state allows */
+        get: operations["getSubmissionTimeline"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallet/v1/submissions/{id}/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Admin: search the ledger now for a transaction whose outcome is not known; commits the record when found
+         * @description 409 ALREADY_FINAL, AWAITING_APPROVAL or NOT_SENT when there is nothing to search for. Sends nothing.
+         */
+        post: operations["searchSubmission"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallet/v1/submissions/{id}/expire": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Admin: mark a submission expired once it can no longer commit (a last search first; audited)
+         * @description 409 STILL_COMMITTABLE before canCommitUntil, STILL_SETTLING within SETTLE_GRACE_SECONDS after it when an attempt may have reached the ledger; a transaction found by the last search commits the record instead.
+         */
+        post: operations["expireSubmission"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/wallet/v1/transfers": {
         parameters: {
             query?: never;
@@ -978,6 +1035,8 @@ export interface components {
             reconcileFromOffset: number | null;
             /** @description offset up to which the ledger was already searched for this transaction */
             reconciledThroughOffset: number | null;
+            /** @description when the ledger was last searched for this transaction (an unknown outcome, an operator search) */
+            searchedAt?: string | null;
             approval?: components["schemas"]["ApprovalRequirement"];
             /** @description decisions so far, in order */
             approvals?: components["schemas"]["Approval"][];
@@ -1058,6 +1117,8 @@ export interface components {
             /** @description a stable code, e.g. DUPLICATE_COMMAND */
             code: string;
             message: string;
+            /** @description the contracts the ledger named in its refusal (its CONTRACT_ID resources), e.g. inputs already spent */
+            contractIds?: string[];
         } | null;
         /** @description A transaction as the JSON Ledger API v2 returns it */
         JsTransaction: {
@@ -1341,6 +1402,52 @@ export interface components {
         SubmissionList: {
             items: components["schemas"]["Submission"][];
             nextCursor: string | null;
+        };
+        SubmissionTimeline: {
+            id: string;
+            status: string;
+            steps: {
+                /** @enum {string} */
+                kind: "accepted" | "approval" | "signed" | "attempt" | "searched" | "committed" | "rejected" | "expired" | "waiting";
+                /** @description ISO 8601; null for what the record waits for now (the last step) */
+                at: string | null;
+                text: string;
+                /** @description an attempt's outcome */
+                outcome?: string;
+                code?: string;
+            }[];
+            /** @description the record's error in plain words, with the next step */
+            explanation: {
+                code: string;
+                title: string;
+                text: string;
+                next: string;
+            } | null;
+            /** @description for a refusal naming inactive contracts: each one, and the update that spent it */
+            spentInputs: {
+                contractId: string;
+                templateId: string | null;
+                /** @description the update that archived it; null when the ledger shows no archive to this party */
+                spentBy: {
+                    offset: number;
+                    updateId: string | null;
+                    /** @description Quill's record of that update, when it was one of its own */
+                    submission: string | null;
+                } | null;
+                /** @enum {string} */
+                lookup: "found" | "not visible" | "failed";
+            }[];
+            actions: {
+                /** @description POST …/search applies (something was sent and the record is not final) */
+                search: boolean;
+                /** @description POST …/expire applies from this time (null: never, the record is final or awaits approval) */
+                expireFrom: string | null;
+            };
+        };
+        OperatorResult: {
+            /** @description the transaction was found on the ledger: the record is committed */
+            found: boolean;
+            record: components["schemas"]["Submission"];
         };
         /**
          * @example {
@@ -1695,7 +1802,7 @@ export interface components {
         Webhook: {
             id: string;
             url: string;
-            types: ("submission.accepted" | "submission.awaiting_approval" | "submission.committed" | "submission.rejected" | "submission.expired" | "transaction.received" | "transfer.incoming" | "ledger.gap" | "ledger.reset")[];
+            types: ("submission.accepted" | "submission.awaiting_approval" | "submission.approval" | "submission.committed" | "submission.rejected" | "submission.expired" | "transaction.received" | "transfer.incoming" | "ledger.gap" | "ledger.reset")[];
             party: string | null;
             description: string | null;
             createdAt: string;
@@ -1708,7 +1815,7 @@ export interface components {
              * @description empty: every type
              * @default []
              */
-            types: ("submission.accepted" | "submission.awaiting_approval" | "submission.committed" | "submission.rejected" | "submission.expired" | "transaction.received" | "transfer.incoming" | "ledger.gap" | "ledger.reset")[];
+            types: ("submission.accepted" | "submission.awaiting_approval" | "submission.approval" | "submission.committed" | "submission.rejected" | "submission.expired" | "transaction.received" | "transfer.incoming" | "ledger.gap" | "ledger.reset")[];
             /** @description only this party (absent: every party) */
             party?: string | null;
             description?: string | null;
@@ -1773,6 +1880,8 @@ export interface components {
             reconcileFromOffset: number | null;
             /** @description offset up to which the ledger was already searched for this transaction */
             reconciledThroughOffset: number | null;
+            /** @description when the ledger was last searched for this transaction (an unknown outcome, an operator search) */
+            searchedAt?: string | null;
             approval?: components["schemas"]["ApprovalRequirement"];
             /** @description decisions so far, in order */
             approvals?: components["schemas"]["Approval"][];
@@ -3156,6 +3265,385 @@ export interface operations {
                      *       "error": {
                      *         "code": "NOT_FOUND",
                      *         "message": "no submission sub_Jv8bj7IHoah0oOndAh2y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSubmissionTimeline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The timeline */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubmissionTimeline"];
+                };
+            };
+            /** @description Malformed request: the body, a parameter or the prepared transaction is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INVALID_REQUEST",
+                     *         "message": "preparedTransaction: must be standard base64"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHENTICATED",
+                     *         "message": "a bearer token is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the role or party scope for this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PARTY_NOT_ALLOWED",
+                     *         "message": "this token may not submit for that party"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "no submission sub_Jv8bj7IHoah0oOndAh2y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    searchSubmission: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done: the record as it stands now (committed when the search found it) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorResult"];
+                };
+            };
+            /** @description Malformed request: the body, a parameter or the prepared transaction is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INVALID_REQUEST",
+                     *         "message": "preparedTransaction: must be standard base64"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHENTICATED",
+                     *         "message": "a bearer token is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the role or party scope for this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PARTY_NOT_ALLOWED",
+                     *         "message": "this token may not submit for that party"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "no submission sub_Jv8bj7IHoah0oOndAh2y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with an existing resource */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "COMMAND_ID_IN_USE",
+                     *         "message": "command id greeting-1 is already used by another transaction"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A token registry answered badly or not at all (REGISTRY_UNAVAILABLE) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "REGISTRY_UNAVAILABLE",
+                     *         "message": "the registry of DSO::1220… did not answer (TimeoutError): retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (Redis, the ledger) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAVAILABLE",
+                     *         "message": "the ledger is unavailable, try again"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    expireSubmission: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description why (in the audit entry) */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Done: the record as it stands now (committed when the search found it) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorResult"];
+                };
+            };
+            /** @description Malformed request: the body, a parameter or the prepared transaction is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INVALID_REQUEST",
+                     *         "message": "preparedTransaction: must be standard base64"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHENTICATED",
+                     *         "message": "a bearer token is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the role or party scope for this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PARTY_NOT_ALLOWED",
+                     *         "message": "this token may not submit for that party"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "no submission sub_Jv8bj7IHoah0oOndAh2y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with an existing resource */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "COMMAND_ID_IN_USE",
+                     *         "message": "command id greeting-1 is already used by another transaction"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A token registry answered badly or not at all (REGISTRY_UNAVAILABLE) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "REGISTRY_UNAVAILABLE",
+                     *         "message": "the registry of DSO::1220… did not answer (TimeoutError): retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (Redis, the ledger) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAVAILABLE",
+                     *         "message": "the ledger is unavailable, try again"
                      *       }
                      *     }
                      */
@@ -5127,7 +5615,7 @@ export interface operations {
             query?: {
                 /** @description only this party's events (a party-scoped token always gets its own; another is 403) */
                 party?: string;
-                /** @description comma-separated event types: submission.accepted, submission.awaiting_approval, submission.committed, submission.rejected, submission.expired, transaction.received, transfer.incoming, ledger.gap, ledger.reset */
+                /** @description comma-separated event types: submission.accepted, submission.awaiting_approval, submission.approval, submission.committed, submission.rejected, submission.expired, transaction.received, transfer.incoming, ledger.gap, ledger.reset */
                 types?: string;
                 /** @description resume after this event id (as Last-Event-ID) */
                 after?: string;

@@ -17,6 +17,7 @@ import { eventRoutes } from './routes/events.ts';
 import { intentRoutes } from './routes/intents.ts';
 import { keyRoutes } from './routes/keys.ts';
 import { ledgerRoutes } from './routes/ledger.ts';
+import { lifecycleRoutes } from './routes/lifecycle.ts';
 import { operationsRoutes } from './routes/operations.ts';
 import { partyRoutes } from './routes/parties/index.ts';
 import { policyRoutes } from './routes/policy.ts';
@@ -141,6 +142,7 @@ export function createApp(deps: AppDeps) {
   // After the /wallet/* middleware: Hono runs what matches in the order it was added.
   const wallet = withProbes
     .route('/', submissionRoutes(deps))
+    .route('/', lifecycleRoutes(deps))
     .route('/', intentRoutes(deps))
     .route('/', keyRoutes(deps))
     .route('/', partyRoutes(deps))

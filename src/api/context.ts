@@ -1,6 +1,7 @@
 // What the API's routes share: dependencies, the Hono environment, and role/party checks.
 
 import type {
+  JsGetEventsByContractIdResponse,
   JsTransaction,
   ListVettedPackagesRequest,
   ListVettedPackagesResponse,
@@ -20,6 +21,7 @@ import type { Registry } from '../metrics.ts';
 import type { PolicyProposals, PolicyStore } from '../policy/index.ts';
 import type {
   AcceptDeps,
+  ExecutorDeps,
   Inspector,
   OutcomeWaiter,
   PipelineMetrics,
@@ -109,6 +111,8 @@ export interface AppDeps {
   ledgerReads?: LedgerReads;
   /** Quill's own prepare of transfers, instruction answers and commands; absent: those routes answer 503. */
   intents?: IntentService;
+  /** The worker's executor, for an admin's search of the ledger and expiry (…/search, …/expire); absent: 503. */
+  executor?: ExecutorDeps;
   /** What needs an operator beyond the records (GET /wallet/v1/operations); absent: that route answers 503. */
   operations?: () => Promise<OperationsView>;
   /** Mints a one-time console sign-in link's token (POST /wallet/v1/console/links); absent: links are off. */
@@ -151,6 +155,11 @@ export interface LedgerReads {
     range: { beginExclusive: number; endInclusive: number; descendingOrder: boolean; limit: number },
     party: string,
   ): Promise<Update[]>;
+  /**
+   * The create and (when spent) archive of a contract as the party sees them
+   * (`/v2/events/events-by-contract-id`); undefined when the ledger does not show it to the party.
+   */
+  contractEvents?(contractId: string, party: string): Promise<JsGetEventsByContractIdResponse | undefined>;
   /** INTERFACE.md 4.5: the update at an offset as the party sees it (as the ledger answers: it may omit it). */
   updateByOffset(offset: number, party: string): Promise<Update | undefined>;
   /** INTERFACE.md 4.6: the wallet's own ledger user, and a change to it through an update mask. */

@@ -1,6 +1,11 @@
 // The API's ledger reads (src/api LedgerReads) over the wallet's LedgerClient, as one party.
 
-import type { LedgerClient, TransactionFormat, UpdateFormat } from '@quill/canton/ledger';
+import {
+  type LedgerClient,
+  LedgerError,
+  type TransactionFormat,
+  type UpdateFormat,
+} from '@quill/canton/ledger';
 import type { ScanClient } from '@quill/canton/scan';
 import type { LedgerReads } from './context.ts';
 
@@ -49,6 +54,17 @@ export function ledgerReads(client: LedgerClient, scan?: ScanClient, userId?: st
       );
       // Each element of the stream carries one update; an empty element (none seen) carries nothing to show.
       return page.flatMap((item) => (item.update ? [item.update] : []));
+    },
+    async contractEvents(contractId, party) {
+      try {
+        return await client.eventsByContractId({
+          contractId,
+          eventFormat: { filtersByParty: { [party]: { cumulative: [] } }, verbose: false },
+        });
+      } catch (err) {
+        if (err instanceof LedgerError && err.code === 'CONTRACT_EVENTS_NOT_FOUND') return undefined;
+        throw err;
+      }
     },
     async updateByOffset(offset, party) {
       return (await client.updateByOffset({ offset, updateFormat: updateFormat(party) })).update ?? undefined;

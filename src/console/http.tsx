@@ -113,7 +113,7 @@ export function sessionGate(
     c.set('principal', session.principal);
     // The approvals badge: the overview's own count (one Redis round trip), on pages only (not fragments).
     const counts =
-      c.req.method === 'GET' && !/\/(rows|status)$/.test(c.req.path)
+      c.req.method === 'GET' && !/\/(rows|status|events)$/.test(c.req.path)
         ? await deps.statusCounts(session.principal.party).catch(() => undefined)
         : undefined;
     const waiting = counts?.awaiting_approval ?? 0;

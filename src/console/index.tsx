@@ -8,6 +8,7 @@ import type { WalletApp } from '../api/index.ts';
 import type { ConsoleDeps } from './deps.ts';
 import { PageError } from './errors.ts';
 import { type ConsoleEnv, errorPage, securityHeaders, sessionGate } from './http.tsx';
+import { liveEvents } from './live.ts';
 import { OidcSignIn } from './oidc.ts';
 import { navFor, PAGES } from './pages/index.ts';
 import { oidcCallback, oidcStart, redeem, signinPage, signout } from './pages/signin.tsx';
@@ -50,6 +51,8 @@ export function mountConsole(app: WalletApp, deps: ConsoleDeps): void {
   ui.get('/oidc/start', (c) => oidcStart(c, deps, oidc));
   ui.get('/oidc/callback', (c) => oidcCallback(c, deps, oidc));
   ui.post('/signout', (c) => signout(c, deps));
+  // Not a page of the table: a stream that never ends (live.ts).
+  ui.get('/events', (c) => liveEvents(c));
 
   // Only the pages of the table are routed (pages/index.ts).
   for (const page of PAGES) {

@@ -42,7 +42,7 @@ export function Page(p: { title: string; viewer?: Viewer; active?: string; child
               <details class="menu" open>
                 <summary>Menu</summary>
                 <div class="menu-body">
-                  <NavLinks label="Sections" links={sectionLinks(p.viewer)} active={p.active} />
+                  <NavLinks label="Sections" links={sectionLinks(p.viewer)} active={p.active} live="nav" />
                   <SearchBox />
                   <div class="who">
                     <span data-testid="who">
@@ -270,20 +270,27 @@ export const NavLinks = (p: {
   links: readonly NavLink[];
   active?: string | undefined;
   class?: string;
+  /** console.js swaps it when events arrive (the approvals badge). */
+  live?: string;
 }) => (
-  <nav aria-label={p.label} class={p.class}>
+  <nav aria-label={p.label} class={p.class} data-live-region={p.live}>
     <ul>
       {p.links.map((l) => (
         <li>
           <a href={l.href} aria-current={p.active === l.href ? 'page' : undefined}>
             {l.label}
-            {l.count ? (
-              <span class="badge" data-testid={`badge-${l.label.toLowerCase()}`}>
+            {l.count !== undefined && (
+              // Kept at 0 (not shown, not read out) so the bar keeps its width when the count comes and goes.
+              <span
+                class={l.count ? 'badge' : 'badge zero'}
+                aria-hidden={l.count ? undefined : 'true'}
+                data-testid={`badge-${l.label.toLowerCase()}`}
+              >
                 {' '}
                 {l.count}
                 <span class="visually-hidden"> waiting</span>
               </span>
-            ) : null}
+            )}
           </a>
         </li>
       ))}

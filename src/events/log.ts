@@ -12,6 +12,8 @@ const TRIM = loadScript('trim');
 export const EVENT_TYPES = [
   'submission.accepted',
   'submission.awaiting_approval',
+  /** An approver decided (or a new policy version reviewed it) and it did not end: its approvals and status now. */
+  'submission.approval',
   'submission.committed',
   'submission.rejected',
   'submission.expired',

@@ -13,7 +13,7 @@ import {
 } from '../redis/consumer.ts';
 import { type RedisKeys, redisKeys } from '../redis/keys.ts';
 import { loadScript, runScript } from '../redis/scripts.ts';
-import { decodeOutboxEntry } from '../submissions/index.ts';
+import { decodeOutboxEntry, isTerminal, type OutboxEntry } from '../submissions/index.ts';
 import type { EventLog, EventType } from './log.ts';
 
 const RELAY = loadScript('relay');
@@ -26,6 +26,13 @@ const TYPES: Readonly<Record<string, EventType>> = {
   awaiting_approval: 'submission.awaiting_approval',
 };
 
+/** An entry's event: how it ended; else a decision on a record that awaited approval; else its creation. */
+function eventType(e: OutboxEntry): EventType {
+  if (isTerminal(e.status)) return TYPES[e.status] as EventType;
+  if (e.from === 'awaiting_approval') return 'submission.approval';
+  return TYPES[e.status] ?? 'submission.accepted';
+}
+
 /** One batch of outbox entries as events, the cursor moved from `from` to `to` in the same step. */
 async function relayBatch(redis: Redis, keys: RedisKeys, entries: StreamEntry[], from: string, to: string) {
   const records: string[] = [];
@@ -33,7 +40,7 @@ async function relayBatch(redis: Redis, keys: RedisKeys, entries: StreamEntry[],
   for (const { id, fields } of entries) {
     const e = decodeOutboxEntry(id, fields);
     records.push(keys.record(e.id));
-    args.push(TYPES[e.status] ?? 'submission.accepted', e.party, e.at);
+    args.push(eventType(e), e.party, e.at);
   }
   await runScript(redis, RELAY, [keys.relayCursor, keys.events, ...records], [from, to, ...args]);
 }

@@ -54,13 +54,28 @@ function refusedByClient(err: LedgerError): boolean {
   return err.status === undefined && err.context.source === 'client' && err.code === 'INVALID_ARGUMENT';
 }
 
+const CONTRACT_ID = /^[0-9a-f]{2,512}$/i;
+
+/** The contracts a refusal names (its CONTRACT_ID resources: an input already spent, one not found), at most 20. */
+function namedContracts(err: LedgerError): string[] {
+  const ids = (err.body?.resources ?? []).flatMap(([kind, id]) =>
+    kind === 'CONTRACT_ID' && CONTRACT_ID.test(id) ? [id] : [],
+  );
+  return [...new Set(ids)].slice(0, 20);
+}
+
 export function classifyError(err: unknown): Classification {
   // Anything else may have been thrown after the request left: assume it could have been applied.
   if (!(err instanceof LedgerError)) {
     const message = err instanceof Error ? err.message : 'unexpected failure';
     return { kind: 'ambiguous', error: { code: 'UNEXPECTED_ERROR', message: oneLine(String(message)) } };
   }
-  const error: ErrorInfo = { code: err.code, message: oneLine(err.message || err.code) };
+  const contractIds = namedContracts(err);
+  const error: ErrorInfo = {
+    code: err.code,
+    message: oneLine(err.message || err.code),
+    ...(contractIds.length > 0 ? { contractIds } : {}),
+  };
   if (err.code === 'DUPLICATE_COMMAND') {
     const ctx = err.context;
     const raw = ctx.completion_offset ?? ctx.completionOffset;

@@ -28,6 +28,11 @@ export type Decision =
 /** Outcomes after which the transaction may be, or may yet become, committed on the ledger. */
 const MAY_COMMIT: ReadonlySet<Attempt['outcome']> = new Set(['pending', 'ambiguous', 'duplicate']);
 
+/** Whether an attempt already made may be, or may yet become, committed on the ledger. */
+export function mayStillCommit(rec: SubmissionRecord): boolean {
+  return rec.attempts.some((a) => MAY_COMMIT.has(a.outcome));
+}
+
 /** When the ledger stops accepting this record's transaction, and the code to expire it with after that. */
 export function recordDeadline(rec: SubmissionRecord, config: DecisionConfig): CommitDeadline {
   const maxRecordTime = rec.maxRecordTime ? Date.parse(rec.maxRecordTime) : undefined;
@@ -56,7 +61,7 @@ export function decide(input: {
   if (isTerminal(rec.status)) return { kind: 'done' };
   // An attempt whose answer never came may still commit until the deadline (with V2 nothing else bounds
   // it): such a submission is watched, never called expired, until the ledger can no longer accept it.
-  const mayCommit = rec.attempts.some((a) => MAY_COMMIT.has(a.outcome));
+  const mayCommit = mayStillCommit(rec);
   const deadline = recordDeadline(rec, config);
   if (now > deadline.at) {
     if (mayCommit && now <= deadline.at + config.settleGraceMs)

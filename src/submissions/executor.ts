@@ -235,7 +235,7 @@ function retryAfter(config: ExecutorConfig, attempts: number, reason: string): S
   return { kind: 'retry', delayMs: backoffDelay(attempts, config.baseDelayMs, config.maxDelayMs), reason };
 }
 
-async function commit(
+export async function commit(
   deps: ExecutorDeps,
   id: string,
   tx: JsTransaction,
@@ -278,7 +278,7 @@ async function finalize(
 }
 
 /** Searches the ledger for this transaction's commit, after what earlier searches already covered. */
-function searchLedger(deps: ExecutorDeps, rec: SubmissionRecord) {
+export function searchLedger(deps: ExecutorDeps, rec: SubmissionRecord) {
   return reconcile(deps.ledger, {
     party: rec.party,
     hashHex: rec.preparedTransactionHash,
@@ -299,7 +299,10 @@ async function watch(deps: ExecutorDeps, rec: SubmissionRecord, deadline: number
   }
   const until = new Date(deadline).toISOString();
   const searched = found.found === 'none' ? found.searchedThrough : undefined;
-  const updated = await deps.store.update(rec.id, awaitOutcome(searched, until));
+  const updated = await deps.store.update(
+    rec.id,
+    awaitOutcome(searched, until, new Date(now()).toISOString()),
+  );
   if (isTerminal(updated.status)) return { kind: 'done', record: updated };
   const settleAt = deadline + deps.config.settleGraceMs + 1;
   return { kind: 'wait-until', at: Math.min(settleAt, now() + deps.config.maxDelayMs) };

@@ -31,7 +31,7 @@ export {
   deduplicationSeconds,
 } from './classify.ts';
 export { type CommitDeadline, commitDeadline } from './deadline.ts';
-export { type Decision, type DecisionConfig, decide, recordDeadline } from './decide.ts';
+export { type Decision, type DecisionConfig, decide, mayStillCommit, recordDeadline } from './decide.ts';
 export { SubmissionRefused } from './errors.ts';
 export {
   type ExecutorConfig,
@@ -40,8 +40,10 @@ export {
   recentLedgerEnd,
   type StepResult,
 } from './executor.ts';
+export { type Explanation, explain, spentInputs } from './explain.ts';
 export { ledgerPort } from './ledger.ts';
 export { createMetrics, type PipelineMetrics, watchBacklog } from './metrics.ts';
+export { expireNow, type OperatorResult, searchNow } from './operator.ts';
 export {
   closeWorker,
   createQueue,
@@ -62,4 +64,5 @@ export {
   SubmissionStore,
   type VersionedRecord,
 } from './store/index.ts';
+export { type TimelineStep, timeline } from './timeline.ts';
 export { OutcomeWaiter } from './waiter.ts';

@@ -52,6 +52,12 @@ export const STATUS_RANK = Object.fromEntries(
 export const ErrorInfo = z.object({
   code: z.string().describe('a stable code, e.g. DUPLICATE_COMMAND'),
   message: z.string(),
+  contractIds: z
+    .array(z.string())
+    .optional()
+    .describe(
+      'the contracts the ledger named in its refusal (its CONTRACT_ID resources), e.g. inputs already spent',
+    ),
 });
 export type ErrorInfo = z.infer<typeof ErrorInfo>;
 
@@ -186,6 +192,13 @@ export const SubmissionRecord = z.object({
     .int()
     .nullable()
     .describe('offset up to which the ledger was already searched for this transaction'),
+  searchedAt: z
+    .string()
+    .nullable()
+    .optional()
+    .describe(
+      'when the ledger was last searched for this transaction (an unknown outcome, an operator search)',
+    ),
   approval: ApprovalRequirement.optional().describe('present when the policy asked for approvals'),
   approvals: z.array(Approval).optional().describe('decisions so far, in order'),
   outflows: z

@@ -75,19 +75,25 @@ export function expire(error: ErrorInfo): Change {
  * No further attempt will be sent, but one may still commit: the record says so, and how far the ledger was
  * already searched (the next search starts there).
  */
-export function awaitOutcome(searchedThrough: number | undefined, until: string): Change {
+export function awaitOutcome(searchedThrough: number | undefined, until: string, at: string): Change {
   return (r) => ({
-    ...r,
+    ...searched(searchedThrough, at)(r),
     status: 'executing',
-    reconciledThroughOffset:
-      searchedThrough === undefined
-        ? r.reconciledThroughOffset
-        : Math.max(searchedThrough, r.reconciledThroughOffset ?? 0),
     attempts: r.attempts.map(pendingToAmbiguous),
     error: {
       code: 'OUTCOME_UNKNOWN',
       message: `no further attempt will be sent and whether one of the ${r.attempts.length} made committed is not known yet: the ledger is searched until ${until}, when the transaction can no longer commit`,
     },
+  });
+}
+
+/** The ledger was searched for the transaction at `at`, through `through` (undefined: not known how far). */
+export function searched(through: number | undefined, at: string): Change {
+  return (r) => ({
+    ...r,
+    reconciledThroughOffset:
+      through === undefined ? r.reconciledThroughOffset : Math.max(through, r.reconciledThroughOffset ?? 0),
+    searchedAt: at,
   });
 }
 

@@ -1,6 +1,7 @@
 // The console's test bench: a whole wallet (API + worker + watcher, real Redis) on the embedded sandbox over real
 // HTTP, sign-in links, page screenshots, and the axe-core scan in the browser.
-import { mkdirSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { LedgerClient } from '@quill/canton/ledger';
@@ -19,7 +20,7 @@ import { Keyring, KeyStore, verifyingSigner } from '../../src/signing/index.ts';
 import { ledgerPort } from '../../src/submissions/ledger.ts';
 import { SCREENSHOTS } from './browser.ts';
 import { tempDir } from './tmp.ts';
-import { SECRET, withSandboxRegistries } from './wallet.ts';
+import { noteCommand, prepareOn, SECRET, withSandboxRegistries } from './wallet.ts';
 
 export async function startConsoleWallet(sandbox: Sandbox, config: Config) {
   const dir = tempDir('quill-console-keys-');
@@ -58,6 +59,39 @@ export async function startConsoleWallet(sandbox: Sandbox, config: Config) {
     return { status: res.status, json: (await res.json()) as Record<string, unknown> };
   }
   return { wallet, url, client, call };
+}
+
+/** A template whose creation the gated policy holds for one approval. */
+export const GATED = '#quill-e2e:E2E:Gated';
+
+/** A policy file: creating a GATED contract needs one approval within an hour; everything else is allowed. */
+export function gatedPolicy(): string {
+  const file = join(tempDir('quill-gated-policy-'), 'policy.yaml');
+  writeFileSync(
+    file,
+    `rules:\n  - name: gated\n    match: { template: "${GATED}" }\n    action: approve\n    quorum: 1\n    ttl: 1h\n`,
+  );
+  return file;
+}
+
+type ConsoleWallet = Awaited<ReturnType<typeof startConsoleWallet>>;
+
+/** Prepares and submits (202) a note for `party`, or a contract of `template`; the record as accepted. */
+export async function submitFor<R = { id: string; status: string; preparedTransactionHash: string }>(
+  w: ConsoleWallet,
+  party: string,
+  template?: string,
+): Promise<R> {
+  const body = await prepareOn(
+    w.client,
+    party,
+    template
+      ? { CreateCommand: { templateId: template, createArguments: { owner: party, n: randomUUID() } } }
+      : noteCommand(party),
+  );
+  const res = await w.call('POST', '/wallet/v1/submissions', body);
+  expect(res.status).toBe(202);
+  return res.json as R;
 }
 
 export async function link(url: string, role: Role, party?: string, subject?: string): Promise<string> {

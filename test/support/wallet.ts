@@ -142,6 +142,18 @@ export function tapCommand(rules: string, receiver: string, amount: string) {
   };
 }
 
+/** The demo coin's Holding_Transfer: `amount` of `holding` to `receiver` (the change stays with its owner). */
+export function spendCommand(holding: string, receiver: string, amount: string) {
+  return {
+    ExerciseCommand: {
+      templateId: coinTemplate('Holding'),
+      contractId: holding,
+      choice: 'Holding_Transfer',
+      choiceArgument: { receiver, amount },
+    },
+  };
+}
+
 export function noteCommand(owner: string) {
   return {
     CreateCommand: { templateId: '#quill-e2e:E2E:Note', createArguments: { owner, n: randomUUID() } },

@@ -36,10 +36,9 @@ export async function approvalsPage(c: Ctx, deps: ConsoleDeps, form?: { id: stri
       {form && !queue.items.some((r) => r.id === form.id) && <FormError message={form.error} />}
       <section aria-labelledby="h-queue">
         <h2 id="h-queue">Awaiting approval</h2>
-        {queue.items.length === 0 ? (
-          <Empty>Nothing awaits approval.</Empty>
-        ) : (
-          queue.items.map((r, i) => {
+        <div data-live-list="approvals">
+          {queue.items.length === 0 && <Empty>Nothing awaits approval.</Empty>}
+          {queue.items.map((r, i) => {
             const res = previews[i];
             const pv = res?.status === 200 ? res.body : null;
             return (
@@ -52,8 +51,8 @@ export async function approvalsPage(c: Ctx, deps: ConsoleDeps, form?: { id: stri
                 now={now}
               />
             );
-          })
-        )}
+          })}
+        </div>
       </section>
       {audit && (
         <section aria-labelledby="h-decided">

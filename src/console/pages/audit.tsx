@@ -38,6 +38,7 @@ const KINDS = [
   'party.onboard',
   'ledger.user.update',
   'intent.reprepared',
+  'submission.expire',
   'console.link',
 ];
 const PAGE_SIZE = 50;

@@ -20,7 +20,7 @@ import { onboardParty, partiesPage, partyPage } from './parties.tsx';
 import { decideProposal, policyPage, proposePolicy } from './policy.tsx';
 import { searchPage } from './search.tsx';
 import { submissionRows, submissionsPage } from './submission-list.tsx';
-import { submissionPage, submissionStatus } from './submissions.tsx';
+import { expireSubmission, searchSubmission, submissionPage } from './submissions.tsx';
 
 type Handler = (c: Ctx, deps: ConsoleDeps) => Response | Promise<Response>;
 
@@ -71,12 +71,18 @@ export const PAGES: readonly ConsolePage[] = [
     get: (c) => submissionPage(c, param(c, 'id')),
   },
   {
-    path: '/submissions/:id/status',
-    title: 'Submission status',
-    minRole: 'read',
-    fragment: true,
-    get: (c) => submissionStatus(c, param(c, 'id')),
+    path: '/submissions/:id/search',
+    title: 'Search the ledger',
+    minRole: 'admin',
+    post: (c) => searchSubmission(c, param(c, 'id')),
   },
+  {
+    path: '/submissions/:id/expire',
+    title: 'Mark expired',
+    minRole: 'admin',
+    post: (c) => expireSubmission(c, param(c, 'id')),
+  },
+
   {
     path: '/approvals',
     title: 'Approvals',
@@ -200,7 +206,7 @@ export function navFor(who: Principal, counts: Record<string, number> = {}): Nav
       href: `/console${page.path}`,
       label,
       ...(section !== undefined ? { section: `/console${section}` } : {}),
-      ...(count ? { count } : {}),
+      ...(count !== undefined ? { count } : {}),
     });
   }
   return links;

@@ -34,7 +34,7 @@ export async function overviewPage(c: Ctx, deps: ConsoleDeps) {
     .slice(0, 10);
   return c.html(
     <Page title="Overview" viewer={c.get('viewer')} active="/console">
-      {needs}
+      <div data-live-region="attention">{needs}</div>
       <section aria-labelledby="h-ready" class="cards">
         <h2 id="h-ready">Readiness</h2>
         <Ready label="Redis" ok={ready?.redis} />
@@ -45,7 +45,7 @@ export async function overviewPage(c: Ctx, deps: ConsoleDeps) {
           </p>
         )}
       </section>
-      <section aria-labelledby="h-status">
+      <section aria-labelledby="h-status" data-live-region="status">
         <h2 id="h-status">Submissions by status{party ? ' (your party)' : ''}</h2>
         {counts ? (
           <Counts
@@ -58,16 +58,16 @@ export async function overviewPage(c: Ctx, deps: ConsoleDeps) {
         )}
       </section>
       {party === undefined && (
-        <section aria-labelledby="h-queue">
+        <section aria-labelledby="h-queue" data-live-region="queue">
           <h2 id="h-queue">Queue depth by state</h2>
           {jobs ? <Counts counts={jobs} testid="queue-counts" /> : <Empty>Redis is unavailable.</Empty>}
         </section>
       )}
-      <section aria-labelledby="h-hour">
+      <section aria-labelledby="h-hour" data-live-region="hour">
         <h2 id="h-hour">Outcomes over the last hour</h2>
         {outcomes ? <Chart outcomes={outcomes} now={now} /> : <Empty>The event log is unavailable.</Empty>}
       </section>
-      <section aria-labelledby="h-fail">
+      <section aria-labelledby="h-fail" data-live-region="fail">
         <h2 id="h-fail">Latest failures</h2>
         {failures.length === 0 ? (
           <Empty>No rejected or expired submissions.</Empty>

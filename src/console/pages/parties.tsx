@@ -172,6 +172,17 @@ export async function partyPage(c: Ctx, party: string) {
         <dd>{view && <Id value={view.keyFingerprint} href={`/console/keys/${view.keyFingerprint}`} />}</dd>
         <dt>Synchronizer</dt>
         <dd>{view && <Id value={view.synchronizerId} full />}</dd>
+        {allows(viewer.principal.role, 'admin') && (
+          <>
+            <dt>Audit</dt>
+            <dd>
+              <a href={`/console/audit?party=${p}`}>Its audit entries</a> ·{' '}
+              <a href={`/console/audit?party=${p}&kind=signature&format=csv`} data-testid="party-audit-csv">
+                Export its signatures (CSV)
+              </a>
+            </dd>
+          </>
+        )}
       </dl>
       <section aria-labelledby="h-psubs">
         <h2 id="h-psubs">Submissions</h2>

@@ -96,7 +96,7 @@ async function load(c: Ctx, f: Filters, cursor?: string, limit = PAGE) {
 }
 
 const Rows = (p: { items: Submission[]; what: Map<string, string>; now: number }) => (
-  <tbody data-testid="submission-rows">
+  <tbody data-testid="submission-rows" data-live-list="submissions">
     {p.items.map((r) => {
       const amount = amountOf(r);
       return (
@@ -143,7 +143,7 @@ export const SubmissionTable = (p: {
   live?: string;
   now?: number;
 }) => (
-  <table data-live={p.live} aria-live={p.live ? 'polite' : undefined} data-testid="submissions">
+  <table data-live-src={p.live} data-testid="submissions">
     <thead>
       <tr>
         <th scope="col">Submission</th>
@@ -181,7 +181,7 @@ const Chips = (p: { counts: Record<string, number> | undefined; f: Filters }) =>
     </li>
   );
   return (
-    <ul class="chips" data-testid="status-chips" aria-label="Submissions by status">
+    <ul class="chips" data-testid="status-chips" aria-label="Submissions by status" data-live-region="chips">
       {chip(undefined, 'all', total)}
       {SUBMISSION_STATUSES.filter((s) => (p.counts?.[s] ?? 0) > 0 || p.f.status === s).map((s) =>
         chip(s, s, p.counts?.[s] ?? 0),

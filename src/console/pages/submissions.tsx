@@ -5,6 +5,15 @@ import { Decide, DecisionFlash, HashToSign, Sentence } from '../approval.tsx';
 import { answer } from '../client.ts';
 import { PageError } from '../errors.ts';
 import { type Ctx, must } from '../http.tsx';
+import {
+  Explained,
+  LedgerActions,
+  LedgerFlash,
+  Lifecycle,
+  markExpired,
+  searchLedgerNow,
+  timelineOf,
+} from '../lifecycle.tsx';
 import { Empty, Facts, Id, Json, Page, Party, Status, Template, Time } from '../ui.tsx';
 
 /** A submission id as the console accepts it in a path. */
@@ -13,14 +22,19 @@ export const ID = /^[\w-]{1,100}$/;
 /** The record's hash was signed: not while awaiting approval, nor when the approval ended it unsigned. */
 const UNSIGNED_ENDS = new Set(['APPROVAL_REJECTED', 'APPROVAL_EXPIRED', 'POLICY_CHANGED']);
 
-/** A submission's page; `form`: a decision made here was refused (approvals.tsx `decide`). */
-export async function submissionPage(c: Ctx, id: string, form?: { error: string }) {
-  if (!ID.test(id)) throw new PageError(404, 'No submission: it does not exist or is not visible to you.');
+/**
+ * A submission's page; `form`: a decision made here was refused (approvals.tsx `decide`), or a ledger action
+ * (`ledgerError`).
+ */
+export async function submissionPage(c: Ctx, id: string, form?: { error?: string; ledgerError?: string }) {
+  if (!ID.test(id)) notFound();
   const api = c.get('api');
   const one = api.wallet.v1.submissions[':id'];
   const rec = must(await answer(one.$get({ param: { id }, query: {} })), 'submission');
   const pv = must(await answer(one.preview.$get({ param: { id } })), 'submission');
   const tx = pv.preview;
+  const t = await timelineOf(c, id);
+  const now = Date.now();
   const viewer = c.get('viewer');
   const awaiting = rec.status === 'awaiting_approval';
   const signed = !awaiting && !(rec.error && UNSIGNED_ENDS.has(rec.error.code));
@@ -33,8 +47,10 @@ export async function submissionPage(c: Ctx, id: string, form?: { error: string 
   return c.html(
     <Page title="Submission" viewer={viewer} active="/console/submissions">
       {c.req.query('decided') === rec.id && <DecisionFlash viewer={viewer} rec={rec} />}
+      <LedgerFlash outcome={c.req.query('ledger')} rec={rec} />
       <Sentence pv={pv} rec={rec} />
-      <div data-live-status={`/console/submissions/${id}/status`}>
+      <Explained t={t} rec={rec} now={now} />
+      <div data-live-record={rec.id}>
         <Facts
           rows={[
             ['Id', <Id value={rec.id} full />],
@@ -88,10 +104,12 @@ export async function submissionPage(c: Ctx, id: string, form?: { error: string 
             pv={pv}
             from="submission"
             error={form?.error}
-            now={Date.now()}
+            now={now}
           />
         </section>
       )}
+      <Lifecycle t={t} rec={rec} now={now} />
+      <LedgerActions t={t} viewer={viewer} now={now} error={form?.ledgerError} />
       <section aria-labelledby="h-signed">
         <h2 id="h-signed">
           {signed
@@ -226,19 +244,6 @@ export async function submissionPage(c: Ctx, id: string, form?: { error: string 
           </table>
         )}
       </section>
-      {!awaiting && rec.approvals && rec.approvals.length > 0 && (
-        <section aria-labelledby="h-decisions">
-          <h2 id="h-decisions">Approval decisions</h2>
-          <ul>
-            {rec.approvals.map((a) => (
-              <li>
-                {a.subject} {a.decision === 'approve' ? 'approved' : 'rejected'} at <Time at={a.at} />
-                {a.reason ? `: ${a.reason}` : ''}
-              </li>
-            ))}
-          </ul>
-        </section>
-      )}
       {rec.transaction ? (
         <section aria-labelledby="h-tx">
           <h2 id="h-tx">Committed transaction</h2>
@@ -246,13 +251,16 @@ export async function submissionPage(c: Ctx, id: string, form?: { error: string 
         </section>
       ) : null}
     </Page>,
+    form ? 400 : 200,
   );
 }
 
-/** The status alone (console.js reloads the page when it changed). */
-export async function submissionStatus(c: Ctx, id: string) {
-  if (!ID.test(id)) return c.json({ error: { code: 'NOT_FOUND', message: 'no such submission' } }, 404);
-  const res = await answer(c.get('api').wallet.v1.submissions[':id'].$get({ param: { id }, query: {} }));
-  if (res.status !== 200) return c.json(res.body, res.status);
-  return c.json({ status: res.body.status, updatedAt: res.body.updatedAt });
+/** The admin's "Search the ledger now" and "Mark expired" (lifecycle.tsx), answered on this page. */
+export const searchSubmission = (c: Ctx, id: string) =>
+  ID.test(id) ? searchLedgerNow(c, id, submissionPage) : notFound();
+export const expireSubmission = (c: Ctx, id: string) =>
+  ID.test(id) ? markExpired(c, id, submissionPage) : notFound();
+
+function notFound(): never {
+  throw new PageError(404, 'No submission: it does not exist or is not visible to you.');
 }

@@ -29,7 +29,7 @@ import {
 } from '../../submissions/index.ts';
 import { acceptPorts, keyAdmin, type PartyLookup } from '../adapters.ts';
 import { type Listening, listen } from '../http.ts';
-import type { Shared } from './shared.ts';
+import { executorConfig, indexedLedger, type Shared } from './shared.ts';
 
 export interface ApiRoleOptions {
   ledger: LedgerPort;
@@ -244,6 +244,12 @@ export async function startApi(s: Shared, o: ApiRoleOptions): Promise<Listening>
     });
   }
   deps.operations = () => operations(s, o.ledger);
+  deps.executor = {
+    store,
+    ledger: config.watcher.enabled ? indexedLedger(s, o.ledger) : o.ledger,
+    metrics: s.metrics,
+    config: executorConfig(config),
+  };
   const secret = config.auth.jwtSecret;
   if (config.console.enabled && secret) deps.mintConsoleLink = (req) => mintLink(secret, req);
   const app = createApp(deps);

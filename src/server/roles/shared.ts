@@ -12,7 +12,9 @@ import { redisConnection } from '../../redis/index.ts';
 import {
   createMetrics,
   createQueue,
+  type ExecutorConfig,
   type JobData,
+  type LedgerPort,
   type PipelineMetrics,
   SubmissionStore,
   watchBacklog,
@@ -94,4 +96,21 @@ export function startShared(config: Config, log: Log): Shared {
       bull.disconnect();
     },
   };
+}
+
+/** The executor's settings from the configuration: the worker's steps and an admin's search and expiry share them. */
+export function executorConfig(config: Config): ExecutorConfig {
+  return {
+    maxAttempts: config.queue.maxAttempts,
+    baseDelayMs: config.queue.baseDelayMs,
+    maxDelayMs: config.queue.maxDelayMs,
+    dedup: config.dedup,
+    ledgerTimeoutMs: config.ledgerTimeoutMs,
+    ...config.commitWindow,
+  };
+}
+
+/** The ledger port that looks in the watcher's index (Redis) before searching the ledger for a transaction. */
+export function indexedLedger(s: Shared, ledger: LedgerPort): LedgerPort {
+  return { ...ledger, indexed: async (hash) => (await s.history.byHash(hash))?.transaction };
 }

@@ -14,7 +14,7 @@ import {
   requeueStranded,
   startWorker,
 } from '../../submissions/index.ts';
-import type { Shared } from './shared.ts';
+import { executorConfig, indexedLedger, type Shared } from './shared.ts';
 
 export interface WorkerRoleOptions {
   ledger: LedgerPort;
@@ -86,18 +86,9 @@ export function startWorkerRole(s: Shared, o: WorkerRoleOptions): WorkerRole {
   const worker = startWorker(
     {
       store,
-      ledger: indexed
-        ? { ...o.ledger, indexed: async (hash) => (await s.history.byHash(hash))?.transaction }
-        : o.ledger,
+      ledger: indexed ? indexedLedger(s, o.ledger) : o.ledger,
       metrics: s.metrics,
-      config: {
-        maxAttempts: config.queue.maxAttempts,
-        baseDelayMs: config.queue.baseDelayMs,
-        maxDelayMs: config.queue.maxDelayMs,
-        dedup: config.dedup,
-        ledgerTimeoutMs: config.ledgerTimeoutMs,
-        ...config.commitWindow,
-      },
+      config: executorConfig(config),
     },
     {
       connection: workerConn,

@@ -1,5 +1,5 @@
-// The outbox: one stream entry per record created and per change into an announced status (awaiting approval,
-// final), written in the same Lua step as the change. Its readers (the outcome waiter, the event relay, payload
+// The outbox: one stream entry per record created, per change into an announced status (awaiting approval,
+// final) and per change out of awaiting approval (a decision), written in the same Lua step as the change. Its readers (the outcome waiter, the event relay, payload
 // retention) follow it, each with its own cursor.
 import type { Redis } from 'ioredis';
 import { redisFailed } from '../../redis/errors.ts';
@@ -14,6 +14,8 @@ export interface OutboxEntry {
   cursor: string;
   id: string;
   status: SubmissionStatus;
+  /** The status the change left; null for a creation (and for entries written before this field existed). */
+  from: SubmissionStatus | null;
   party: string;
   commandId: string;
   updateId: string | null;
@@ -23,9 +25,14 @@ export interface OutboxEntry {
   at: string;
 }
 
-/** The field/value items of a record's outbox entry, as the create and transition scripts append them. */
-export function outboxFields(r: SubmissionRecord): string[] {
+/**
+ * The field/value items of a record's outbox entry, as the create and transition scripts append them; `from` is the
+ * status a transition left (none for a creation).
+ */
+export function outboxFields(r: SubmissionRecord, from?: SubmissionStatus): string[] {
   return [
+    'from',
+    from ?? '',
     'id',
     r.id,
     'status',
@@ -53,6 +60,7 @@ export function decodeOutboxEntry(cursor: string, fields: string[]): OutboxEntry
     cursor,
     id: f.id ?? '',
     status: f.status as SubmissionStatus,
+    from: (f.from || null) as SubmissionStatus | null,
     party: f.party ?? '',
     commandId: f.commandId ?? '',
     updateId: f.updateId || null,

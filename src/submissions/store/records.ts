@@ -276,7 +276,10 @@ export class SubmissionStore {
           JSON.stringify(next),
           id,
           updateId,
-          ...withCount(STATUS_TABLE[next.status].announce ? outboxFields(next) : []),
+          // An approval decision is announced too (the relay's `submission.approval`), whatever it led to.
+          ...withCount(
+            STATUS_TABLE[next.status].announce || was === 'awaiting_approval' ? outboxFields(next, was) : [],
+          ),
           ...(audit ? auditFields(audit(next)) : []),
         ],
       ).catch(redisFailed)) as [number, string | number];

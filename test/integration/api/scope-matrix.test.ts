@@ -72,6 +72,29 @@ const TABLE: Record<string, Expect> = {
     submit: [200, 200, 404],
     admin: [200, 200, 404],
   },
+  // A queued record of this harness (no worker): nothing was sent (409 NOT_SENT) and it can still commit (409
+  // STILL_COMMITTABLE); only admins act, only on records they can see.
+  'GET /wallet/v1/submissions/{id}/timeline': {
+    none: 401,
+    read: [200, 200, 404],
+    approve: [200, 200, 404],
+    submit: [200, 200, 404],
+    admin: [200, 200, 404],
+  },
+  'POST /wallet/v1/submissions/{id}/search': {
+    none: 401,
+    read: [403, 403, 403],
+    approve: [403, 403, 403],
+    submit: [403, 403, 403],
+    admin: [409, 409, 404],
+  },
+  'POST /wallet/v1/submissions/{id}/expire': {
+    none: 401,
+    read: [403, 403, 403],
+    approve: [403, 403, 403],
+    submit: [403, 403, 403],
+    admin: [409, 409, 404],
+  },
   'GET /wallet/v1/submissions/{id}/preview': {
     none: 401,
     read: [200, 200, 404],
@@ -589,6 +612,26 @@ const ROUTES: Record<
     needsSubmission: true,
     run: async (t, token) =>
       (await h.call('GET', `/wallet/v1/submissions/${t.submission}`, token ? { token } : {})).status,
+  },
+  'GET /wallet/v1/submissions/{id}/timeline': {
+    needsSubmission: true,
+    run: async (t, token) =>
+      (await h.call('GET', `/wallet/v1/submissions/${t.submission}/timeline`, token ? { token } : {})).status,
+  },
+  'POST /wallet/v1/submissions/{id}/search': {
+    needsSubmission: true,
+    run: async (t, token) =>
+      (await h.call('POST', `/wallet/v1/submissions/${t.submission}/search`, token ? { token } : {})).status,
+  },
+  'POST /wallet/v1/submissions/{id}/expire': {
+    needsSubmission: true,
+    run: async (t, token) =>
+      (
+        await h.call('POST', `/wallet/v1/submissions/${t.submission}/expire`, {
+          ...(token ? { token } : {}),
+          body: { reason: 'scope matrix' },
+        })
+      ).status,
   },
   'GET /wallet/v1/submissions/{id}/preview': {
     needsSubmission: true,

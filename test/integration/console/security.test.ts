@@ -153,7 +153,7 @@ describe('console security', () => {
   });
 
   it('shows each operator the links to the pages it can open, and each page its title', async () => {
-    const TOP = /<nav aria-label="Sections">(.*?)<\/nav>/s;
+    const TOP = /<nav aria-label="Sections"[^>]*>(.*?)<\/nav>/s;
     const SECTION = /<nav aria-label="[^"]+" class="subnav">(.*?)<\/nav>/s;
     const links = (html: string, nav: RegExp) =>
       [...(nav.exec(html)?.[1] ?? '').matchAll(/<a href="([^"]+)"/g)].map((m) => m[1]);

@@ -221,6 +221,35 @@ describe('relay from the outbox', () => {
   });
 });
 
+describe('approval events', () => {
+  it('a decision on a record awaiting approval is submission.approval, whatever it led to; a rejection ends it', async () => {
+    const prefix = h.config.redisPrefix;
+    const start = await log.end();
+    const held = record({ party: ALICE, status: 'awaiting_approval' });
+    const other = record({ party: ALICE, status: 'awaiting_approval' });
+    for (const r of [held, other]) await h.wallet.store.create(r, payload);
+    const decide = (id: string, subject: string, status: 'awaiting_approval' | 'accepted' | 'rejected') =>
+      h.wallet.store.update(id, (r) => ({
+        ...r,
+        status,
+        approvals: [...(r.approvals ?? []), { subject, decision: 'approve', reason: null, at: r.updatedAt }],
+      }));
+    await decide(held.id, 'ann', 'awaiting_approval'); // short of the quorum
+    await decide(held.id, 'ben', 'accepted'); // the quorum: signed and queued
+    await decide(other.id, 'ann', 'rejected');
+    await h.wallet.store.update(held.id, (r) => ({ ...r, status: 'queued' })); // not announced
+    while ((await relayStep(redis, prefix)) > 0);
+    const { events: got } = await log.read(start, {}, 100);
+    expect(got.map((e) => [e.type, (e.body as { id: string }).id])).toEqual([
+      ['submission.awaiting_approval', held.id],
+      ['submission.awaiting_approval', other.id],
+      ['submission.approval', held.id],
+      ['submission.approval', held.id],
+      ['submission.rejected', other.id],
+    ]);
+  });
+});
+
 describe('webhook routes', () => {
   const url = 'http://127.0.0.1:9/hook';
   it('creates (secret shown once), lists, gets, rotates, lists deliveries, redelivers and deletes', async () => {

@@ -4,18 +4,21 @@
 // that say "ledger not answering" within the time box while the sandbox is paused, key disable (what it affects, a
 // required reason in the audit), the ledger user's primary party chosen, checked and confirmed, onboarding from a
 // key's page, and a sign-in link minted in the console that signs a new approver in. Changed pages pass axe.
-import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { mint, type Sandbox } from '@quill/sandbox';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { launchBrowser, type TestBrowser } from '../../support/browser.ts';
-import { expectAccessible, link, shot, signIn, startConsoleWallet } from '../../support/console.ts';
-import { tempDir } from '../../support/tmp.ts';
+import {
+  expectAccessible,
+  GATED,
+  gatedPolicy,
+  link,
+  shot,
+  signIn,
+  startConsoleWallet,
+  submitFor,
+} from '../../support/console.ts';
 import { noteCommand, prepareOn, startLedger, walletConfig } from '../../support/wallet.ts';
-
-const GATED = '#quill-e2e:E2E:Gated';
 
 let sandbox: Sandbox;
 let w: Awaited<ReturnType<typeof startConsoleWallet>>;
@@ -29,12 +32,7 @@ type Rec = { id: string; status: string; commandId: string; updateId?: string | 
 
 beforeAll(async () => {
   sandbox = await startLedger();
-  const policy = join(tempDir('quill-attention-policy-'), 'policy.yaml');
-  writeFileSync(
-    policy,
-    `rules:\n  - name: gated-notes\n    match: { template: "${GATED}" }\n    action: approve\n    quorum: 1\n    ttl: 1h\n`,
-  );
-  w = await startConsoleWallet(sandbox, walletConfig(inject('redisUrl'), { POLICY_FILE: policy }));
+  w = await startConsoleWallet(sandbox, walletConfig(inject('redisUrl'), { POLICY_FILE: gatedPolicy() }));
   const key = await w.call('POST', '/wallet/v1/keys', { algorithm: 'ed25519', label: 'attention' });
   fingerprint = key.json.fingerprint as string;
   const made = await w.call('POST', '/wallet/v1/parties', { keyFingerprint: fingerprint, partyHint: 'ops' });
@@ -54,18 +52,7 @@ afterAll(async () => {
 
 const path = (p: string) => `${w.url}/console${p}`;
 
-async function submit(forParty: string, template?: string): Promise<Rec> {
-  const body = await prepareOn(
-    w.client,
-    forParty,
-    template
-      ? { CreateCommand: { templateId: template, createArguments: { owner: forParty, n: randomUUID() } } }
-      : noteCommand(forParty),
-  );
-  const res = await w.call('POST', '/wallet/v1/submissions', body);
-  expect(res.status).toBe(202);
-  return res.json as unknown as Rec;
-}
+const submit = (forParty: string, template?: string) => submitFor<Rec>(w, forParty, template);
 
 async function committed(id: string): Promise<Rec> {
   await expect

@@ -103,9 +103,12 @@ describe('the console in a browser', () => {
     await page.evaluate(() => {
       (globalThis as { stayedHere?: boolean }).stayedHere = true;
     });
+    await page.waitForSelector('html[data-live="on"]');
     const sub = await submitNote();
+    // A new row waits behind the live bar (live.test.ts); shown, it turns committed in place.
+    await page.getByTestId('live-bar').click({ timeout: 30_000 });
     await page.locator(`tr[data-id="${sub.id}"] [data-status="committed"]`).waitFor({ timeout: 30_000 });
-    // Still the same document: the row changed in place.
+    // Still the same document: the rows changed in place.
     expect(await page.evaluate(() => (globalThis as { stayedHere?: boolean }).stayedHere)).toBe(true);
     await shot(page, 'submissions');
 
