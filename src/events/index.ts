@@ -16,6 +16,7 @@ export {
   type QuillEvent,
   type Retention,
 } from './log.ts';
+export { eventMetrics } from './metrics.ts';
 export { type RelayOptions, relayStep, startRelay } from './relay.ts';
 export { type SinkOptions, startSink } from './sink.ts';
 export { type StreamCaps, StreamSlots } from './streams.ts';
