@@ -32,7 +32,9 @@ export { WEBHOOK_ID, type Webhook, WebhookRegistry } from './webhooks/registry.t
 export { signature, signatureHeader, verifySignature } from './webhooks/sign.ts';
 export {
   checkTarget,
+  isLoopbackAddress,
   isPrivateAddress,
+  type PrivateTargets,
   type Resolve,
   type ResolvedAddress,
   resolveTarget,

@@ -9,10 +9,10 @@ import type { Log } from '../../log.ts';
 import { type RedisKeys, redisKeys } from '../../redis/keys.ts';
 import type { EventLog } from '../log.ts';
 import type { WebhookRegistry } from './registry.ts';
-import type { Resolve } from './targets.ts';
+import type { PrivateTargets, Resolve } from './targets.ts';
 
 export interface DeliveryConfig {
-  allowPrivateTargets: boolean;
+  allowPrivateTargets: PrivateTargets;
   timeoutMs: number;
   retryBaseMs: number;
   retryMaxDelayMs: number;
