@@ -115,6 +115,26 @@ describe('the metrics the rules name', () => {
     expect(value(text, 'quill_webhook_dead_letters')).toBe(0);
   });
 
+  it('follow the ledger watcher: its checkpoint reaches the ledger end, lag 0', async () => {
+    const key = await w.call('POST', '/wallet/v1/keys', { algorithm: 'ed25519' });
+    expect(key.status).toBe(201);
+    const party = await w.call('POST', '/wallet/v1/parties', {
+      keyFingerprint: key.json.fingerprint,
+      partyHint: 'monitored',
+    });
+    expect(party.status).toBe(201);
+    const end = Date.now() + 20_000;
+    let text = '';
+    for (;;) {
+      text = await (await fetch(`${w.url}/metrics`)).text();
+      const checkpoint = value(text, 'quill_ledger_watcher_checkpoint_offset') ?? 0;
+      if (checkpoint > 0 && value(text, 'quill_ledger_watcher_lag_offsets') === 0) break;
+      if (Date.now() > end) throw new Error(`the watcher never caught up: ${text}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(value(text, 'quill_ledger_watcher_checkpoint_offset')).toBeGreaterThan(0);
+  });
+
   it('are the ones the Grafana dashboard shows', () => {
     const dashboard = readFileSync(join(ROOT, 'monitoring/grafana-dashboard.json'), 'utf8');
     JSON.parse(dashboard);
