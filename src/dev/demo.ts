@@ -58,17 +58,23 @@ export async function demoEnv(
   const dir = resolve(DEMO_DIR);
   await mkdir(dir, { recursive: true, mode: 0o700 });
   await chmod(dir, 0o700);
-  // The secret as given (AUTH_JWT_SECRET, or AUTH_JWT_SECRET_FILE as a shell that sourced .demo/env has it), else
-  // the demo's own file.
-  const authSecretFile = envHas(env, 'AUTH_JWT_SECRET')
-    ? undefined
-    : envHas(env, 'AUTH_JWT_SECRET_FILE')
+  // The secret as given: AUTH_JWT_SECRET, or AUTH_JWT_SECRET_FILE (as a shell that sourced .demo/env has it; the
+  // configuration reads and checks that file, never rewritten here); else the demo's own file, made once.
+  const givenFile =
+    !envHas(env, 'AUTH_JWT_SECRET') && envHas(env, 'AUTH_JWT_SECRET_FILE')
       ? resolve(env.AUTH_JWT_SECRET_FILE as string)
-      : join(dir, 'auth-secret');
-  const secret = authSecretFile ? await secretFile(authSecretFile) : (env.AUTH_JWT_SECRET as string);
+      : undefined;
+  const authSecretFile = envHas(env, 'AUTH_JWT_SECRET') ? undefined : (givenFile ?? join(dir, 'auth-secret'));
+  const secret = envHas(env, 'AUTH_JWT_SECRET')
+    ? (env.AUTH_JWT_SECRET as string)
+    : givenFile
+      ? await readFile(givenFile, 'utf8').then(
+          (t) => t.replace(/\r?\n$/, ''),
+          () => '', // unreadable: the configuration says so when it loads
+        )
+      : await secretFile(join(dir, 'auth-secret'));
   const overrides: Record<string, string | undefined> = {
-    AUTH_JWT_SECRET: secret,
-    AUTH_JWT_SECRET_FILE: undefined,
+    ...(givenFile ? { AUTH_JWT_SECRET_FILE: givenFile } : { AUTH_JWT_SECRET: secret }),
     AUTH_JWKS_URL: undefined,
     AUTH_JWT_ALGORITHMS: undefined,
   };
