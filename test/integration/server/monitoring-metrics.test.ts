@@ -1,6 +1,7 @@
 // The metrics the monitoring pack's alerts read (monitoring/alerts.yml) say what they claim, over real Redis, BullMQ
 // and HTTP: webhook delivery outcomes and dead letters, the relay's lag behind the outbox, the queue's oldest
-// waiting job, Redis reachability, and key files that fail to open. (That every metric a rule names is served at
+// waiting job, the oldest open submission and the approvals near their deadline, Redis reachability, and key files
+// that fail to open. (That every metric a rule names is served at
 // all: test/system/deploy/monitoring.test.ts.)
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { KeyStore, keyStoreMetrics } from '../../../src/signing/index.ts';
 import { watchBacklog } from '../../../src/submissions/index.ts';
 import { conn, parts, receiver, until } from '../../support/events.ts';
 import { FAST_SCRYPT, PASSPHRASE, tempDir } from '../../support/keys.ts';
+import { freshStore, payload, record } from '../../support/records.ts';
 import { freePort } from '../../support/redis-global-setup.ts';
 
 const cleanup: (() => Promise<void> | void)[] = [];
@@ -119,6 +121,46 @@ describe('the monitoring metrics', () => {
     const age = (await value(registry, 'quill_queue_oldest_waiting_seconds')) as number;
     expect(age).toBeGreaterThanOrEqual(60);
     expect(age).toBeLessThan(70);
+  });
+
+  it('give the age of the least recently changed open record, and the approvals due within each window', async () => {
+    const redis = new Redis(inject('redisUrl'));
+    cleanup.push(() => redis.disconnect());
+    const store = freshStore(redis);
+    const registry = new Registry();
+    watchBacklog(registry, {
+      statuses: () => store.countByStatus(),
+      jobs: async () => ({}),
+      oldest: (status, limit) => store.oldestInStatus(status, limit),
+    });
+    expect(await value(registry, 'quill_submissions_oldest_seconds{status="executing"}')).toBe(0);
+    const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
+    const ahead = (ms: number) => new Date(Date.now() + ms).toISOString();
+    // Executing: one unchanged for 20 minutes, one just changed.
+    await store.create(
+      record({ status: 'executing', createdAt: ago(30 * 60_000), updatedAt: ago(20 * 60_000) }),
+      payload,
+    );
+    await store.create(record({ status: 'executing', updatedAt: ago(1000) }), payload);
+    const approval = (deadline: string | null) => ({
+      rule: 'big',
+      policyVersion: 1,
+      quorum: 1,
+      group: null,
+      approvers: null,
+      deadline,
+    });
+    // Awaiting approval: due in 10 min, in 50 min, in 5 h, already past, and without a deadline.
+    for (const deadline of [ahead(10 * 60_000), ahead(50 * 60_000), ahead(5 * 3600_000), ago(60_000), null])
+      await store.create(record({ status: 'awaiting_approval', approval: approval(deadline) }), payload);
+    const stuck = (await value(registry, 'quill_submissions_oldest_seconds{status="executing"}')) as number;
+    expect(stuck).toBeGreaterThanOrEqual(1200);
+    expect(stuck).toBeLessThan(1260);
+    expect(await value(registry, 'quill_submissions_oldest_seconds{status="queued"}')).toBe(0);
+    expect(await value(registry, 'quill_approvals_expiring{within="15m"}')).toBe(1);
+    expect(await value(registry, 'quill_approvals_expiring{within="1h"}')).toBe(2);
+    expect(await value(registry, 'quill_approvals_expiring{within="24h"}')).toBe(3);
+    expect(await value(registry, 'quill_approvals_pending')).toBe(5);
   });
 
   it('say whether Redis answers', async () => {
