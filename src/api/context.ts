@@ -62,7 +62,7 @@ export interface EventsDeps {
   /** The open-stream caps (each stream holds one of those connections): per token and per process. */
   streams: StreamSlots;
   heartbeatMs: number;
-  allowPrivateTargets: boolean;
+  allowPrivateTargets: boolean | 'loopback';
   secretGraceMs: number;
   /** Aborted at shutdown: every open stream ends. */
   closing: AbortSignal;

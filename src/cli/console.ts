@@ -25,7 +25,9 @@ export function consoleCommand(env: CliEnv = {}): Command {
     .action(async (o: { role: Role; party?: string; ttl: string; subject?: string }) => {
       const config = loadConfig(env, ['auth', 'console', 'server']);
       if (!config.auth.jwtSecret)
-        throw new UsageError('AUTH_JWT_SECRET is not set: links are signed with it');
+        throw new UsageError(
+          'AUTH_JWT_SECRET (or AUTH_JWT_SECRET_FILE) is not set: links are signed with it',
+        );
       let ttlSeconds: number;
       try {
         ttlSeconds = parseTtl(o.ttl);

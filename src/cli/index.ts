@@ -1,6 +1,7 @@
 // Entry point: quill serve | sandbox | keys | parties | tx | submit | transfer | instructions | tokens | events |
 // audit | console.
 
+import { readFileSync } from 'node:fs';
 import { LedgerError } from '@quill/canton/ledger';
 import { TransactionError } from '@quill/canton/transaction';
 import { Command, CommanderError } from 'commander';
@@ -22,11 +23,20 @@ import { tokensCommand } from './tokens.ts';
 import { transferCommand } from './transfer.ts';
 import { txCommand } from './tx.ts';
 
+/** The release, package.json's `version` (SemVer: README "Versions"). */
+export function quillVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  return pkg.version;
+}
+
 function program(env: CliEnv): Command {
   const root = new Command('quill')
     .description(
       "Quill: holds external parties' keys, checks and signs prepared transactions, submits them exactly once",
     )
+    .version(quillVersion(), '-V, --version', 'the release (package.json)')
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) })
     .showHelpAfterError(false);

@@ -24,7 +24,10 @@ export function tokensCommand(env: CliEnv = {}): Command {
     .action(async (o: { role: Role; party?: string; ttl: string; subject?: string }) => {
       const { auth } = loadConfig(env, ['auth']);
       const secret = auth.jwtSecret;
-      if (!secret) throw new UsageError('AUTH_JWT_SECRET is not set: tokens are signed with it');
+      if (!secret)
+        throw new UsageError(
+          'AUTH_JWT_SECRET (or AUTH_JWT_SECRET_FILE) is not set: tokens are signed with it',
+        );
       let ttlSeconds: number;
       try {
         ttlSeconds = parseTtl(o.ttl);

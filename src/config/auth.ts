@@ -1,6 +1,6 @@
 // How API tokens are verified: a shared HS256 secret or a JWKS, the claims required, the longest lifetime.
 import { z } from 'zod';
-import { defined, duration, list, optionalText, secret, url } from './env.ts';
+import { defined, duration, list, optionalText, readSecretFile, secret, url } from './env.ts';
 import { section } from './section.ts';
 
 const JWKS_ALGORITHMS = [
@@ -27,6 +27,9 @@ export const auth = section({
         .optional(),
       'HS256 secret (≥ 32 characters) for API tokens; `quill tokens issue` signs with it',
     ),
+    AUTH_JWT_SECRET_FILE: optionalText.describe(
+      'or: a file holding the HS256 secret (one trailing newline dropped), read at start; keeps it out of the environment',
+    ),
     AUTH_JWKS_URL: url(['http:', 'https:'])
       .optional()
       .describe('or: verify API tokens against this JWKS (needs `AUTH_AUDIENCE`)'),
@@ -43,7 +46,18 @@ export const auth = section({
   },
   outputs: { auth: true },
   build: (e, problem) => {
-    if (e.AUTH_JWT_SECRET !== undefined && e.AUTH_JWKS_URL !== undefined) {
+    if (e.AUTH_JWT_SECRET !== undefined && e.AUTH_JWT_SECRET_FILE !== undefined)
+      problem('AUTH_JWT_SECRET and AUTH_JWT_SECRET_FILE are both set: choose one');
+    const fromFile =
+      e.AUTH_JWT_SECRET_FILE !== undefined
+        ? readSecretFile(e.AUTH_JWT_SECRET_FILE, 'AUTH_JWT_SECRET_FILE', problem)
+        : undefined;
+    if (fromFile !== undefined && fromFile.length > 0 && fromFile.length < 32)
+      problem(
+        'AUTH_JWT_SECRET_FILE: the secret must be at least 32 characters (HS256 needs a strong secret)',
+      );
+    const jwtSecret = e.AUTH_JWT_SECRET ?? (fromFile && fromFile.length >= 32 ? fromFile : undefined);
+    if (jwtSecret !== undefined && e.AUTH_JWKS_URL !== undefined) {
       problem('AUTH_JWT_SECRET and AUTH_JWKS_URL are both set: choose one');
     }
     for (const alg of e.AUTH_JWT_ALGORITHMS) {
@@ -53,13 +67,13 @@ export const auth = section({
     return {
       auth: {
         ...defined({
-          jwtSecret: e.AUTH_JWT_SECRET,
+          jwtSecret,
           jwksUrl: e.AUTH_JWKS_URL,
           issuer: e.AUTH_ISSUER,
           audience: e.AUTH_AUDIENCE,
         }),
         maxTokenTtlSeconds: e.AUTH_MAX_TOKEN_TTL,
-        algorithms: e.AUTH_JWT_SECRET
+        algorithms: jwtSecret
           ? ['HS256']
           : e.AUTH_JWT_ALGORITHMS.length
             ? e.AUTH_JWT_ALGORITHMS

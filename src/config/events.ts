@@ -20,9 +20,11 @@ export const events = section({
       'SSE streams one API process holds open at once (each holds a Redis connection); more are 429 `TOO_MANY_STREAMS`',
     ),
     WEBHOOK_ALLOW_PRIVATE_TARGETS: z
-      .enum(['true', 'false'])
+      .enum(['true', 'false', 'loopback'])
       .default('false')
-      .describe('`true` allows webhook URLs on loopback/private networks'),
+      .describe(
+        '`true` allows webhook URLs on loopback/private networks; `loopback` allows loopback ones only (`quill serve --demo` sets it unless given)',
+      ),
     WEBHOOK_TIMEOUT_MS: intIn(100, 120_000, 10_000).describe('per-request timeout of a webhook delivery'),
     WEBHOOK_RETRY_BASE_MS: intIn(1, 3_600_000, 1000).describe('first delay of the webhook backoff'),
     WEBHOOK_RETRY_MAX_DELAY_MS: intIn(1, 86_400_000, 3_600_000).describe(
@@ -51,7 +53,10 @@ export const events = section({
       /** Open SSE streams per token and in all, counted per API process. */
       eventStreams: { maxPerToken: e.EVENTS_MAX_STREAMS_PER_TOKEN, max: e.EVENTS_MAX_STREAMS },
       webhooks: {
-        allowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'true',
+        allowPrivateTargets:
+          e.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'loopback'
+            ? ('loopback' as const)
+            : e.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'true',
         timeoutMs: e.WEBHOOK_TIMEOUT_MS,
         retryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
         retryMaxDelayMs: e.WEBHOOK_RETRY_MAX_DELAY_MS,

@@ -4,6 +4,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { LedgerClient } from '@quill/canton/ledger';
 import type { Redis } from 'ioredis';
 import { issueToken } from '../auth/index.ts';
@@ -19,6 +20,15 @@ export interface DemoSecrets {
   secret: string;
   /** The demo's own audit checkpoint file (absent when AUDIT_KEY was given): it starts over with the chain. */
   auditCheckpoints?: string;
+  /** What .demo/env points the CLI at (writeDemoEnv): files, never the secrets themselves, where there are files. */
+  cli: {
+    /** The file holding the auth secret (absent: AUTH_JWT_SECRET was given in the environment). */
+    authSecretFile?: string;
+    /** The file holding the key-store passphrase (absent: KEYSTORE_PASSPHRASE was given). */
+    passphraseFile?: string;
+    keysDir: string;
+    redisPrefix: string;
+  };
 }
 
 const DEMO_DIR = '.demo';
@@ -48,35 +58,118 @@ export async function demoEnv(
   const dir = resolve(DEMO_DIR);
   await mkdir(dir, { recursive: true, mode: 0o700 });
   await chmod(dir, 0o700);
+  // The secret as given: AUTH_JWT_SECRET, or AUTH_JWT_SECRET_FILE (as a shell that sourced .demo/env has it; the
+  // configuration reads and checks that file, never rewritten here); else the demo's own file, made once.
+  const givenFile =
+    !envHas(env, 'AUTH_JWT_SECRET') && envHas(env, 'AUTH_JWT_SECRET_FILE')
+      ? resolve(env.AUTH_JWT_SECRET_FILE as string)
+      : undefined;
+  const authSecretFile = envHas(env, 'AUTH_JWT_SECRET') ? undefined : (givenFile ?? join(dir, 'auth-secret'));
   const secret = envHas(env, 'AUTH_JWT_SECRET')
     ? (env.AUTH_JWT_SECRET as string)
-    : await secretFile(join(dir, 'auth-secret'));
+    : givenFile
+      ? await readFile(givenFile, 'utf8').then(
+          (t) => t.replace(/\r?\n$/, ''),
+          () => '', // unreadable: the configuration says so when it loads
+        )
+      : await secretFile(join(dir, 'auth-secret'));
   const overrides: Record<string, string | undefined> = {
-    AUTH_JWT_SECRET: secret,
+    ...(givenFile ? { AUTH_JWT_SECRET_FILE: givenFile } : { AUTH_JWT_SECRET: secret }),
     AUTH_JWKS_URL: undefined,
     AUTH_JWT_ALGORITHMS: undefined,
   };
+  // The demo is for this machine: its API on loopback unless HOST says otherwise.
+  if (!envHas(env, 'HOST')) overrides.HOST = '127.0.0.1';
+  // An integrator's webhook receiver on this machine works in the demo; other private addresses stay refused.
+  if (!envHas(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS')) overrides.WEBHOOK_ALLOW_PRIVATE_TARGETS = 'loopback';
+  // A shell that sourced .demo/env names the embedded ledger of the last run in LEDGER_URL: that one is the
+  // demo's own, not a participant to run against.
+  if (envHas(env, 'LEDGER_URL') && env.LEDGER_URL === (await demoLedgerUrl(dir)))
+    overrides.LEDGER_URL = undefined;
   // The embedded sandbox runs without ledger auth, so no token names the wallet's ledger user: use its admin.
   if (!envHas(env, 'LEDGER_URL') && !envHas(env, 'LEDGER_USER_ID'))
     overrides.LEDGER_USER_ID = 'participant_admin';
-  if (!envHas(env, 'KEYSTORE_PASSPHRASE') && !envHas(env, 'KEYSTORE_PASSPHRASE_FILE')) {
-    overrides.KEYSTORE_PASSPHRASE = await secretFile(join(dir, 'keystore-passphrase'));
+  let passphraseFile = envHas(env, 'KEYSTORE_PASSPHRASE_FILE')
+    ? resolve(env.KEYSTORE_PASSPHRASE_FILE as string)
+    : undefined;
+  if (!envHas(env, 'KEYSTORE_PASSPHRASE') && !passphraseFile) {
+    passphraseFile = join(dir, 'keystore-passphrase');
+    overrides.KEYSTORE_PASSPHRASE = await secretFile(passphraseFile);
   }
   // Its own key space, which each run clears with the new, empty embedded ledger (resetDemoState): never the
   // default `quill` another wallet on this Redis may use.
   if (!envHas(env, 'REDIS_PREFIX')) overrides.REDIS_PREFIX = DEMO_REDIS_PREFIX;
-  if (!envHas(env, 'KEYS_DIR')) {
-    overrides.KEYS_DIR = join(dir, 'keys');
-    // The embedded ledger starts empty: parties registered by an earlier demo run no longer exist on it.
-    await rm(join(overrides.KEYS_DIR, 'parties'), { recursive: true, force: true });
-  }
+  const demoKeys = join(dir, 'keys');
+  const keysDir = envHas(env, 'KEYS_DIR') ? resolve(env.KEYS_DIR as string) : demoKeys;
+  if (!envHas(env, 'KEYS_DIR')) overrides.KEYS_DIR = demoKeys;
+  // The embedded ledger starts empty: parties registered by an earlier demo run no longer exist on it (the demo's
+  // own key folder only, also when a shell that sourced .demo/env names it).
+  if (keysDir === demoKeys) await rm(join(demoKeys, 'parties'), { recursive: true, force: true });
   // Audit checkpoints out of the box, in .demo/ (demoAudit: its key is made once Redis answers).
   const auditCheckpoints =
     !envHas(env, 'AUDIT_KEY') && !envHas(env, 'AUDIT_CHECKPOINT_FILE')
       ? join(dir, 'audit-checkpoints.jsonl')
       : undefined;
   if (auditCheckpoints) overrides.AUDIT_CHECKPOINT_FILE = auditCheckpoints;
-  return { overrides, demo: { dir, secret, ...(auditCheckpoints ? { auditCheckpoints } : {}) } };
+  const cli = {
+    ...(authSecretFile ? { authSecretFile } : {}),
+    ...(passphraseFile ? { passphraseFile } : {}),
+    keysDir,
+    redisPrefix: (overrides.REDIS_PREFIX ?? env.REDIS_PREFIX) as string,
+  };
+  return { overrides, demo: { dir, secret, ...(auditCheckpoints ? { auditCheckpoints } : {}), cli } };
+}
+
+const ENV_FILE = 'env';
+
+/** The LEDGER_URL the last run wrote to .demo/env, if any. */
+async function demoLedgerUrl(dir: string): Promise<string | undefined> {
+  const text = await readFile(join(dir, ENV_FILE), 'utf8').catch(() => '');
+  const line = /^export LEDGER_URL='([^']*)'$/m.exec(text);
+  return line?.[1];
+}
+
+/** A value as one single-quoted shell word. */
+function shellWord(v: string): string {
+  return `'${v.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * .demo/env: `source .demo/env` and every CLI command talks to this demo (the variables src/config reads for them:
+ * `client`, `auth`, `keys`, `redis`, `ledger`). Secrets stay in their files where there are files; the admin token
+ * is written, as the banner prints it, in a file only its owner reads. Without a `quill` on PATH it defines one
+ * running this checkout's bin/quill.js.
+ */
+export async function writeDemoEnv(o: {
+  demo: DemoSecrets;
+  walletUrl: string;
+  token: string;
+  redisUrl: string;
+  ledgerUrl: string;
+}): Promise<string> {
+  const { cli } = o.demo;
+  const vars: [string, string][] = [
+    ['QUILL_URL', o.walletUrl],
+    ['QUILL_TOKEN', o.token],
+    ...(cli.authSecretFile ? [['AUTH_JWT_SECRET_FILE', cli.authSecretFile] as [string, string]] : []),
+    ['KEYS_DIR', cli.keysDir],
+    ...(cli.passphraseFile ? [['KEYSTORE_PASSPHRASE_FILE', cli.passphraseFile] as [string, string]] : []),
+    ['REDIS_URL', o.redisUrl],
+    ['REDIS_PREFIX', cli.redisPrefix],
+    ['LEDGER_URL', o.ledgerUrl],
+  ];
+  const bin = fileURLToPath(new URL('../../bin/quill.js', import.meta.url));
+  const lines = [
+    '# Written by `npm start` (quill serve --demo) for this run: `source .demo/env`, then any quill command.',
+    '# QUILL_TOKEN is an admin token for 12 h; the secrets stay in their files.',
+    ...vars.map(([k, v]) => `export ${k}=${shellWord(v)}`),
+    `command -v quill >/dev/null 2>&1 || quill() { node ${shellWord(bin)} "$@"; }`,
+    '',
+  ];
+  const file = join(o.demo.dir, ENV_FILE);
+  await writeFile(file, lines.join('\n'), { mode: 0o600 });
+  await chmod(file, 0o600);
+  return `${DEMO_DIR}/${ENV_FILE}`;
 }
 
 /**
@@ -191,6 +284,8 @@ export async function prepareDemo(o: {
   preapprove?: (party: string) => void;
   /** The console sign-in link for the admin who started the demo (absent: the console is off). */
   consoleLink?: string;
+  /** The Redis the wallet uses (a private one's URL when the demo started it), for .demo/env. */
+  redisUrl: string;
   log: Log;
 }): Promise<void> {
   const token = await issueToken({
@@ -258,6 +353,13 @@ export async function prepareDemo(o: {
     { mode: 0o600 },
   );
   const rel = `${DEMO_DIR}/submission.json`;
+  const envFile = await writeDemoEnv({
+    demo: o.demo,
+    walletUrl: o.walletUrl,
+    token,
+    redisUrl: o.redisUrl,
+    ledgerUrl: o.sandbox.url,
+  });
   process.stdout.write(
     [
       '',
@@ -279,6 +381,9 @@ export async function prepareDemo(o: {
       '',
       'Or ask Quill for a token transfer (it prepares, checks what it signs, and submits):',
       `  curl -s -X POST '${o.walletUrl}/wallet/v1/transfers?wait=10' -H 'authorization: Bearer ${token}' -H 'content-type: application/json' --data '{"party":"${party.partyId}","receiver":"${receiver.partyId}","instrument":${o.instrument ? JSON.stringify(o.instrument) : '{"admin":"…","id":"…"}'},"amount":"10","memo":"first transfer"}'`,
+      '',
+      `The CLI against this demo (every command: quill --help):`,
+      `  source ${envFile} && quill keys list && quill events tail --max 1`,
       '',
       ...(o.consoleLink
         ? [

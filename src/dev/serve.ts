@@ -120,6 +120,7 @@ export async function serveEmbedded(o: Omit<ServeOptions, 'embedded'> & { demo: 
               }),
             }
           : {}),
+        redisUrl: env.REDIS_URL ?? config.redisUrl,
         log: serving.log,
       });
     }

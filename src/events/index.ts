@@ -16,6 +16,7 @@ export {
   type QuillEvent,
   type Retention,
 } from './log.ts';
+export { eventMetrics } from './metrics.ts';
 export { type RelayOptions, relayStep, startRelay } from './relay.ts';
 export { type SinkOptions, startSink } from './sink.ts';
 export { type StreamCaps, StreamSlots } from './streams.ts';
@@ -31,7 +32,9 @@ export { WEBHOOK_ID, type Webhook, WebhookRegistry } from './webhooks/registry.t
 export { signature, signatureHeader, verifySignature } from './webhooks/sign.ts';
 export {
   checkTarget,
+  isLoopbackAddress,
   isPrivateAddress,
+  type PrivateTargets,
   type Resolve,
   type ResolvedAddress,
   resolveTarget,

@@ -7,5 +7,6 @@ export {
   type IndexedTransaction,
   type IngestBatch,
 } from './index-store.ts';
+export { watcherMetrics } from './metrics.ts';
 export { type IndexedHolding, type IndexedInstruction, isLocked } from './tokens.ts';
 export { concerned, LedgerWatcher, type WatcherLedger, type WatcherOptions } from './watcher.ts';

@@ -130,6 +130,8 @@ export class LedgerWatcher {
   #waitMs: number;
   /** Until when reads leave the token-standard interfaces out (the participant has none of their packages). */
   #tokensOffUntil = 0;
+  /** The ledger end and the checkpoint as the last step saw them (metrics: how far behind the index is). */
+  #position: { ledgerEnd: number; checkpoint: number } | undefined;
 
   constructor(o: WatcherOptions) {
     this.#o = o;
@@ -138,6 +140,8 @@ export class LedgerWatcher {
     // Another holder may have followed parties this process has not: start over when the lease comes back.
     o.lease.onLost(() => {
       this.#followed = undefined;
+      // Another holder reads now: this process's last position would go stale on /metrics.
+      this.#position = undefined;
     });
   }
 
@@ -154,6 +158,11 @@ export class LedgerWatcher {
 
   async stop(): Promise<void> {
     await this.#running?.stop();
+  }
+
+  /** Where the last step found the ledger end and left the checkpoint (undefined before one ran here). */
+  get position(): { ledgerEnd: number; checkpoint: number } | undefined {
+    return this.#position;
   }
 
   #format(parties: readonly string[]) {
@@ -195,6 +204,7 @@ export class LedgerWatcher {
       this.#followed = new Set(parties);
     }
     const end = await ledger.ledgerEndOffset();
+    this.#position = { ledgerEnd: end, checkpoint: cp };
     if (end < cp) return this.#reset(cp, end);
     const fresh = this.#followed ? parties.filter((p) => !this.#followed!.has(p)) : [];
     if (this.#followed === undefined) this.#followed = new Set(parties);
@@ -246,6 +256,7 @@ export class LedgerWatcher {
     // A page shorter than the limit is the whole range (a bounded read completes once it has everything).
     const checkpoint = page.length < limit ? upTo : last;
     await index.ingest({ transactions: txs, checkpoint });
+    this.#position = { ledgerEnd: end, checkpoint };
     this.#o.onProgress?.(checkpoint);
     return true;
   }

@@ -10,7 +10,7 @@ import { type Log, noLog } from '../log.ts';
 import type { Registry } from '../metrics.ts';
 import { type AssetRecognizers, DEFAULT_RECOGNIZERS } from '../policy/index.ts';
 import type { Lease } from '../redis/index.ts';
-import type { Keyring, Signer } from '../signing/index.ts';
+import { type Keyring, keyStoreMetrics, type Signer } from '../signing/index.ts';
 import type {
   AcceptPorts,
   JobData,
@@ -78,6 +78,8 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
   const health = new LedgerAuthHealth(shared.registry, log);
   const ledger = watchLedgerAuth(o.ledger, health);
   const ledgerAuth = () => health.state();
+  // A key that can no longer sign does not make the process unready (/readyz): /metrics says so for alerts.
+  if (o.keys) keyStoreMetrics(shared.registry, o.keys);
   const closers: (() => Promise<void>)[] = [];
   const stop = async () => {
     for (const c of closers) await c().catch((err) => log('warn', `shutdown: ${(err as Error).message}`));

@@ -1,5 +1,6 @@
 // Prometheus metrics of the pipeline, registered in the process's registry (src/metrics.ts).
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { SubmissionRecord, SubmissionStatus } from './record.ts';
 
 export interface PipelineMetrics {
   accepted: Counter<'outcome'>;
@@ -103,6 +104,10 @@ export function watchBacklog(
   sources: {
     statuses: () => Promise<Record<string, number>>;
     jobs: () => Promise<Record<string, number>>;
+    /** The oldest created records in an open status (at most `limit`), for their age and deadlines. */
+    oldest?: (status: SubmissionStatus, limit: number) => Promise<SubmissionRecord[]>;
+    /** When the job that has waited longest became ready to run (ms), if any job waits. */
+    oldestJob?: () => Promise<number | undefined>;
   },
 ): void {
   const gauge = (name: string, help: string, label: string, read: () => Promise<Record<string, number>>) =>
@@ -133,4 +138,71 @@ export function watchBacklog(
       }
     },
   });
+  const { oldest, oldestJob } = sources;
+  if (oldest) {
+    // A count per status cannot tell a steady flow through `executing` from one record stuck there: the age of
+    // the longest-unchanged record can. Read from the oldest created of each status (its index is in creation
+    // order), so a scrape costs a few reads whatever the backlog.
+    new Gauge({
+      name: 'quill_submissions_oldest_seconds',
+      help: 'Seconds since the least recently changed of the 50 oldest records in an open status last changed (0: none)',
+      labelNames: ['status'],
+      registers: [registry],
+      async collect() {
+        const now = Date.now();
+        for (const status of OPEN_STATUSES) {
+          try {
+            const recs = await oldest(status, 50);
+            const ages = recs.map((r) => Math.max(0, (now - Date.parse(r.updatedAt)) / 1000));
+            this.set({ status }, ages.length ? Math.max(...ages) : 0);
+          } catch {
+            // Redis unreachable: quill_redis_up says so.
+          }
+        }
+      },
+    });
+    // Approvals after their deadline are refused and the record expires: warn the approvers' operators before.
+    new Gauge({
+      name: 'quill_approvals_expiring',
+      help: 'Submissions awaiting approval (of the 500 oldest) whose approval deadline falls within the window',
+      labelNames: ['within'],
+      registers: [registry],
+      async collect() {
+        try {
+          const now = Date.now();
+          const left = (await oldest('awaiting_approval', 500))
+            .map((r) => (r.approval?.deadline ? Date.parse(r.approval.deadline) - now : Number.NaN))
+            .filter((ms) => ms > 0);
+          for (const [within, ms] of APPROVAL_WINDOWS)
+            this.set({ within }, left.filter((l) => l <= ms).length);
+        } catch {
+          // Redis unreachable: as above.
+        }
+      },
+    });
+  }
+  if (oldestJob) {
+    // Jobs waiting with no worker taking them (workers down, or all busy): the queue's age, not its length.
+    new Gauge({
+      name: 'quill_queue_oldest_waiting_seconds',
+      help: 'Seconds the longest-waiting job of the submissions queue has been ready to run (0: none waits)',
+      registers: [registry],
+      async collect() {
+        try {
+          const at = await oldestJob();
+          this.set(at === undefined ? 0 : Math.max(0, (Date.now() - at) / 1000));
+        } catch {
+          // Redis unreachable: as above.
+        }
+      },
+    });
+  }
 }
+
+/** The statuses a record leaves by itself (the final ones never change). */
+const OPEN_STATUSES: SubmissionStatus[] = ['awaiting_approval', 'accepted', 'queued', 'executing'];
+const APPROVAL_WINDOWS: [string, number][] = [
+  ['15m', 15 * 60_000],
+  ['1h', 3600_000],
+  ['24h', 24 * 3600_000],
+];

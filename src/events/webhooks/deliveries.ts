@@ -9,10 +9,10 @@ import type { Log } from '../../log.ts';
 import { type RedisKeys, redisKeys } from '../../redis/keys.ts';
 import type { EventLog } from '../log.ts';
 import type { WebhookRegistry } from './registry.ts';
-import type { Resolve } from './targets.ts';
+import type { PrivateTargets, Resolve } from './targets.ts';
 
 export interface DeliveryConfig {
-  allowPrivateTargets: boolean;
+  allowPrivateTargets: PrivateTargets;
   timeoutMs: number;
   retryBaseMs: number;
   retryMaxDelayMs: number;
@@ -56,9 +56,22 @@ export interface ChainJob {
 export const WEBHOOK_QUEUE = 'webhooks';
 export const ATTEMPT_LOG_MAX = 1000;
 
+/** What became of the delivery attempts of this process (src/events/metrics.ts counts them on /metrics). */
+export interface DeliveryOutcomes {
+  /** Answered 2xx. */
+  delivered: number;
+  /** Failed and to be retried. */
+  failed: number;
+  /** Dead-lettered after retrying for retryForMs. */
+  dead: number;
+  /** Dropped because the event left the event log (retention) before it was delivered. */
+  expired: number;
+}
+
 export class Deliveries {
   readonly keys: RedisKeys;
   readonly queue: Queue<ChainJob>;
+  readonly outcomes: DeliveryOutcomes = { delivered: 0, failed: 0, dead: 0, expired: 0 };
   constructor(
     readonly redis: Redis,
     bull: Redis,

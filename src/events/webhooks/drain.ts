@@ -141,6 +141,7 @@ export async function drain(d: Deliveries, job: Job<ChainJob>, token: string | u
     const e = await d.events.get(head);
     if (!e) {
       await d.setState(webhook, { ...s, state: 'dead', lastError: 'EVENT_EXPIRED' });
+      d.outcomes.expired++;
       await runScript(d.redis, POP_IF, [key], [head]);
       continue;
     }
@@ -160,16 +161,19 @@ export async function drain(d: Deliveries, job: Job<ChainJob>, token: string | u
     delete next.nextAttemptAt;
     if (r.error === null) {
       await d.setState(webhook, { ...next, state: 'delivered' });
+      d.outcomes.delivered++;
       await runScript(d.redis, POP_IF, [key], [head]);
       continue;
     }
     if (Date.now() - Date.parse(next.firstAttemptAt as string) >= d.config.retryForMs) {
       await d.setState(webhook, { ...next, state: 'dead' });
       await d.redis.rpush(d.keys.webhookDead(webhook), head);
+      d.outcomes.dead++;
       await runScript(d.redis, POP_IF, [key], [head]);
       d.log?.('warn', 'webhook delivery dead-lettered', { webhook, eventId: head, error: r.error });
       continue;
     }
+    d.outcomes.failed++;
     const at = Date.now() + backoff(d, attempt);
     await d.setState(webhook, { ...next, nextAttemptAt: new Date(at).toISOString() });
     await job.moveToDelayed(at, token);

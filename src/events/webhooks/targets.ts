@@ -1,5 +1,6 @@
 // Which webhook targets are allowed: http(s) URLs whose host resolves only to public addresses, unless private
-// targets are explicitly allowed (WEBHOOK_ALLOW_PRIVATE_TARGETS=true). Every address the name resolves to is
+// targets are explicitly allowed (WEBHOOK_ALLOW_PRIVATE_TARGETS=true), or loopback ones (`loopback`: the demo's
+// default, so an integrator's receiver on the same machine works and nothing else private does). Every address the name resolves to is
 // checked, so a name with one public and one private address is refused. `resolveTarget` returns the checked
 // addresses so the delivery connects to them and not to a second answer (DNS rebinding, F11).
 import { lookup } from 'node:dns/promises';
@@ -41,6 +42,25 @@ export function isPrivateAddress(ip: string): boolean {
   return true;
 }
 
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+
+/** Whether an IP literal is a loopback address (127/8, ::1, or 127/8 mapped into IPv6). */
+export function isLoopbackAddress(ip: string): boolean {
+  const v = isIP(ip);
+  if (v === 4) return LOOPBACK.check(ip, 'ipv4');
+  if (v === 6) {
+    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+    if (mapped) return LOOPBACK.check(mapped[1] as string, 'ipv4');
+    return LOOPBACK.check(ip, 'ipv6');
+  }
+  return false;
+}
+
+/** Which non-public targets are allowed: none (false), every private one (true), or loopback only. */
+export type PrivateTargets = boolean | 'loopback';
+
 export type TargetProblem = 'INVALID_URL' | 'PRIVATE_TARGET' | 'UNRESOLVABLE';
 
 export interface ResolvedAddress {
@@ -79,7 +99,7 @@ function parseTarget(url: string): URL | undefined {
 /** Resolves once and checks every answer; the delivery connects only to the addresses returned. */
 export async function resolveTarget(
   url: string,
-  allowPrivate: boolean,
+  allowPrivate: PrivateTargets,
   resolve: Resolve = systemResolve,
 ): Promise<Target | TargetProblem> {
   const u = parseTarget(url);
@@ -93,14 +113,19 @@ export async function resolveTarget(
     return 'UNRESOLVABLE';
   }
   if (addresses.length === 0) return 'UNRESOLVABLE';
-  if (!allowPrivate && addresses.some((a) => isPrivateAddress(a.address))) return 'PRIVATE_TARGET';
+  const refused = (a: ResolvedAddress) =>
+    isPrivateAddress(a.address) && !(allowPrivate === 'loopback' && isLoopbackAddress(a.address));
+  if (allowPrivate !== true && addresses.some(refused)) return 'PRIVATE_TARGET';
   return { url: u, host, addresses };
 }
 
 /** Undefined when `url` may be called; otherwise why not (registration: a name is not resolved when private
  * targets are allowed). */
-export async function checkTarget(url: string, allowPrivate: boolean): Promise<TargetProblem | undefined> {
-  if (allowPrivate) return parseTarget(url) ? undefined : 'INVALID_URL';
-  const t = await resolveTarget(url, false);
+export async function checkTarget(
+  url: string,
+  allowPrivate: PrivateTargets,
+): Promise<TargetProblem | undefined> {
+  if (allowPrivate === true) return parseTarget(url) ? undefined : 'INVALID_URL';
+  const t = await resolveTarget(url, allowPrivate);
   return typeof t === 'string' ? t : undefined;
 }

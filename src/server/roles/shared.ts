@@ -4,11 +4,11 @@ import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { AuditLog } from '../../audit/index.ts';
 import type { Config } from '../../config/index.ts';
-import { Deliveries, EventLog, WebhookRegistry } from '../../events/index.ts';
+import { Deliveries, EventLog, eventMetrics, WebhookRegistry } from '../../events/index.ts';
 import { HistoryIndex } from '../../history/index.ts';
 import { type Log, outageReporter } from '../../log.ts';
 import { metricsRegistry, type Registry } from '../../metrics.ts';
-import { redisConnection } from '../../redis/index.ts';
+import { redisConnection, redisMetrics } from '../../redis/index.ts';
 import {
   createMetrics,
   createQueue,
@@ -67,12 +67,21 @@ export function startShared(config: Config, log: Log): Shared {
   watchBacklog(registry, {
     statuses: () => store.countByStatus(),
     jobs: () => queue.getJobCounts('waiting', 'active', 'delayed', 'prioritized', 'waiting-children'),
+    oldest: (status, limit) => store.oldestInStatus(status, limit),
+    oldestJob: async () => {
+      // The wait list's oldest end; a retried job was ready again when its delay ended or it last ran.
+      const [job] = await queue.getJobs(['waiting'], 0, 0, true);
+      return job ? Math.max(job.timestamp + (job.delay ?? 0), job.processedOn ?? 0) : undefined;
+    },
   });
+  redisMetrics(registry, redis);
   const events = new EventLog(redis, config.redisPrefix, {
     maxAgeMs: config.events.retentionMs,
     maxCount: config.events.retentionMax,
   });
   const hooks = new WebhookRegistry(redis, config.redisPrefix);
+  const deliveries = new Deliveries(redis, bull, config.redisPrefix, events, hooks, config.webhooks, log);
+  eventMetrics(registry, { redis, prefix: config.redisPrefix, deliveries, hooks });
   return {
     config,
     log,
@@ -88,7 +97,7 @@ export function startShared(config: Config, log: Log): Shared {
     metrics: createMetrics(registry),
     events,
     hooks,
-    deliveries: new Deliveries(redis, bull, config.redisPrefix, events, hooks, config.webhooks, log),
+    deliveries,
     async close() {
       await queue.close().catch(() => {});
       await this.deliveries.close();

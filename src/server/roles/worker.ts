@@ -4,7 +4,7 @@ import type { Worker } from 'bullmq';
 import { Counter, Gauge } from 'prom-client';
 import { AuditCheckpointer } from '../../audit/index.ts';
 import { startDelivery, startRelay } from '../../events/index.ts';
-import { HistoryIndex, LedgerWatcher, type WatcherLedger } from '../../history/index.ts';
+import { HistoryIndex, LedgerWatcher, type WatcherLedger, watcherMetrics } from '../../history/index.ts';
 import { Lease, redisKeys } from '../../redis/index.ts';
 import type { RawSigner } from '../../signing/index.ts';
 import {
@@ -116,6 +116,7 @@ export function startWorkerRole(s: Shared, o: WorkerRoleOptions): WorkerRole {
       log,
     });
     w.start();
+    watcherMetrics(s.registry, w);
     watcher = w;
     closers.push(async () => {
       await w.stop();

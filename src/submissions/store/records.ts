@@ -333,6 +333,25 @@ export class SubmissionStore {
     return this.redis.zrange(this.keys.statusIndex(status), '0', String(limit - 1)).catch(redisFailed);
   }
 
+  /**
+   * The records first in a status's index (the oldest created), at most `limit`: what /metrics reads to tell a
+   * submission stuck in `executing`, or an approval near its deadline, without scanning every record.
+   */
+  async oldestInStatus(status: SubmissionStatus, limit = 1): Promise<SubmissionRecord[]> {
+    const ids = await this.idsInStatus(status, limit);
+    if (ids.length === 0) return [];
+    const pipe = this.redis.pipeline();
+    for (const id of ids) pipe.hmget(this.keys.record(id), 'record', 'schemaVersion');
+    const rows = (await pipe.exec().catch(redisFailed)) ?? [];
+    const out: SubmissionRecord[] = [];
+    for (const [i, [e, value]] of rows.entries()) {
+      if (e) redisFailed(e);
+      const [raw, schema] = value as [string | null, string | null];
+      if (raw) out.push(decodeRecord(ids[i] as string, raw, schema));
+    }
+    return out;
+  }
+
   /** Records per status: all of them, or one party's. */
   async countByStatus(party?: string): Promise<Record<SubmissionStatus, number>> {
     const statuses = SUBMISSION_STATUSES;

@@ -51,6 +51,23 @@ describe('loadConfig', () => {
     expect(problems({ SANDBOX_PORT: '7000', SANDBOX_SCAN_PORT: '7000' })[0]).toMatch(/differ/);
   });
 
+  it('reads AUTH_JWT_SECRET_FILE, and refuses it beside AUTH_JWT_SECRET, short or missing, without echoing it', () => {
+    const dir = tempDir('quill-cfg-');
+    const secret = 's'.repeat(40);
+    writeFileSync(join(dir, 'secret'), `${secret}\n`);
+    const c = loadConfig({ AUTH_JWT_SECRET_FILE: join(dir, 'secret') }, ['auth']);
+    expect(c.auth.jwtSecret).toBe(secret);
+    expect(c.auth.algorithms).toEqual(['HS256']);
+    expect(problems({ AUTH_JWT_SECRET_FILE: join(dir, 'secret'), AUTH_JWT_SECRET: secret })[0]).toMatch(
+      /choose one/,
+    );
+    writeFileSync(join(dir, 'short'), 'short-file-secret\n');
+    const short = problems({ AUTH_JWT_SECRET_FILE: join(dir, 'short') });
+    expect(short[0]).toMatch(/^AUTH_JWT_SECRET_FILE: .*32 characters/);
+    expect(short.join(' ')).not.toContain('short-file-secret');
+    expect(problems({ AUTH_JWT_SECRET_FILE: join(dir, 'missing') })[0]).toMatch(/cannot read .*ENOENT/);
+  });
+
   it('reads the passphrase file and reports a missing one', () => {
     const dir = tempDir('quill-cfg-');
     writeFileSync(join(dir, 'pass'), 'hunter2-passphrase\n');

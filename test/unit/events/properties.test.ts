@@ -1,4 +1,5 @@
-// Properties of the event id decoder and ordering, the signature check and the private-address matcher.
+// Properties of the event id decoder and ordering, the signature check and the private- and loopback-address
+// matchers (WEBHOOK_ALLOW_PRIVATE_TARGETS=loopback: the demo's default).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -6,7 +7,9 @@ import {
   decodeEntry,
   isEventId,
   isEventType,
+  isLoopbackAddress,
   isPrivateAddress,
+  resolveTarget,
   signatureHeader,
   verifySignature,
 } from '../../../src/events/index.ts';
@@ -113,6 +116,34 @@ describe('private addresses', () => {
   });
 });
 
+describe('loopback targets (the demo)', () => {
+  it('matches 127/8 and ::1 only', () => {
+    for (const ip of ['127.0.0.1', '127.1.2.3', '::1', '::ffff:127.0.0.1'])
+      expect(isLoopbackAddress(ip), ip).toBe(true);
+    for (const ip of ['10.0.0.1', '192.168.1.1', '::', 'fd00::1', '8.8.8.8', 'not-an-ip'])
+      expect(isLoopbackAddress(ip), ip).toBe(false);
+  });
+  it('allows a loopback target and refuses every other private one under `loopback`', async () => {
+    const only = (address: string) => async () => [
+      { address, family: address.includes(':') ? 6 : 4 } as const,
+    ];
+    const on = (address: string, allow: boolean | 'loopback') =>
+      resolveTarget('http://receiver.test:9000/hook', allow, only(address));
+    expect(typeof (await on('127.0.0.1', 'loopback'))).toBe('object');
+    expect(typeof (await on('::1', 'loopback'))).toBe('object');
+    expect(await on('127.0.0.1', false)).toBe('PRIVATE_TARGET');
+    for (const ip of ['10.0.0.1', '192.168.1.1', '169.254.169.254', 'fd00::1'])
+      expect(await on(ip, 'loopback'), ip).toBe('PRIVATE_TARGET');
+    expect(typeof (await on('192.168.1.1', true))).toBe('object');
+    // A name with a loopback and a private answer is refused whole.
+    const both = async () => [
+      { address: '127.0.0.1', family: 4 as const },
+      { address: '10.0.0.1', family: 4 as const },
+    ];
+    expect(await resolveTarget('http://mixed.test/', 'loopback', both)).toBe('PRIVATE_TARGET');
+  });
+});
+
 describe('events configuration', () => {
   it('reads the defaults and refuses bad values with one line each', async () => {
     const { loadConfig, ConfigError } = await import('../../../src/config/index.ts');
@@ -123,6 +154,9 @@ describe('events configuration', () => {
     expect(
       loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' }, ['events']).webhooks.allowPrivateTargets,
     ).toBe(true);
+    expect(
+      loadConfig({ WEBHOOK_ALLOW_PRIVATE_TARGETS: 'loopback' }, ['events']).webhooks.allowPrivateTargets,
+    ).toBe('loopback');
     for (const [k, v] of [
       ['WEBHOOK_ALLOW_PRIVATE_TARGETS', 'yes'],
       ['EVENTS_RETENTION_HOURS', '-1'],
