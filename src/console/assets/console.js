@@ -36,7 +36,10 @@ function busy(el) {
   if (el.contains(document.activeElement) && document.activeElement !== document.body) return true;
   for (const f of el.querySelectorAll('input, textarea, select')) {
     if (f.type === 'hidden' || f.type === 'submit') continue;
-    if (
+    if (f.tagName === 'SELECT') {
+      const chosen = [...f.options].findIndex((o) => o.defaultSelected);
+      if (f.selectedIndex !== Math.max(0, chosen)) return true;
+    } else if (
       f.type === 'checkbox' || f.type === 'radio'
         ? f.checked !== f.defaultChecked
         : f.value !== f.defaultValue
@@ -122,7 +125,10 @@ function patchList(old, fresh, said) {
     mine.replaceWith(item.cloneNode(true));
     if (after && before !== after) said.push(`${shortId(item.dataset.id)} ${after}`);
   }
-  changed += [...shown.keys()].filter((id) => !incoming.some((e) => e.dataset.id === id)).length;
+  // Rows gone from the fresh copy: beyond those the new ones pushed off a full page, they changed (decided,
+  // filtered out).
+  const gone = [...shown.keys()].filter((id) => !incoming.some((e) => e.dataset.id === id)).length;
+  changed += Math.max(0, gone - added);
   const parts = [];
   if (added) parts.push(`${added} new`);
   if (changed) parts.push(`${changed} changed`);

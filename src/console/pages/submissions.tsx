@@ -30,10 +30,15 @@ export async function submissionPage(c: Ctx, id: string, form?: { error?: string
   if (!ID.test(id)) notFound();
   const api = c.get('api');
   const one = api.wallet.v1.submissions[':id'];
-  const rec = must(await answer(one.$get({ param: { id }, query: {} })), 'submission');
-  const pv = must(await answer(one.preview.$get({ param: { id } })), 'submission');
+  // The timeline may wait on the ledger (what spent an input): read beside the record and its preview.
+  const [recRes, pvRes, t] = await Promise.all([
+    answer(one.$get({ param: { id }, query: {} })),
+    answer(one.preview.$get({ param: { id } })),
+    timelineOf(c, id),
+  ]);
+  const rec = must(recRes, 'submission');
+  const pv = must(pvRes, 'submission');
   const tx = pv.preview;
-  const t = await timelineOf(c, id);
   const now = Date.now();
   const viewer = c.get('viewer');
   const awaiting = rec.status === 'awaiting_approval';

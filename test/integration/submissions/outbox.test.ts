@@ -21,7 +21,7 @@ describe('outbox', () => {
     const a = record();
     await store.create(a, payload);
     const created = await store.outbox.read('0-0');
-    expect(created.map((e) => [e.id, e.status])).toEqual([[a.id, a.status]]);
+    expect(created.map((e) => [e.id, e.status, e.from])).toEqual([[a.id, a.status, null]]);
     const start = created[0]?.cursor ?? '';
     await store.update(a.id, (r) => ({ ...r, status: 'queued' }));
     await store.update(a.id, (r) => ({ ...r, status: 'executing' }));
@@ -33,6 +33,7 @@ describe('outbox', () => {
         cursor: expect.stringMatching(/^\d+-\d+$/),
         id: a.id,
         status: 'committed',
+        from: 'executing',
         party: a.party,
         commandId: a.commandId,
         updateId: 'upd-1',
