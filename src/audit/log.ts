@@ -25,7 +25,7 @@ export interface SignatureEntry {
 }
 
 /** The kinds of a key's entry: the same from the API, the console and the CLI (docs/audit.md). */
-export const KEY_AUDIT_KINDS = ['key.generate', 'key.adopt', 'key.disable'] as const;
+export const KEY_AUDIT_KINDS = ['key.generate', 'key.adopt', 'key.disable', 'key.reseal'] as const;
 export type KeyAuditKind = (typeof KEY_AUDIT_KINDS)[number];
 
 export const AUDITED = loadScript('audited');

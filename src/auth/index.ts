@@ -15,5 +15,6 @@ export {
   createVerifier,
   issueToken,
   parseTtl,
+  previousSecretNotice,
   type Verifier,
 } from './tokens.ts';

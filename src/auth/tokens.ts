@@ -6,6 +6,10 @@ import { type Principal, ROLE_LEVEL, type Role } from './principal.ts';
 
 export interface AuthSettings {
   jwtSecret?: string;
+  /** While rotating: the secret before `jwtSecret`, accepted (never signed with) until `previousJwtSecretUntil`. */
+  previousJwtSecret?: string;
+  /** The end of the previous secret's grace period, ms since the epoch. */
+  previousJwtSecretUntil?: number;
   jwksUrl?: string;
   algorithms: string[];
   issuer?: string;
@@ -75,15 +79,16 @@ const VERIFIED_CACHE_SIZE = 1000;
  */
 export function createVerifier(s: AuthSettings, now: () => number = Date.now): Verifier {
   let key: Promise<webcrypto.CryptoKey> | JWTVerifyGetKey;
+  // The previous secret of a rotation: tried only when the current one does not match, and only until its end.
+  let previous: { key: Promise<webcrypto.CryptoKey>; until: number } | undefined;
   // Imported once: jose would otherwise import the raw secret again for every request.
   if (s.jwtSecret) {
-    key = webcrypto.subtle.importKey(
-      'raw',
-      new TextEncoder().encode(s.jwtSecret),
-      { name: 'HMAC', hash: 'SHA-256' },
-      false,
-      ['verify'],
-    );
+    key = hmacKey(s.jwtSecret);
+    if (s.previousJwtSecret !== undefined) {
+      if (s.previousJwtSecretUntil === undefined)
+        throw new AuthError('CONFIG', 'a previous secret needs the end of its grace period');
+      previous = { key: hmacKey(s.previousJwtSecret), until: s.previousJwtSecretUntil };
+    }
   } else if (s.jwksUrl) {
     // An identity provider issues tokens for many services: without an audience, any of them would do here.
     if (!s.audience && !s.anyAudience)
@@ -96,23 +101,39 @@ export function createVerifier(s: AuthSettings, now: () => number = Date.now): V
     const hit = verified.get(token);
     if (hit && now() < hit.until) return hit.principal;
     if (hit) verified.delete(token);
-    const { principal, exp } = await verify(token);
+    const { principal, exp, graceEnd } = await verify(token);
     if (verified.size >= VERIFIED_CACHE_SIZE) verified.delete(verified.keys().next().value as string);
-    // jose accepts a token until exp + the clock tolerance; never longer from memory.
+    // jose accepts a token until exp + the clock tolerance; never longer from memory, nor past the grace period
+    // of the previous secret that signed it.
     verified.set(token, {
       principal,
-      until: Math.min((exp + SKEW_SECONDS) * 1000, now() + VERIFIED_CACHE_MS),
+      until: Math.min(
+        (exp + SKEW_SECONDS) * 1000,
+        now() + VERIFIED_CACHE_MS,
+        graceEnd ?? Number.POSITIVE_INFINITY,
+      ),
     });
     return principal;
   };
-  async function verify(token: string): Promise<{ principal: Principal; exp: number }> {
+  async function verify(token: string): Promise<{ principal: Principal; exp: number; graceEnd?: number }> {
     let payload: JWTPayload;
+    let graceEnd: number | undefined;
     try {
-      const res =
-        key instanceof Promise
-          ? await jwtVerify(token, await key, opts())
-          : await jwtVerify(token, key as JWTVerifyGetKey, opts());
-      payload = res.payload;
+      try {
+        const res =
+          key instanceof Promise
+            ? await jwtVerify(token, await key, opts())
+            : await jwtVerify(token, key as JWTVerifyGetKey, opts());
+        payload = res.payload;
+      } catch (err) {
+        // Signed with another secret: the previous one, within its grace period (after it, the same 401 as any
+        // unknown secret's token).
+        const code = (err as { code?: string }).code;
+        if (!previous || code !== 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED' || now() >= previous.until)
+          throw err;
+        payload = (await jwtVerify(token, await previous.key, opts())).payload;
+        graceEnd = previous.until;
+      }
     } catch (err) {
       const code = (err as { code?: string }).code;
       throw new AuthError(
@@ -132,7 +153,7 @@ export function createVerifier(s: AuthSettings, now: () => number = Date.now): V
       throw new AuthError('UNAUTHENTICATED', 'the token has no subject (sub)');
     }
     const principal = { subject: payload.sub, role, party: partyOf(payload) };
-    return { principal, exp: payload.exp as number };
+    return { principal, exp: payload.exp as number, ...(graceEnd !== undefined ? { graceEnd } : {}) };
   }
   function opts() {
     return {
@@ -143,6 +164,48 @@ export function createVerifier(s: AuthSettings, now: () => number = Date.now): V
       ...(s.audience ? { audience: s.audience } : {}),
     };
   }
+}
+
+function hmacKey(secret: string): Promise<webcrypto.CryptoKey> {
+  return webcrypto.subtle.importKey(
+    'raw',
+    new TextEncoder().encode(secret),
+    { name: 'HMAC', hash: 'SHA-256' },
+    false,
+    ['verify'],
+  );
+}
+
+/**
+ * What a process says at start about a rotation's previous secret (never the secret): until when it is
+ * accepted and how long that is from now, or that its grace period is over. Undefined without one.
+ */
+export function previousSecretNotice(
+  s: Pick<AuthSettings, 'previousJwtSecret' | 'previousJwtSecretUntil'>,
+  now: number = Date.now(),
+): { level: 'info' | 'warn'; msg: string; fields: { previousSecretUntil: string } } | undefined {
+  if (s.previousJwtSecret === undefined || s.previousJwtSecretUntil === undefined) return undefined;
+  const until = new Date(s.previousJwtSecretUntil).toISOString();
+  const left = s.previousJwtSecretUntil - now;
+  if (left <= 0)
+    return {
+      level: 'warn',
+      msg: `tokens signed with the previous secret are refused: its grace period ended at ${until} (AUTH_JWT_PREVIOUS_SECRET_UNTIL); remove the previous secret`,
+      fields: { previousSecretUntil: until },
+    };
+  return {
+    level: 'info',
+    msg: `tokens signed with the previous secret are accepted until ${until} (${humanDuration(left)} from now), then refused`,
+    fields: { previousSecretUntil: until },
+  };
+}
+
+function humanDuration(ms: number): string {
+  const s = Math.ceil(ms / 1000);
+  if (s < 120) return `${s} s`;
+  if (s < 7200) return `${Math.round(s / 60)} min`;
+  if (s < 172_800) return `${Math.round(s / 360) / 10} h`;
+  return `${Math.round(s / 8640) / 10} d`;
 }
 
 const TTL = /^(\d+)(s|m|h|d)$/;

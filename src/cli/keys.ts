@@ -1,11 +1,13 @@
-// `quill keys generate|adopt|list|show|disable|check|backends`: KEYS_DIR and each backend's settings (config `keys`).
-// generate, adopt and disable also append their audit entry (config `redis`), as the API's key routes do.
+// `quill keys generate|adopt|list|show|disable|check|backends|reseal`: KEYS_DIR and each backend's settings (config
+// `keys`). generate, adopt, disable and reseal also append their audit entries (config `redis`), as the API's key
+// routes do.
+import { readFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { Command, Option } from 'commander';
 import { AuditLog, type KeyAuditKind } from '../audit/index.ts';
 import { loadConfig } from '../config/index.ts';
-import { CommandFailure } from '../errors.ts';
+import { CommandFailure, UsageError } from '../errors.ts';
 import { redisConnection } from '../redis/index.ts';
 import { openKeyring } from '../server/parts.ts';
 import {
@@ -14,6 +16,8 @@ import {
   type KeyAlgorithm,
   type KeyBackendName,
   type Keyring,
+  KeyStore,
+  type KeyStoreOptions,
   type KeyView,
 } from '../signing/index.ts';
 
@@ -70,6 +74,71 @@ async function audited(
         );
       });
     return view;
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** The new passphrase of `keys reseal`, from its file (one trailing newline dropped, as KEYSTORE_PASSPHRASE_FILE). */
+function newPassphraseFrom(path: string): string {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8').replace(/\r?\n$/, '');
+  } catch (err) {
+    throw new UsageError(
+      `--new-passphrase-file: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+  }
+  if (text.length === 0) throw new UsageError(`--new-passphrase-file: the file ${path} is empty`);
+  return text;
+}
+
+/**
+ * `quill keys reseal`: every key file from the current passphrase to the new one, each file replaced atomically,
+ * none written unless all open. One audit entry per key re-sealed (`key.reseal`, right after its file is
+ * replaced), as each key's other entries: a key's history in the chain then shows it, and an interrupted run
+ * leaves an entry for exactly the files it replaced. Redis must answer before the first file is written.
+ */
+async function reseal(env: CliEnv, newPassphraseFile: string): Promise<void> {
+  const config = loadConfig(env, ['keys', 'redis']);
+  const options = config.keyBackends.file as KeyStoreOptions | undefined;
+  if (!options)
+    throw new UsageError(
+      'no key-store passphrase: set KEYSTORE_PASSPHRASE or KEYSTORE_PASSPHRASE_FILE to the current one',
+    );
+  const newPassphrase = newPassphraseFrom(newPassphraseFile);
+  if (newPassphrase === options.passphrase)
+    throw new UsageError(
+      '--new-passphrase-file holds the current passphrase: nothing to re-seal (after a reseal, the new one is current)',
+    );
+  const store = new KeyStore(options);
+  const redis = redisConnection(config.redisTarget, { maxRetriesPerRequest: 1, connectTimeout: 5_000 });
+  const audit = new AuditLog(redis, config.redisPrefix);
+  const actor = cliActor();
+  try {
+    const { resealed, already } = await store.reseal(newPassphrase, {
+      beforeWrite: async () => {
+        await redis.ping().catch((err: Error) => {
+          throw new CommandFailure(
+            `cannot reach Redis (REDIS_URL) to write the audit entries, so nothing was re-sealed: ${err.message}`,
+          );
+        });
+      },
+      afterWrite: async (view) => {
+        await audit.appendKey('key.reseal', actor, view).catch((err: Error) => {
+          throw new CommandFailure(
+            `key ${view.fingerprint}: re-sealed, but its audit entry (key.reseal) could not be written, so the ` +
+              `command stopped there (run it again to re-seal the rest): ${err.message}`,
+          );
+        });
+        process.stdout.write(`resealed  ${view.fingerprint}\n`);
+      },
+    });
+    for (const v of already) process.stdout.write(`already   ${v.fingerprint}\n`);
+    process.stdout.write(
+      `${resealed.length} key files re-sealed with the new passphrase, ${already.length} already were, in ` +
+        `${config.keysDir}; restart each process with the new KEYSTORE_PASSPHRASE or KEYSTORE_PASSPHRASE_FILE\n`,
+    );
   } finally {
     redis.disconnect();
   }
@@ -219,6 +288,20 @@ export function keysCommand(env: CliEnv = {}): Command {
         return { view: await k.disable(fingerprint), changed: before.status !== 'disabled' };
       });
       process.stdout.write(`disabled ${view.fingerprint}\n`);
+    });
+
+  keys
+    .command('reseal')
+    .description(
+      'encrypt every key file in KEYS_DIR again, from the current passphrase (KEYSTORE_PASSPHRASE or ' +
+        'KEYSTORE_PASSPHRASE_FILE) to a new one; nothing is written unless every file opens; audited per key',
+    )
+    .requiredOption(
+      '--new-passphrase-file <path>',
+      'a file holding the new passphrase (one trailing newline dropped); never on the command line',
+    )
+    .action(async (opts: { newPassphraseFile: string }) => {
+      await reseal(env, opts.newPassphraseFile);
     });
 
   keys

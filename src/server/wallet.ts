@@ -3,7 +3,7 @@
 import type { Queue, Worker } from 'bullmq';
 import { type LedgerReads, type PartyAdmin, probeRoutes } from '../api/index.ts';
 import type { AuditCheckpointer, AuditLog } from '../audit/index.ts';
-import type { Verifier } from '../auth/index.ts';
+import { previousSecretNotice, type Verifier } from '../auth/index.ts';
 import type { Config } from '../config/index.ts';
 import type { HistoryIndex, LedgerWatcher } from '../history/index.ts';
 import { type Log, noLog } from '../log.ts';
@@ -88,6 +88,9 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
   try {
     let http: { url: string; port: number } | undefined;
     if (o.role !== 'worker') {
+      // A rotation's previous API token secret: until when it is accepted (never the secret itself).
+      const notice = previousSecretNotice(config.auth);
+      if (notice) log(notice.level, notice.msg, notice.fields);
       const api = await startApi(shared, {
         ledger,
         ledgerAuth,

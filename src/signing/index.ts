@@ -28,7 +28,7 @@ export type {
   KeySurvey,
   KeyView,
 } from './keys.ts';
-export { KeyStore, type KeyStoreOptions, normalizeFingerprint } from './keystore.ts';
+export { KeyStore, type KeyStoreOptions, normalizeFingerprint, type ResealResult } from './keystore.ts';
 export { keyStoreMetrics } from './metrics.ts';
 export { openPkcs11Backend, type Pkcs11Options } from './pkcs11/backend.ts';
 export {

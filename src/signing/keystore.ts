@@ -20,6 +20,7 @@ import {
   DEFAULT_SCRYPT,
   type DerivedKey,
   deriveKey,
+  type KeyFile,
   type KeyMetadata,
   keyMetadataOf,
   labelProblem,
@@ -57,6 +58,12 @@ export function normalizeFingerprint(input: string): string {
     throw new SigningError('BAD_INPUT', 'not a key fingerprint (expected 1220 followed by 64 hex digits)');
   }
   return fp;
+}
+
+/** What `reseal` did: the keys it rewrote, and those a run before had already sealed with the new passphrase. */
+export interface ResealResult {
+  resealed: KeyView[];
+  already: KeyView[];
 }
 
 export class KeyStore implements KeyBackend {
@@ -154,6 +161,83 @@ export class KeyStore implements KeyBackend {
         secret.fill(0);
       }
     });
+  }
+
+  /**
+   * Re-seals every key file from this store's passphrase to `newPassphrase` (`quill keys reseal`): a fresh salt
+   * and IV, the file's own scrypt cost and metadata. Every file is opened first: one that opens with neither
+   * passphrase, or any other bad file, throws before anything is written (naming it). A file that already opens
+   * with the new passphrase (a run before, perhaps interrupted) is left as it is, so running again is harmless.
+   * Each file is replaced atomically (temp file in KEYS_DIR, fsync, rename, directory fsync), after the new bytes
+   * were opened again in memory; a file that changed since it was opened stops the run. `beforeWrite` runs once,
+   * right before the first write (the CLI checks that its audit entries can be written), `afterWrite` after each
+   * file is replaced (its audit entry); either throwing stops the run.
+   */
+  async reseal(
+    newPassphrase: string,
+    hooks: { beforeWrite?: () => Promise<void>; afterWrite?: (view: KeyView) => Promise<void> } = {},
+  ): Promise<ResealResult> {
+    if (typeof newPassphrase !== 'string' || newPassphrase.length === 0)
+      throw new SigningError('BAD_INPUT', 'the new passphrase is empty');
+    if (newPassphrase === this.#passphrase)
+      throw new SigningError('BAD_INPUT', 'the new passphrase is the current one');
+    const withNew = (salt: Uint8Array, params: ScryptParams) => deriveKey(newPassphrase, salt, params);
+    const pending: { fp: string; path: string; bytes: Buffer; record: KeyFile; secret: Buffer }[] = [];
+    const already: KeyView[] = [];
+    try {
+      // 1. Open everything; nothing is written unless every file opens.
+      for (const fp of (await this.#fingerprints()).sort()) {
+        const path = this.#path(fp);
+        const { bytes } = await this.#read(fp);
+        if (!bytes) throw new SigningError('UNREADABLE', `${path}: unreadable`, path);
+        try {
+          const { record, secret } = await openKeyFile(bytes, path, fp, (salt, p) => this.#derive(salt, p));
+          pending.push({ fp, path, bytes, record, secret });
+        } catch (err) {
+          if (!(err instanceof SigningError && err.code === 'WRONG_PASSPHRASE')) throw err;
+          const opened = await openKeyFile(bytes, path, fp, withNew).catch((again: unknown) => {
+            if (again instanceof SigningError && again.code === 'WRONG_PASSPHRASE')
+              throw new SigningError(
+                'WRONG_PASSPHRASE',
+                `${path}: opens with neither the current passphrase nor the new one; nothing was re-sealed`,
+                path,
+              );
+            throw again;
+          });
+          opened.secret.fill(0);
+          already.push(fileView(keyMetadataOf(opened.record)));
+        }
+      }
+      // 2. Re-seal each file, one atomic replacement at a time.
+      if (pending.length > 0) await hooks.beforeWrite?.();
+      const resealed: KeyView[] = [];
+      for (const { fp, path, bytes, record, secret } of pending) {
+        await this.#exclusive(fp, async () => {
+          const params = { N: record.kdf.N, r: record.kdf.r, p: record.kdf.p };
+          const salt = newSalt();
+          const derived = await withNew(salt, params);
+          const text = serializeKeyFile(sealKeyFile(keyMetadataOf(record), secret, derived, salt, params));
+          // The new bytes open with the new passphrase before they replace anything.
+          const check = await openKeyFile(Buffer.from(text, 'utf8'), path, fp, async () => derived);
+          check.secret.fill(0);
+          const now = await this.#read(fp);
+          if (!now.bytes?.equals(bytes))
+            throw new SigningError(
+              'TAMPERED',
+              `${path}: changed while re-sealing (another process wrote it); run the command again`,
+              path,
+            );
+          await writeFileAtomic(path, text);
+          this.#unlocked.delete(fp);
+        });
+        const view = fileView(keyMetadataOf(record));
+        resealed.push(view);
+        await hooks.afterWrite?.(view);
+      }
+      return { resealed, already };
+    } finally {
+      for (const p of pending) p.secret.fill(0);
+    }
   }
 
   /** Unlocks every key file and reports each one's outcome (never throws for a bad file). */
