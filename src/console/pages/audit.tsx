@@ -35,6 +35,7 @@ const KINDS = [
   'key.generate',
   'key.adopt',
   'key.disable',
+  'key.reseal',
   'party.onboard',
   'ledger.user.update',
   'intent.reprepared',
