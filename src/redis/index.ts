@@ -4,6 +4,13 @@ export { type RedisTarget, redisConnection } from './connection.ts';
 export { type Durability, replication } from './durability.ts';
 export { redisFailed, StoreError, type StoreErrorCode } from './errors.ts';
 export { keyPrefix, type RedisKeys, redisKeys } from './keys.ts';
+export {
+  LAYOUT_VERSION,
+  LayoutError,
+  type Migration,
+  migrateLayout,
+  storedVersion,
+} from './layout.ts';
 export { Lease, type LeaseOptions, leaseHolder } from './lease.ts';
 export { redisMetrics } from './metrics.ts';
 export { exclusive } from './mutex.ts';

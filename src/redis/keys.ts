@@ -16,6 +16,10 @@ export function redisKeys(prefix: string) {
   return {
     prefix: p,
 
+    // The stored layout's version and the lock its migrations run under (src/redis/layout.ts).
+    layout: `${p}layout`,
+    layoutLock: `${p}layout:lock`,
+
     // Submissions: the record hash, its indexes and the outbox (src/submissions/store).
     record: (id: string) => `${p}sub:${id}`,
     commandIndex: (commandId: string) => `${p}idx:cmd:${commandId}`,

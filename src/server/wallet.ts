@@ -9,7 +9,7 @@ import type { HistoryIndex, LedgerWatcher } from '../history/index.ts';
 import { type Log, noLog } from '../log.ts';
 import type { Registry } from '../metrics.ts';
 import { type AssetRecognizers, DEFAULT_RECOGNIZERS } from '../policy/index.ts';
-import type { Lease } from '../redis/index.ts';
+import { type Lease, migrateLayout } from '../redis/index.ts';
 import { type Keyring, keyStoreMetrics, type Signer } from '../signing/index.ts';
 import type {
   AcceptPorts,
@@ -86,6 +86,11 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
     await shared.close();
   };
   try {
+    // Before anything reads or writes: the stored layout brought to this release's, or a newer one refused.
+    const layout = await migrateLayout(shared.redis, config.redisPrefix, {
+      log: (msg, fields) => log('info', msg, fields),
+    });
+    if (layout.applied.length > 0) log('info', 'layout migrated', { ...layout });
     let http: { url: string; port: number } | undefined;
     if (o.role !== 'worker') {
       // A rotation's previous API token secret: until when it is accepted (never the secret itself).
