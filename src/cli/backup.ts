@@ -228,6 +228,7 @@ async function readManifest(dir: string): Promise<BackupManifest> {
     typeof m === 'object' &&
     m.format === 'quill-backup' &&
     typeof m.redis?.keys === 'number' &&
+    typeof m.redis.prefix === 'string' &&
     m.files !== null &&
     typeof m.files === 'object' &&
     Object.entries(m.files).every(
@@ -262,12 +263,17 @@ async function checkHashes(dir: string, m: BackupManifest): Promise<void> {
   }
 }
 
-async function restoreRedis(redis: Redis, file: string): Promise<{ restored: number; expired: number }> {
+async function restoreRedis(
+  redis: Redis,
+  prefix: string,
+  file: string,
+): Promise<{ restored: number; expired: number }> {
   const lines = createInterface({ input: createReadStream(file), crlfDelay: Number.POSITIVE_INFINITY });
   let restored = 0;
   let expired = 0;
   let batch: KeyLine[] = [];
   let lineNo = 0;
+  const want = Buffer.from(prefix);
   const flush = async () => {
     if (batch.length === 0) return;
     const pipe = redis.pipeline();
@@ -294,6 +300,9 @@ async function restoreRedis(redis: Redis, file: string): Promise<{ restored: num
     if (typeof l?.k !== 'string' || typeof l.v !== 'string' || typeof l.x !== 'number') {
       throw new CommandFailure(`${REDIS_FILE}:${lineNo}: not a key line`);
     }
+    if (!Buffer.from(l.k, 'base64').subarray(0, want.length).equals(want)) {
+      throw new CommandFailure(`${REDIS_FILE}:${lineNo}: a key outside the prefix ${prefix}`);
+    }
     if (l.x > 0 && l.x <= Date.now()) {
       expired++; // a lease, a rate limit or a session that ran out since the backup
       continue;
@@ -314,6 +323,13 @@ async function restore(env: CliEnv, dirArg: string, force: boolean): Promise<str
   await checkHashes(dir, manifest);
   const { redis, prefix } = redisFor(env);
   try {
+    // The records, queues and indexes name one another by key: they come back under the prefix they were taken
+    // from, so the target must use it.
+    if (keyPrefix(manifest.redis.prefix) !== prefix) {
+      throw new UsageError(
+        `the backup is of REDIS_PREFIX ${manifest.redis.prefix}, not ${prefix.replace(/:$/, '')}: restore it under its own prefix`,
+      );
+    }
     // The target: KEYS_DIR empty, nothing under the prefix, no checkpoint file, unless --force.
     const keysEmpty = await isEmptyDir(keysDir);
     let present = false;
@@ -353,7 +369,7 @@ async function restore(env: CliEnv, dirArg: string, force: boolean): Promise<str
       // --force: what is under the prefix becomes exactly the backup's.
       for await (const keys of scanKeys(redis, prefix)) await redis.del(...keys);
     }
-    const { restored, expired } = await restoreRedis(redis, join(dir, REDIS_FILE));
+    const { restored, expired } = await restoreRedis(redis, prefix, join(dir, REDIS_FILE));
     let checkpoints = '';
     if (manifest.auditCheckpoints && CHECKPOINTS_FILE in manifest.files) {
       if (checkpointFile === undefined) {

@@ -243,6 +243,16 @@ describe('backup and restore drill', () => {
       /^quill: refusing to restore over existing data: KEYS_DIR .* Redis holds keys/,
     );
 
+    // Records, queues and indexes come back under the prefix they were taken from.
+    const moved = await runCli(
+      ['restore', backupDir],
+      cliEnv(tempDir('quill-drill-moved-'), { REDIS_PREFIX: 'elsewhere' }),
+    );
+    expect([moved.code, moved.stderr]).toEqual([
+      2,
+      `quill: the backup is of REDIS_PREFIX ${config.redisPrefix}, not elsewhere: restore it under its own prefix\n`,
+    ]);
+
     const tampered = join(tempDir('quill-drill-tampered-'), 'b');
     const copy = await runCli(['backup', '--out', tampered], cliEnv(restoredKeys));
     expect(copy.code).toBe(0);
