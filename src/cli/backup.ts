@@ -14,7 +14,7 @@ import { Command } from 'commander';
 import type { Redis } from 'ioredis';
 import { loadConfig } from '../config/index.ts';
 import { CommandFailure, UsageError } from '../errors.ts';
-import { keyPrefix, redisConnection } from '../redis/index.ts';
+import { keyPrefix, redisConnection, redisKeys } from '../redis/index.ts';
 import type { CliEnv } from './support.ts';
 import { quillVersion } from './version.ts';
 
@@ -116,35 +116,63 @@ async function writeLine(out: NodeJS.WritableStream, line: string): Promise<void
   if (!out.write(line)) await new Promise((r) => out.once('drain', r));
 }
 
+/** PTTL and DUMP replies of one key as a line; undefined when the key is gone. */
+function keyLine(
+  key: Buffer,
+  ttlReply: [Error | null, unknown],
+  dumpReply: [Error | null, unknown],
+  now: number,
+) {
+  const [ttlErr, ttl] = ttlReply;
+  const [dumpErr, dump] = dumpReply;
+  if (ttlErr || dumpErr) throw (ttlErr ?? dumpErr) as Error;
+  if (dump === null || dump === undefined || ttl === -2) return undefined; // gone since SCAN
+  const line: KeyLine = {
+    k: key.toString('base64'),
+    v: (dump as Buffer).toString('base64'),
+    x: (ttl as number) > 0 ? now + (ttl as number) : 0,
+  };
+  return `${JSON.stringify(line)}\n`;
+}
+
+/**
+ * Every key under the prefix into `file`, in batches. The audit stream and its head are read last and together
+ * (MULTI), so the copy of the chain ends at its head whatever was appended meanwhile.
+ */
 async function dumpRedis(redis: Redis, prefix: string, file: string): Promise<number> {
+  const k = redisKeys(prefix);
+  const together = [Buffer.from(k.audit), Buffer.from(k.auditHead)];
   const out = createWriteStream(file, { mode: 0o600 });
   const closed = new Promise<void>((res, rej) => {
     out.once('finish', res);
     out.once('error', rej);
   });
   let count = 0;
+  const write = async (line: string | undefined) => {
+    if (line === undefined) return;
+    await writeLine(out, line);
+    count++;
+  };
   try {
     for await (const keys of scanKeys(redis, prefix)) {
-      for (let i = 0; i < keys.length; i += BATCH) {
-        const batch = keys.slice(i, i + BATCH);
+      const rest = keys.filter((key) => !together.some((t) => t.equals(key)));
+      for (let i = 0; i < rest.length; i += BATCH) {
+        const batch = rest.slice(i, i + BATCH);
         const pipe = redis.pipeline();
-        for (const k of batch) pipe.pttl(k).dumpBuffer(k);
+        for (const key of batch) pipe.pttl(key).dumpBuffer(key);
         const replies = (await pipe.exec()) ?? [];
         const now = Date.now();
-        for (const [j, k] of batch.entries()) {
-          const [ttlErr, ttl] = replies[2 * j] ?? [];
-          const [dumpErr, dump] = replies[2 * j + 1] ?? [];
-          if (ttlErr || dumpErr) throw (ttlErr ?? dumpErr) as Error;
-          if (dump === null || dump === undefined || ttl === -2) continue; // gone since SCAN
-          const line: KeyLine = {
-            k: k.toString('base64'),
-            v: (dump as Buffer).toString('base64'),
-            x: (ttl as number) > 0 ? now + (ttl as number) : 0,
-          };
-          await writeLine(out, `${JSON.stringify(line)}\n`);
-          count++;
+        for (const [j, key] of batch.entries()) {
+          await write(keyLine(key, replies[2 * j] ?? [null, null], replies[2 * j + 1] ?? [null, null], now));
         }
       }
+    }
+    const multi = redis.multi();
+    for (const key of together) multi.pttl(key).dumpBuffer(key);
+    const replies = (await multi.exec()) ?? [];
+    const now = Date.now();
+    for (const [j, key] of together.entries()) {
+      await write(keyLine(key, replies[2 * j] ?? [null, null], replies[2 * j + 1] ?? [null, null], now));
     }
   } finally {
     out.end();
@@ -170,15 +198,7 @@ async function backup(env: CliEnv, outDir: string): Promise<BackupManifest> {
   try {
     await mkdir(out, { recursive: true, mode: 0o700 });
     await chmod(out, 0o700);
-    // The keys first, then Redis: a key made meanwhile is in the copy before any record that names it.
-    for (const rel of await filesUnder(keysDir)) {
-      const to = join(out, KEYS_SUBDIR, rel);
-      await mkdir(dirname(to), { recursive: true, mode: 0o700 });
-      await copyFile(join(keysDir, rel), to);
-      await chmod(to, 0o600);
-    }
-    const keys = await dumpRedis(redis, prefix, join(out, REDIS_FILE));
-    // The checkpoints last: each one signs a chain the Redis copy already holds (or a prefix of it).
+    // The checkpoints first: each one then signs a chain the Redis copy holds (or a beginning of it).
     let auditCheckpoints = false;
     if (checkpointFile !== undefined) {
       try {
@@ -188,6 +208,14 @@ async function backup(env: CliEnv, outDir: string): Promise<BackupManifest> {
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       }
+    }
+    const keys = await dumpRedis(redis, prefix, join(out, REDIS_FILE));
+    // The key store last: keys are never deleted (only disabled), so every key a copied record names is in it.
+    for (const rel of await filesUnder(keysDir)) {
+      const to = join(out, KEYS_SUBDIR, rel);
+      await mkdir(dirname(to), { recursive: true, mode: 0o700 });
+      await copyFile(join(keysDir, rel), to);
+      await chmod(to, 0o600);
     }
     const files: BackupManifest['files'] = {};
     for (const rel of await filesUnder(out)) files[rel] = await sha256(join(out, rel));
