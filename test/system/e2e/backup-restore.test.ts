@@ -2,7 +2,9 @@
 // state it can be left in (committed, rejected, expired, awaiting approval, queued behind a paused worker) is backed
 // up with `quill backup`, its Redis flushed and its KEYS_DIR deleted, restored with `quill restore` into fresh ones,
 // and started again: the records are the same JSON, the queued work commits exactly once (one whose job the backup
-// missed included: the recovery sweep requeues it), the audit chain verifies and the restored keys still sign.
+// missed included: the recovery sweep requeues it), the audit chain verifies against the backup's signed checkpoint
+// (and the live checkpoint file names what the restore lost), a submission accepted after the backup is gone and
+// commits once when sent again, and the restored keys still sign.
 // Then what restore refuses: a changed file (exit 1 naming it), a target that holds data, garbage (exit 2).
 import { createHash } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,6 +13,7 @@ import type { Sandbox } from '@quill/sandbox';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AuditCheckpointer } from '../../../src/audit/index.ts';
 import type { Config } from '../../../src/config/index.ts';
 import { jobIdFor } from '../../../src/submissions/index.ts';
 import { GATED, gatedPolicy } from '../../support/console.ts';
@@ -39,12 +42,19 @@ let sandbox: Sandbox;
 let config: Config;
 let w: Wallet | undefined;
 let party = '';
+let auditCheckpointer: AuditCheckpointer | undefined;
 const keysDir = tempDir('quill-drill-keys-');
 const restoredKeys = join(tempDir('quill-drill-restored-'), 'keys');
 const backupDir = join(tempDir('quill-drill-backup-'), 'b1');
 /** Each record as the API answered it just before the backup, by id. */
 const before = new Map<string, Rec>();
+/** The deployment's audit checkpoint file, and where the restore writes the backup's copy of it. */
+const checkpointFile = join(tempDir('quill-drill-cp-live-'), 'checkpoints.jsonl');
+const restoredCheckpoints = join(tempDir('quill-drill-cp-restored-'), 'checkpoints.jsonl');
 const queued: Rec[] = [];
+/** A submission accepted after the backup, and the body it was sent with. */
+let lost: Rec | undefined;
+let lostBody: unknown;
 
 /** What the CLI reads: this deployment's Redis and keys, nothing from the test process's environment. */
 const cliEnv = (keys: string, more: Record<string, string | undefined> = {}) => ({
@@ -159,8 +169,25 @@ describe('backup and restore drill', () => {
     for (const q of queued) expect(sandbox.state.commits.get(q.commandId)).toBeUndefined();
   });
 
+  it('signs a checkpoint of the audit chain with an audit key of the key store', async () => {
+    const wallet = w as Wallet;
+    const key = await wallet.keys.generate('ed25519', 'audit');
+    const checkpointer = new AuditCheckpointer({
+      audit: wallet.wallet.audit,
+      signer: wallet.keys,
+      key: key.fingerprint,
+      file: checkpointFile,
+      log: () => {},
+    });
+    expect(await checkpointer.checkpoint()).toMatchObject({ key: key.fingerprint });
+    auditCheckpointer = checkpointer;
+  });
+
   it('backs up, loses Redis and KEYS_DIR, restores into fresh ones', { timeout: 60_000 }, async () => {
-    const out = await runCli(['backup', '--out', backupDir], cliEnv(keysDir));
+    const out = await runCli(
+      ['backup', '--out', backupDir],
+      cliEnv(keysDir, { AUDIT_CHECKPOINT_FILE: checkpointFile }),
+    );
     expect(out.stderr).toBe('');
     expect(out.code).toBe(0);
     const manifest = JSON.parse(readFileSync(join(backupDir, 'manifest.json'), 'utf8')) as {
@@ -187,6 +214,16 @@ describe('backup and restore drill', () => {
     const keyFile = files.find((f) => /^keys\/1220/.test(f)) as string;
     expect(readFileSync(join(backupDir, keyFile))).toEqual(readFileSync(join(keysDir, keyFile.slice(5))));
 
+    expect(files).toContain('audit-checkpoints.jsonl');
+
+    // After the backup a submission is accepted (its signature is in the chain; the worker is still paused) and
+    // a checkpoint signs the chain: what a restore loses, and the live file shows.
+    const wallet = w as Wallet;
+    lostBody = await prepareOn(wallet.client, party, noteCommand(party));
+    lost = await submit(lostBody, false);
+    expect(lost.status).toBe('queued');
+    await auditCheckpointer?.checkpoint();
+
     // The disaster: the wallet stops, Redis loses everything, the key store is gone.
     await w?.wallet.close();
     w = undefined;
@@ -195,10 +232,30 @@ describe('backup and restore drill', () => {
     expect(await redis.dbsize()).toBe(0);
     rmSync(keysDir, { recursive: true, force: true });
 
-    const restored = await runCli(['restore', backupDir], cliEnv(restoredKeys));
+    const restored = await runCli(
+      ['restore', backupDir],
+      cliEnv(restoredKeys, { AUDIT_CHECKPOINT_FILE: restoredCheckpoints }),
+    );
     expect(restored.stderr).toBe('');
     expect(restored.code).toBe(0);
     expect(restored.stdout).toContain(`${manifest.redis.keys} Redis keys`);
+    expect(restored.stdout).toContain(`audit checkpoints to ${restoredCheckpoints}`);
+
+    // The restored chain verifies against the backup's checkpoints, signed by the restored audit key; the live
+    // file's newer checkpoint names the entries the restore lost.
+    const keyEnv = { KEYSTORE_PASSPHRASE: 'e2e passphrase' };
+    const verified = await runCli(
+      ['audit', 'verify'],
+      cliEnv(restoredKeys, { ...keyEnv, AUDIT_CHECKPOINT_FILE: restoredCheckpoints }),
+    );
+    expect(verified.stderr).toBe('');
+    expect(verified.stdout).toMatch(/^ok: \d+ entries, head \w+\n1 checkpoints checked/);
+    const cut = await runCli(
+      ['audit', 'verify'],
+      cliEnv(restoredKeys, { ...keyEnv, AUDIT_CHECKPOINT_FILE: checkpointFile }),
+    );
+    expect(cut.code).toBe(1);
+    expect(cut.stderr).toMatch(/^quill: audit checkpoints: /);
 
     // A backup taken while the service runs can hold a record whose job it missed: drop one job, and the
     // recovery sweep must requeue it from the record.
@@ -228,6 +285,14 @@ describe('backup and restore drill', () => {
     expect(verify.stderr).toBe('');
     expect(verify.code).toBe(0);
     expect(verify.stdout).toMatch(/^ok: \d+ entries/);
+
+    // The submission accepted after the backup is gone from Quill; sent again as it was, it commits once.
+    const l = lost as Rec;
+    expect((await w.call('GET', `/wallet/v1/submissions/${l.id}`)).status).toBe(404);
+    expect(sandbox.state.commits.get(l.commandId)).toBeUndefined();
+    const again = await submit(lostBody);
+    expect([again.status, again.commandId]).toEqual(['committed', l.commandId]);
+    expect(sandbox.state.commits.get(l.commandId)).toBe(1);
 
     // The restored key store still unlocks and signs: a new submission commits.
     const fresh = await submit(await prepareOn(w.client, party, noteCommand(party)));
