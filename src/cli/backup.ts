@@ -291,14 +291,25 @@ async function checkHashes(dir: string, m: BackupManifest): Promise<void> {
   }
 }
 
+/**
+ * A BullMQ job lock (`<prefix>:bull:<queue>:<job>:lock`): held by a worker of the backed-up deployment, which is
+ * stopped when it is restored. Left out, the job counts as stalled at once and BullMQ's stalled check
+ * (WORKER_STALLED_INTERVAL_MS) puts it back in the queue; restored, it would wait out the lock (WORKER_LOCK_DURATION_MS).
+ */
+const isJobLock = (key: Buffer, prefix: string) => {
+  const s = key.toString('utf8');
+  return s.startsWith(`${prefix}bull:`) && s.endsWith(':lock');
+};
+
 async function restoreRedis(
   redis: Redis,
   prefix: string,
   file: string,
-): Promise<{ restored: number; expired: number }> {
+): Promise<{ restored: number; expired: number; locks: number }> {
   const lines = createInterface({ input: createReadStream(file), crlfDelay: Number.POSITIVE_INFINITY });
   let restored = 0;
   let expired = 0;
+  let locks = 0;
   let batch: KeyLine[] = [];
   let lineNo = 0;
   const want = Buffer.from(prefix);
@@ -331,6 +342,10 @@ async function restoreRedis(
     if (!Buffer.from(l.k, 'base64').subarray(0, want.length).equals(want)) {
       throw new CommandFailure(`${REDIS_FILE}:${lineNo}: a key outside the prefix ${prefix}`);
     }
+    if (isJobLock(Buffer.from(l.k, 'base64'), prefix)) {
+      locks++;
+      continue;
+    }
     if (l.x > 0 && l.x <= Date.now()) {
       expired++; // a lease, a rate limit or a session that ran out since the backup
       continue;
@@ -339,7 +354,7 @@ async function restoreRedis(
     if (batch.length >= BATCH) await flush();
   }
   await flush();
-  return { restored, expired };
+  return { restored, expired, locks };
 }
 
 async function restore(env: CliEnv, dirArg: string, force: boolean): Promise<string> {
@@ -397,7 +412,7 @@ async function restore(env: CliEnv, dirArg: string, force: boolean): Promise<str
       // --force: what is under the prefix becomes exactly the backup's.
       for await (const keys of scanKeys(redis, prefix)) await redis.del(...keys);
     }
-    const { restored, expired } = await restoreRedis(redis, prefix, join(dir, REDIS_FILE));
+    const { restored, expired, locks } = await restoreRedis(redis, prefix, join(dir, REDIS_FILE));
     let checkpoints = '';
     if (manifest.auditCheckpoints && CHECKPOINTS_FILE in manifest.files) {
       if (checkpointFile === undefined) {
@@ -409,7 +424,11 @@ async function restore(env: CliEnv, dirArg: string, force: boolean): Promise<str
         checkpoints = `; audit checkpoints to ${checkpointFile}`;
       }
     }
-    const gone = expired > 0 ? ` (${expired} more had expired since the backup)` : '';
+    const left = [
+      ...(expired > 0 ? [`${expired} had expired since the backup`] : []),
+      ...(locks > 0 ? [`${locks} job locks of the stopped workers left out`] : []),
+    ];
+    const gone = left.length > 0 ? ` (${left.join('; ')})` : '';
     return (
       `restored ${keyFiles.length} key-store files to ${keysDir} and ${restored} Redis keys under ` +
       `${prefix}${gone}${checkpoints}; backup of ${manifest.createdAt} by Quill ${manifest.quillVersion}`

@@ -34,9 +34,12 @@ import {
 type Rec = { id: string; status: string; commandId: string; updateId?: string | null };
 type Wallet = Awaited<ReturnType<typeof startFullWallet>>;
 
+const EXEC = '/v2/interactive-submission/executeAndWaitForTransaction';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let redisProcess: RedisProcess;
+/** A second Redis, for the restore of a backup taken while the wallet ran. */
+let secondRedis: RedisProcess | undefined;
 let redisUrl = '';
 let sandbox: Sandbox;
 let config: Config;
@@ -101,6 +104,7 @@ afterAll(async () => {
   await w?.wallet.close();
   await sandbox?.close();
   if (redisProcess) await stopRedisProcess(redisProcess);
+  if (secondRedis) await stopRedisProcess(secondRedis);
 });
 
 describe('backup and restore drill', () => {
@@ -380,5 +384,72 @@ describe('backup and restore drill', () => {
     expect(await r.exists(`${config.redisPrefix}:not-in-the-backup`)).toBe(0);
     expect(forced.stdout).toContain(`audit checkpoints to ${elsewhere}`);
     r.disconnect();
+  });
+
+  it('a backup of a running wallet, submissions in flight, restores to one that finishes each once', {
+    timeout: 120_000,
+  }, async () => {
+    // The deployment restored above, running against a slow ledger that sometimes times out after committing:
+    // a backup taken meanwhile catches records queued, executing, and committed behind their copy.
+    w = await startFullWallet(sandbox, config, 'all', restoredKeys);
+    const wallet = w;
+    sandbox.faults.configure({
+      seed: 31,
+      rules: [
+        { kind: 'latency', endpoint: EXEC, latencyMs: 300 },
+        { kind: 'timeoutAfterCommit', endpoint: EXEC, probability: 0.3 },
+      ],
+    });
+    const bodies = await Promise.all(
+      Array.from({ length: 12 }, () => prepareOn(wallet.client, party, noteCommand(party))),
+    );
+    const sent: Rec[] = [];
+    const sending = (async () => {
+      for (const b of bodies) {
+        sent.push(await submit(b, false));
+        await sleep(40);
+      }
+    })();
+    await sleep(250);
+    const live = join(tempDir('quill-drill-live-'), 'b');
+    const out = await runCli(['backup', '--out', live], cliEnv(restoredKeys));
+    expect(out.stderr).toBe('');
+    expect(out.code).toBe(0);
+    await sending;
+    await wallet.wallet.close();
+    w = undefined;
+    sandbox.faults.configure({ rules: [] });
+
+    // Restored into another Redis and key store, and started there.
+    const port = await freePort();
+    secondRedis = await startRedisProcess(port, ['--dir', tempDir('quill-drill-redis2-')]);
+    const url = `redis://127.0.0.1:${port}`;
+    const keys = join(tempDir('quill-drill-keys2-'), 'keys');
+    const restored = await runCli(['restore', live], cliEnv(keys, { REDIS_URL: url }));
+    expect(restored.stderr).toBe('');
+    expect(restored.code).toBe(0);
+    w = await startFullWallet(
+      sandbox,
+      walletConfig(url, { REDIS_PREFIX: config.redisPrefix, POLICY_FILE: gatedPolicy() }),
+      'all',
+      keys,
+    );
+    const back = w;
+    const present: Rec[] = [];
+    for (const r of sent) {
+      const res = await back.call('GET', `/wallet/v1/submissions/${r.id}`);
+      if (res.status === 200) present.push(r);
+      else expect(res.status).toBe(404); // accepted after the copy
+    }
+    expect(present.length).toBeGreaterThan(0);
+    for (const r of present) {
+      await expect.poll(async () => (await get(r.id)).status, { timeout: 60_000 }).toBe('committed');
+    }
+    await sleep(1500); // another sweep: nothing is sent again
+    for (const r of sent) expect(sandbox.state.commits.get(r.commandId) ?? 0, r.id).toBeLessThanOrEqual(1);
+    for (const r of present) expect(sandbox.state.commits.get(r.commandId), r.id).toBe(1);
+    const verify = await runCli(['audit', 'verify'], cliEnv(keys, { REDIS_URL: url }));
+    expect(verify.stderr).toBe('');
+    expect(verify.code).toBe(0);
   });
 });
