@@ -391,7 +391,7 @@ async function restore(env: CliEnv, dirArg: string, force: boolean): Promise<str
       const refusals = [
         ...(keysEmpty ? [] : [`KEYS_DIR ${keysDir} is not empty`]),
         ...(present ? [`Redis holds keys under ${prefix}`] : []),
-        ...(checkpointsThere ? [`AUDIT_CHECKPOINT_FILE ${checkpointFile} exists`] : []),
+        ...(checkpointsThere ? [`AUDIT_CHECKPOINT_FILE ${checkpointFile} is not empty`] : []),
       ];
       if (refusals.length > 0) {
         throw new CommandFailure(
