@@ -1,7 +1,6 @@
 // Entry point: quill serve | sandbox | keys | parties | tx | submit | transfer | instructions | tokens | events |
-// audit | console.
+// audit | backup | restore | console.
 
-import { readFileSync } from 'node:fs';
 import { LedgerError } from '@quill/canton/ledger';
 import { TransactionError } from '@quill/canton/transaction';
 import { Command, CommanderError } from 'commander';
@@ -10,6 +9,7 @@ import { CommandFailure, UsageError } from '../errors.ts';
 import { PartyError } from '../parties/index.ts';
 import { SigningError } from '../signing/index.ts';
 import { auditCommand } from './audit.ts';
+import { backupCommand, restoreCommand } from './backup.ts';
 import { consoleCommand } from './console.ts';
 import { eventsCommand } from './events.ts';
 import { instructionsCommand } from './instructions.ts';
@@ -22,14 +22,9 @@ import { type CliEnv, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './support.ts';
 import { tokensCommand } from './tokens.ts';
 import { transferCommand } from './transfer.ts';
 import { txCommand } from './tx.ts';
+import { quillVersion } from './version.ts';
 
-/** The release, package.json's `version` (SemVer: README "Versions"). */
-export function quillVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
-    version: string;
-  };
-  return pkg.version;
-}
+export { quillVersion };
 
 function program(env: CliEnv): Command {
   const root = new Command('quill')
@@ -54,6 +49,8 @@ function subcommands(env: CliEnv): Command[] {
     instructionsCommand(env),
     eventsCommand(env),
     auditCommand(env),
+    backupCommand(env),
+    restoreCommand(env),
     consoleCommand(env),
     tokensCommand(env),
     sandboxCommand(env),
