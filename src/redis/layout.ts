@@ -6,7 +6,7 @@
 // one would misread or lose. Records also carry their own schema version (submissions/store/stored.ts).
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { redisFailed } from './errors.ts';
+import { redisFailed, StoreError } from './errors.ts';
 import { redisKeys } from './keys.ts';
 
 /** The layout this release reads and writes. */
@@ -41,6 +41,8 @@ export interface MigrateOptions {
   lockMs?: number;
   waitMs?: number;
   log?: (msg: string, fields: Record<string, unknown>) => void;
+  /** Keep trying while Redis does not answer (every `everyMs`), until `signal` aborts; else fail at once. */
+  retry?: { signal: AbortSignal; everyMs?: number };
 }
 
 export interface MigrateResult {
@@ -57,6 +59,19 @@ export async function migrateLayout(
   prefix: string,
   o: MigrateOptions = {},
 ): Promise<MigrateResult> {
+  for (;;) {
+    try {
+      return await migrateOnce(redis, prefix, o);
+    } catch (err) {
+      const unavailable = err instanceof StoreError && err.code === 'UNAVAILABLE';
+      if (!unavailable || !o.retry || o.retry.signal.aborted) throw err;
+      await new Promise((done) => setTimeout(done, o.retry?.everyMs ?? 1000));
+      if (o.retry.signal.aborted) throw err;
+    }
+  }
+}
+
+async function migrateOnce(redis: Redis, prefix: string, o: MigrateOptions = {}): Promise<MigrateResult> {
   const version = o.version ?? LAYOUT_VERSION;
   const migrations = [...(o.migrations ?? MIGRATIONS)].sort((a, b) => a.to - b.to);
   const keys = redisKeys(prefix);

@@ -169,6 +169,11 @@ export async function serve(o: ServeOptions): Promise<Serving> {
       ...(signer ? { signer } : {}),
       ...(parties ? { parties } : {}),
       log,
+      // A newer stored layout found once Redis answered (after start): this release must not go on.
+      fatal: (err) => {
+        process.stderr.write(`quill: ${err.message}\n`);
+        process.exit(1);
+      },
     });
   } catch (err) {
     for (const s of stops) await s().catch(() => {});

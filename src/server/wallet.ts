@@ -29,6 +29,8 @@ export type Role = 'api' | 'worker' | 'all';
 
 export interface WalletOptions {
   config: Config;
+  /** A refusal found after start (the layout check waited for Redis): default, the wallet stops. */
+  fatal?: (err: Error) => void;
   role: Role;
   ledger: LedgerPort;
   /** API role: how callers are authenticated ('none' = --insecure-no-auth). */
@@ -70,6 +72,47 @@ export interface RunningWallet {
   close(): Promise<void>;
 }
 
+/** How long start waits for Redis to answer the layout check before starting without it (probes say not ready). */
+const LAYOUT_WAIT_MS = 2000;
+
+/**
+ * Before anything reads or writes: the stored layout brought to this release's, or a newer one refused (start
+ * fails). A Redis that does not answer yet does not hold the start up (the probes say not ready meanwhile): the
+ * check runs as soon as it answers, and a refusal then stops the wallet (`fatal`).
+ */
+async function checkLayout(
+  shared: { redis: Parameters<typeof migrateLayout>[0] },
+  config: Config,
+  log: Log,
+  closers: (() => Promise<void>)[],
+  fatal: (err: Error) => void,
+): Promise<void> {
+  const closing = new AbortController();
+  closers.unshift(async () => closing.abort());
+  const done = (r: Awaited<ReturnType<typeof migrateLayout>>) => {
+    if (r.applied.length > 0) log('info', 'layout migrated', { ...r });
+  };
+  const layout = migrateLayout(shared.redis, config.redisPrefix, {
+    log: (msg, fields) => log('info', msg, fields),
+    retry: { signal: closing.signal },
+  });
+  const first = await Promise.race([
+    layout.then(
+      (r) => ({ r }),
+      (err: Error) => ({ err }),
+    ),
+    new Promise<undefined>((r) => setTimeout(() => r(undefined), LAYOUT_WAIT_MS).unref()),
+  ]);
+  if (first && 'err' in first) throw first.err;
+  if (first) return done(first.r);
+  log('warn', 'Redis does not answer yet: the stored layout is checked as soon as it does', {});
+  layout.then(done, (err: Error) => {
+    if (closing.signal.aborted) return;
+    log('error', `stopping: ${err.message}`, {});
+    fatal(err);
+  });
+}
+
 export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
   const { config } = o;
   const log = o.log ?? noLog;
@@ -86,11 +129,7 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
     await shared.close();
   };
   try {
-    // Before anything reads or writes: the stored layout brought to this release's, or a newer one refused.
-    const layout = await migrateLayout(shared.redis, config.redisPrefix, {
-      log: (msg, fields) => log('info', msg, fields),
-    });
-    if (layout.applied.length > 0) log('info', 'layout migrated', { ...layout });
+    await checkLayout(shared, config, log, closers, o.fatal ?? (() => void stop()));
     let http: { url: string; port: number } | undefined;
     if (o.role !== 'worker') {
       // A rotation's previous API token secret: until when it is accepted (never the secret itself).

@@ -158,6 +158,10 @@ describe('live updates over one event stream per tab', () => {
         timeout: 20_000,
       })
       .not.toBe('awaiting_approval');
+    // Each of its events reloads the page (its approval, its commit): let the last one land before leaving.
+    await status(quiet.id, 'committed');
+    await new Promise((r) => setTimeout(r, 1500));
+    await page.waitForLoadState('load');
 
     const typing = await submit(true);
     await status(typing.id, 'awaiting_approval');
