@@ -28,6 +28,8 @@ export interface CallOptions {
   timeoutMs?: number;
   /** W3C trace context header passed through to the participant. */
   traceparent?: string;
+  /** W3C `tracestate` header sent beside `traceparent` (ignored without it). */
+  tracestate?: string;
 }
 
 /** Query parameters of the list endpoints (`/v2/updates`, `/v2/updates/flats`, completions). */
@@ -200,6 +202,7 @@ export class HttpTransport {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (token) headers.authorization = `Bearer ${token}`;
     if (opts.traceparent) headers.traceparent = opts.traceparent;
+    if (opts.traceparent && opts.tracestate) headers.tracestate = opts.tracestate;
     let payload: string | undefined;
     if (req.body !== undefined) {
       payload = JSON.stringify(req.body);
