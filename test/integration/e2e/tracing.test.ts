@@ -135,6 +135,7 @@ describe('tracing', () => {
     expect(received(plain.attempts[0]!.submissionId)).toEqual({
       submissionId: plain.attempts[0]!.submissionId,
       traceparent: null,
+      tracestate: null,
     });
     expect(received(traced.attempts[0]!.submissionId)?.traceparent).toBeNull();
     await new Promise((r) => setTimeout(r, 300));
@@ -180,7 +181,10 @@ describe('tracing', () => {
 
     // What the participant received, and keeps as the transaction's traceContext.
     const submissionId = rec.attempts[0]!.submissionId;
-    expect(received(submissionId)?.traceparent).toBe(`00-${traceId}-${execute.spanId}-01`);
+    expect(received(submissionId)).toMatchObject({
+      traceparent: `00-${traceId}-${execute.spanId}-01`,
+      tracestate: 'caller=1',
+    });
     const tx = sandbox.state.log.at(sandbox.state.log.offsetOf(rec.updateId) ?? -1);
     expect(tx && 'traceparent' in tx ? tx.traceparent : undefined).toBe(`00-${traceId}-${execute.spanId}-01`);
   });
