@@ -46,6 +46,7 @@ async function submit(headers: Record<string, string> = {}) {
   const rec = (await res.json()) as {
     id: string;
     status: string;
+    commandId: string;
     updateId: string;
     attempts: { submissionId: string }[];
   };
@@ -187,6 +188,40 @@ describe('tracing', () => {
     });
     const tx = sandbox.state.log.at(sandbox.state.log.offsetOf(rec.updateId) ?? -1);
     expect(tx && 'traceparent' in tx ? tx.traceparent : undefined).toBe(`00-${traceId}-${execute.spanId}-01`);
+  });
+
+  it('on: an answer lost after the commit gives a second attempt and a reconcile span, in the same trace', async () => {
+    sandbox.faults.configure({
+      rules: [
+        {
+          kind: 'timeoutAfterCommit',
+          endpoint: '/v2/interactive-submission/executeAndWaitForTransaction',
+          answer: '503',
+          times: 1,
+        },
+      ],
+    });
+    const traceId = hex(16);
+    const rec = await submit({ traceparent: `00-${traceId}-${hex(8)}-01` });
+    sandbox.faults.configure({});
+    expect(rec.attempts.length).toBeGreaterThanOrEqual(2);
+    const mine = await spansOf(traceId, ['quill.accept', 'quill.reconcile']);
+    const accept = mine.find((s) => s.name === 'quill.accept')!;
+    const attempts = mine.filter((s) => s.name === 'quill.attempt');
+    expect(attempts.length).toBe(rec.attempts.length);
+    for (const a of attempts) expect(a.parentSpanId).toBe(accept.spanId);
+    const executes = mine.filter((s) => s.name === 'ledger.execute');
+    expect(executes.map((e) => e.parentSpanId).sort()).toEqual(attempts.map((a) => a.spanId).sort());
+    const reconcile = mine.find((s) => s.name === 'quill.reconcile')!;
+    expect(reconcile.parentSpanId).toBe(accept.spanId);
+    expect(reconcile.attributes?.find((a) => a.key === 'quill.reconcile.found')?.value.stringValue).toBe(
+      'ours',
+    );
+    // Every attempt's execute request carried its own span's traceparent, all in the caller's trace.
+    for (const [i, a] of rec.attempts.entries()) {
+      expect(received(a.submissionId)?.traceparent?.split('-')[1], `attempt ${i}`).toBe(traceId);
+    }
+    expect(sandbox.state.commits.get(rec.commandId)).toBe(1);
   });
 
   it('on, without a caller traceparent: a new trace from accept to the execute request', async () => {
