@@ -58,11 +58,14 @@ function received(submissionId: string) {
   return sandbox.state.receivedTraceparents.find((r) => r.submissionId === submissionId);
 }
 
+/** The spans of a trace, once every name of `names` is there (as many times as it is named), or after 10 s. */
 async function spansOf(traceId: string, names: string[], timeoutMs = 10_000): Promise<OtlpSpan[]> {
   const until = Date.now() + timeoutMs;
+  const wanted = (mine: OtlpSpan[]) =>
+    names.every((n) => mine.filter((s) => s.name === n).length >= names.filter((m) => m === n).length);
   for (;;) {
     const mine = spans.filter((s) => s.traceId === traceId);
-    if (names.every((n) => mine.some((s) => s.name === n)) || Date.now() > until) return mine;
+    if (wanted(mine) || Date.now() > until) return mine;
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -222,6 +225,33 @@ describe('tracing', () => {
       expect(received(a.submissionId)?.traceparent?.split('-')[1], `attempt ${i}`).toBe(traceId);
     }
     expect(sandbox.state.commits.get(rec.commandId)).toBe(1);
+  });
+
+  it('on: each item of a batch is accepted in the caller’s trace', async () => {
+    const traceId = hex(16);
+    const callerSpan = hex(8);
+    const bodies = [
+      await prepareOn(w.client, party, noteCommand(party)),
+      await prepareOn(w.client, party, noteCommand(party)),
+    ];
+    const res = await fetch(`${w.wallet.url}/wallet/v1/submissions/batch`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${w.admin}`,
+        'content-type': 'application/json',
+        traceparent: `00-${traceId}-${callerSpan}-01`,
+      },
+      body: JSON.stringify({ submissions: bodies }),
+    });
+    const { items } = (await res.json()) as { items: { status: number; submission?: { id: string } }[] };
+    expect(items.map((i) => i.status)).toEqual([202, 202]);
+    const mine = await spansOf(traceId, ['quill.accept', 'quill.accept']);
+    const accepts = mine.filter((s) => s.name === 'quill.accept');
+    expect(accepts.map((a) => a.parentSpanId)).toEqual([callerSpan, callerSpan]);
+    const ids = accepts.map(
+      (a) => a.attributes?.find((x) => x.key === 'quill.submission.id')?.value.stringValue,
+    );
+    expect(ids.sort()).toEqual(items.map((i) => i.submission?.id).sort());
   });
 
   it('on, without a caller traceparent: a new trace from accept to the execute request', async () => {
