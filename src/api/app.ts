@@ -24,6 +24,7 @@ import { policyRoutes } from './routes/policy.ts';
 import { submissionRoutes } from './routes/submissions.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { BatchItem } from './schemas.ts';
+import { traceContext } from './tracing.ts';
 
 /** A caller's own X-Request-Id is kept when it is a sane token; otherwise one is made. */
 const CALLER_REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -87,6 +88,7 @@ export function createApp(deps: AppDeps) {
 
   app.use('*', accessLog(deps.log ?? noLog));
   const withProbes = app.route('/', probeRoutes(deps)).route('/', docsRoutes());
+  app.use('/wallet/*', traceContext());
 
   const MAX_BODY = 32 * 1024 * 1024;
   const tooLarge = (c: Context) => errorJson(c, 413, 'TOO_LARGE', 'body too large');

@@ -85,6 +85,10 @@ export function configReference(): string {
     '',
     '*secret* marks a value to keep out of logs and process listings (prefer its `_FILE` variant where',
     'there is one).',
+    '',
+    'Tracing is configured by the standard `OTEL_*` variables, read by the OpenTelemetry SDK and its OTLP exporter',
+    'themselves, not by these sections (so not validated here): see',
+    '[operations.md, "Tracing"](operations.md#tracing).',
     ...(vars.some((v) => v.required)
       ? ['**required** marks a variable without a default that must be set.']
       : []),

@@ -15,6 +15,7 @@ import type { Keyring, Signer } from '../signing/index.ts';
 import { ledgerPort } from '../submissions/index.ts';
 import { partyServices } from './adapters.ts';
 import { checkAuditKey, ledgerClient, openKeyring, resolveLedgerUser, signerFromConfig } from './parts.ts';
+import { startTracing } from './tracing.ts';
 import { type Role, startWallet } from './wallet.ts';
 
 /** A ledger started in this process by src/dev (the embedded sandbox), used instead of LEDGER_URL. */
@@ -116,6 +117,9 @@ export async function serve(o: ServeOptions): Promise<Serving> {
   };
 
   const stops: (() => Promise<void>)[] = [];
+  // OTEL_* (src/server/tracing.ts): off unless asked for; stopped last, after the spans of the shutdown.
+  const tracing = startTracing(o.env, log);
+  stops.push(() => tracing.shutdown());
   let keys: Keyring | undefined;
   let signer: Signer | undefined;
   let parties: ReturnType<typeof partyServices> | undefined;

@@ -23,6 +23,7 @@ import { SubmissionRefused } from './errors.ts';
 import type { PipelineMetrics } from './metrics.ts';
 import type { Approval, SubmissionRecord } from './record.ts';
 import type { SubmissionStore } from './store/index.ts';
+import { inSpan } from './tracing.ts';
 import { expire, queue, reject } from './transitions.ts';
 
 export interface ApprovalDeps {
@@ -294,7 +295,11 @@ async function signOnQuorum(
   const created = Date.parse(rec.createdAt);
   if (Number.isFinite(created)) deps.metrics?.timeToQuorum?.observe((now() - created) / 1000);
   try {
-    const signature = await deps.sign(rec.keyFingerprint, Buffer.from(rec.preparedTransactionHash, 'hex'));
+    const signature = await inSpan(
+      'quill.sign',
+      { 'quill.key_fingerprint': rec.keyFingerprint, 'quill.submission.id': rec.id, 'quill.approved': true },
+      () => deps.sign(rec.keyFingerprint, Buffer.from(rec.preparedTransactionHash, 'hex')),
+    );
     deps.metrics?.signed.inc({ algorithm: signature.signingAlgorithmSpec });
     await store.attachSignature(rec.id, rec.party, signature, {
       at: new Date(now()).toISOString(),

@@ -11,6 +11,7 @@ import type { PipelineMetrics } from './metrics.ts';
 import { type ExecuteRequest, type LedgerPort, reconcile } from './reconcile.ts';
 import { type Attempt, type ErrorInfo, isTerminal, type SubmissionRecord } from './record.ts';
 import type { SubmissionStore, VersionedRecord } from './store/index.ts';
+import { inSpan } from './tracing.ts';
 import {
   awaitOutcome,
   commit as commitTransition,
@@ -150,7 +151,16 @@ export async function executeStep(deps: ExecutorDeps, id: string, signal?: Abort
   const started = now();
   let tx: JsTransaction;
   try {
-    tx = await ledger.execute(body, { timeoutMs: config.ledgerTimeoutMs });
+    // The attempt's span; the ledger port's execute call is its child and sends its trace context (ledger.ts).
+    tx = await inSpan(
+      'quill.attempt',
+      {
+        'quill.submission.id': rec.id,
+        'quill.attempt.number': rec.attempts.length,
+        'quill.attempt.submission_id': submissionId,
+      },
+      () => ledger.execute(body, { timeoutMs: config.ledgerTimeoutMs }),
+    );
   } catch (err) {
     const c = classifyError(err);
     deps.metrics?.attempts.inc({ outcome: c.kind });
@@ -179,7 +189,7 @@ async function afterFailure(
     fromOffset: rec.reconcileFromOffset ?? 0,
   };
   if (c.kind === 'duplicate') {
-    const found = await reconcile(ledger, {
+    const found = await tracedReconcile(ledger, {
       ...reconcileOpts,
       ...(c.completionOffset !== undefined ? { completionOffset: c.completionOffset } : {}),
     });
@@ -208,7 +218,7 @@ async function afterFailure(
     // A refusal that can follow a commit, or an earlier attempt with an unknown outcome that may be the reason
     // for this rejection: look for the transaction before ending the record rejected.
     if (c.kind === 'refused' || earlierAttempts) {
-      const found = await reconcile(ledger, reconcileOpts);
+      const found = await tracedReconcile(ledger, reconcileOpts);
       if (found.found === 'ours') {
         return {
           kind: 'done',
@@ -229,6 +239,15 @@ async function afterFailure(
   }
   await finish(c.kind, c.error);
   return retryAfter(config, rec.attempts.length, c.error.code);
+}
+
+/** `reconcile` in a span of its own, saying what it found. */
+function tracedReconcile(ledger: LedgerPort, opts: Parameters<typeof reconcile>[1]) {
+  return inSpan('quill.reconcile', { 'quill.command_id': opts.commandId }, async (span) => {
+    const found = await reconcile(ledger, opts);
+    span.setAttribute('quill.reconcile.found', found.found);
+    return found;
+  });
 }
 
 function retryAfter(config: ExecutorConfig, attempts: number, reason: string): StepResult {
@@ -279,7 +298,7 @@ async function finalize(
 
 /** Searches the ledger for this transaction's commit, after what earlier searches already covered. */
 export function searchLedger(deps: ExecutorDeps, rec: SubmissionRecord) {
-  return reconcile(deps.ledger, {
+  return tracedReconcile(deps.ledger, {
     party: rec.party,
     hashHex: rec.preparedTransactionHash,
     commandId: rec.commandId,

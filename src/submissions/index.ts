@@ -65,4 +65,5 @@ export {
   type VersionedRecord,
 } from './store/index.ts';
 export { type TimelineStep, timeline } from './timeline.ts';
+export { contextFrom, currentTraceContext, inSpan, type TraceContext } from './tracing.ts';
 export { OutcomeWaiter } from './waiter.ts';

@@ -2,6 +2,7 @@
 // transaction shape reconciliation reads with (the party's ACS delta).
 import { type LedgerClient, LedgerError, type TransactionFormat } from '@quill/canton/ledger';
 import type { LedgerPort } from './reconcile.ts';
+import { currentTraceContext, inSpan, SpanKind } from './tracing.ts';
 
 /** The party's view of a transaction, as reconciliation reads it. */
 function transactionFormat(party: string): TransactionFormat {
@@ -15,9 +16,24 @@ export function ledgerPort(client: LedgerClient): LedgerPort {
   // A package, once uploaded, stays: a name found once need not be looked up again.
   const knownPackageNames = new Set<string>();
   return {
-    async execute(body, opts) {
-      const res = await client.executeAndWaitForTransaction(body, { timeoutMs: opts.timeoutMs });
-      return res.transaction;
+    execute(body, opts) {
+      // A client span whose context the participant receives as the `traceparent` header (and keeps as the
+      // transaction's `traceContext`); with tracing off there is none and no header is sent.
+      return inSpan(
+        'ledger.execute',
+        { 'quill.attempt.submission_id': body.submissionId },
+        async (span) => {
+          const trace = currentTraceContext();
+          const res = await client.executeAndWaitForTransaction(body, {
+            timeoutMs: opts.timeoutMs,
+            ...(trace ? { traceparent: trace.traceparent } : {}),
+            ...(trace?.tracestate ? { tracestate: trace.tracestate } : {}),
+          });
+          span.setAttribute('quill.update_id', res.transaction.updateId);
+          return res.transaction;
+        },
+        SpanKind.CLIENT,
+      );
     },
     ledgerEnd: () => client.ledgerEndOffset(),
     prepare: (body) => client.prepare(body),

@@ -1,4 +1,5 @@
 // The BullMQ side: one queue per ledger, jobId derived from the command id, the worker and stranded-work recovery.
+import { context } from '@opentelemetry/api';
 import { DelayedError, type Job, Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { type Log, noLog } from '../log.ts';
@@ -6,10 +7,16 @@ import { StoreError } from '../redis/index.ts';
 import { type ExecutorDeps, executeStep, recentLedgerEnd, type StepResult } from './executor.ts';
 import type { SubmissionRecord } from './record.ts';
 import type { SubmissionStore } from './store/index.ts';
+import { contextFrom, currentTraceContext, type TraceContext } from './tracing.ts';
 import { queue as queueTransition } from './transitions.ts';
 
 export interface JobData {
   id: string;
+  /**
+   * The trace context active when the job was added (the accept span, or an approver's request), continued by
+   * the worker; absent with tracing off. Metadata only: nothing hashed, signed or stored on the record.
+   */
+  traceContext?: TraceContext;
 }
 
 /** BullMQ forbids ':' in custom ids and purely numeric ids: encode the command id. */
@@ -48,7 +55,12 @@ export function createQueue(connection: Redis, name: string, prefix: string): Qu
 
 export async function enqueue(queue: Queue<JobData>, record: SubmissionRecord): Promise<void> {
   try {
-    await queue.add('submit', { id: record.id }, { jobId: jobIdFor(record) });
+    const traceContext = currentTraceContext();
+    await queue.add(
+      'submit',
+      { id: record.id, ...(traceContext ? { traceContext } : {}) },
+      { jobId: jobIdFor(record) },
+    );
   } catch (err) {
     // The queue lives in Redis: to callers this is the same failure as the store's.
     throw new StoreError('UNAVAILABLE', 'could not enqueue the submission', { cause: err });
@@ -136,7 +148,10 @@ export function startWorker(deps: ExecutorDeps, opts: WorkerOptions): Worker<Job
   const worker = new Worker<JobData>(
     opts.queueName,
     async (job: Job<JobData>, token?: string, signal?: AbortSignal) => {
-      const step = await executeStep(stepDeps, job.data.id, signal);
+      // Each step continues the trace the job was added in (a new one when it carries none and tracing is on).
+      const step = await context.with(contextFrom(job.data.traceContext), () =>
+        executeStep(stepDeps, job.data.id, signal),
+      );
       logStep(log, job.data.id, step);
       if (step.kind === 'done') return step.record?.status ?? 'missing';
       const at = step.kind === 'retry' ? Date.now() + step.delayMs : step.at;

@@ -14,6 +14,7 @@ import {
 import { SubmissionRefused } from '../errors.ts';
 import type { SubmissionRecord } from '../record.ts';
 import { newSubmissionId } from '../store/index.ts';
+import { inSpan } from '../tracing.ts';
 import { queue } from '../transitions.ts';
 import {
   checkClaims,
@@ -40,11 +41,20 @@ export async function acceptSubmission(
   idempotencyKey?: string,
   intent?: IntentCheck,
 ): Promise<AcceptResult> {
-  const mark = await deps.durable?.mark();
-  const result = await accept(deps, req, who, idempotencyKey, intent);
-  // New or replayed, the record is only promised (202/200) once enough replicas hold it.
-  await deps.durable?.confirm(mark);
-  return result;
+  // The accept span is active while the record is enqueued: the job carries it to the worker (queue.ts).
+  return inSpan('quill.accept', { 'quill.intent': intent !== undefined }, async (span) => {
+    const mark = await deps.durable?.mark();
+    const result = await accept(deps, req, who, idempotencyKey, intent);
+    // New or replayed, the record is only promised (202/200) once enough replicas hold it.
+    await deps.durable?.confirm(mark);
+    span.setAttributes({
+      'quill.submission.id': result.record.id,
+      'quill.command_id': result.record.commandId,
+      'quill.submission.created': result.created,
+      'quill.submission.status': result.record.status,
+    });
+    return result;
+  });
 }
 
 async function accept(
@@ -116,7 +126,14 @@ async function accept(
   // The policy decision and the record are one step per party when a velocity rule counts what is stored: a
   // request or batch item of the same party waits, so it counts this one (F1: concurrent batches passed a limit).
   const decideAndStore = async () => {
-    const verdict = await applyPolicy(deps, tx, policy);
+    const verdict = await inSpan('quill.policy', {}, async (span) => {
+      const v = await applyPolicy(deps, tx, policy);
+      span.setAttributes({
+        'quill.policy.version': v?.version ?? -1,
+        'quill.policy.action': v?.decision.outcome.action ?? 'none',
+      });
+      return v;
+    });
     if (verdict?.decision.outcome.action === 'deny') {
       throw new SubmissionRefused(
         422,
@@ -128,7 +145,11 @@ async function accept(
 
     // Policy passed: sign (unless approvers must decide first). The signature is logged (audit stream) in the
     // same script that stores the record.
-    const signature = waits ? undefined : await ports.sign(keyFingerprint, tx.hash);
+    const signature = waits
+      ? undefined
+      : await inSpan('quill.sign', { 'quill.key_fingerprint': keyFingerprint }, () =>
+          ports.sign(keyFingerprint, tx.hash),
+        );
     if (signature) deps.metrics?.signed.inc({ algorithm: signature.signingAlgorithmSpec });
     const at = new Date(now()).toISOString();
     const id = newSubmissionId();

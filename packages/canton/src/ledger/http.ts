@@ -28,6 +28,8 @@ export interface CallOptions {
   timeoutMs?: number;
   /** W3C trace context header passed through to the participant. */
   traceparent?: string;
+  /** W3C `tracestate` header sent beside `traceparent`; ignored without it, or when not printable ASCII within 512 characters. */
+  tracestate?: string;
 }
 
 /** Query parameters of the list endpoints (`/v2/updates`, `/v2/updates/flats`, completions). */
@@ -65,6 +67,8 @@ export interface HttpRequest<T extends z.ZodType> {
 export type ErrorBodyMapper = (status: number, json: unknown) => LedgerError | undefined;
 
 const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
+/** A `tracestate` is vendor data beside the trace: one that is not a sane header value is left out, not refused. */
+const TRACESTATE = /^[\x20-\x7e]{1,512}$/;
 
 export function formatIssues(error: z.ZodError, max = 5): string {
   const shown = error.issues
@@ -200,6 +204,8 @@ export class HttpTransport {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (token) headers.authorization = `Bearer ${token}`;
     if (opts.traceparent) headers.traceparent = opts.traceparent;
+    if (opts.traceparent && opts.tracestate && TRACESTATE.test(opts.tracestate))
+      headers.tracestate = opts.tracestate;
     let payload: string | undefined;
     if (req.body !== undefined) {
       payload = JSON.stringify(req.body);

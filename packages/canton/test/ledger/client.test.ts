@@ -41,6 +41,19 @@ describe('headers', () => {
     expect(req.headers.accept).toBe('application/json');
   });
 
+  it('sends a tracestate beside a traceparent only, and leaves out one that is not a sane header value', async () => {
+    const client = new LedgerClient({ baseUrl: server.url });
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    await client.ledgerEnd({ traceparent, tracestate: 'vendor=abc,other=1' });
+    await client.ledgerEnd({ tracestate: 'vendor=abc' });
+    await client.ledgerEnd({ traceparent, tracestate: 'x'.repeat(513) });
+    expect(server.requests.map((r) => r.headers.tracestate)).toEqual([
+      'vendor=abc,other=1',
+      undefined,
+      undefined,
+    ]);
+  });
+
   it('sends no authorization header without a token and refuses a malformed traceparent', async () => {
     const client = new LedgerClient({ baseUrl: server.url });
     await client.ledgerEnd();

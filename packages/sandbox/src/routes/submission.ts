@@ -70,6 +70,13 @@ export function submissionRoutes(app: App, services: Services): void {
     const who = caller(c);
     const userId = effectiveUserId(who, body.userId);
     const plan = planExecution(state, body, userId);
+    // Test instrument (state.receivedTraceparents): the trace headers as received, before any check.
+    state.receivedTraceparents.push({
+      submissionId: plan.submissionId,
+      traceparent: c.req.header('traceparent') ?? null,
+      tracestate: c.req.header('tracestate') ?? null,
+    });
+    if (state.receivedTraceparents.length > 1000) state.receivedTraceparents.shift();
     requireExecuteAs(who, plan.actAs);
     const inFlight = state.inFlight.get(plan.changeKey);
     if (inFlight !== undefined)

@@ -91,6 +91,15 @@ export class SandboxState {
   readonly inFlight = new Map<string, string>();
   /** How many times each command id was committed (exactly-once tests read this). */
   readonly commits = new Map<string, number>();
+  /**
+   * A test instrument, not participant behaviour: the `traceparent` and `tracestate` headers (null when absent) each
+   * execute request came with, by submission id, newest last, the last 1000 kept. Tracing tests read what was sent.
+   */
+  readonly receivedTraceparents: {
+    submissionId: string;
+    traceparent: string | null;
+    tracestate: string | null;
+  }[] = [];
   /** The token registries (registry/bootstrap.ts), by key (`amulet`, `usdq`). */
   readonly registries = new Map<string, RegistryRecord>();
   /** The coin rules contract and its operator (set by bootstrapCoin). */
