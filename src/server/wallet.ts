@@ -72,6 +72,9 @@ export interface RunningWallet {
   close(): Promise<void>;
 }
 
+/** What a stop may take beyond SHUTDOWN_TIMEOUT_MS (the jobs' share) for everything else. */
+const STOP_MARGIN_MS = 10_000;
+
 /** How long start waits for Redis to answer the layout check before starting without it (probes say not ready). */
 const LAYOUT_WAIT_MS = 2000;
 
@@ -124,9 +127,26 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
   // A key that can no longer sign does not make the process unready (/readyz): /metrics says so for alerts.
   if (o.keys) keyStoreMetrics(shared.registry, o.keys);
   const closers: (() => Promise<void>)[] = [];
+  // Every step of a stop is bounded: jobs in flight get SHUTDOWN_TIMEOUT_MS, the rest a margin. A step that waits on
+  // a Redis gone mid-failover past that is left behind, and the connections are cut (a stop that never ends would
+  // hold the process, and the test's teardown, forever).
   const stop = async () => {
-    for (const c of closers) await c().catch((err) => log('warn', `shutdown: ${(err as Error).message}`));
-    await shared.close();
+    const deadline = Date.now() + config.shutdownTimeoutMs + STOP_MARGIN_MS;
+    const bounded = async (step: () => Promise<void>, what: string) => {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<'late'>((r) => {
+        timer = setTimeout(() => r('late'), Math.max(0, deadline - Date.now()));
+      });
+      const result = await Promise.race([
+        step().catch((err) => log('warn', `shutdown: ${(err as Error).message}`)),
+        late,
+      ]);
+      clearTimeout(timer);
+      if (result === 'late') log('warn', `shutdown: ${what} did not finish in time: going on`, {});
+    };
+    for (const c of closers) await bounded(c, 'a step');
+    await bounded(() => shared.close(), 'closing the queue');
+    shared.disconnect();
   };
   try {
     await checkLayout(shared, config, log, closers, o.fatal ?? (() => void stop()));
