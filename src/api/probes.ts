@@ -22,7 +22,8 @@ export interface ProbeDeps {
 /** How long /readyz waits for each dependency before calling it not ready. */
 const PROBE_TIMEOUT_MS = 2000;
 
-function within<T>(ms: number, p: Promise<T>): Promise<T> {
+/** `p`, or a rejection after `ms` (the timer cleared either way). */
+export function within<T>(ms: number, p: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);

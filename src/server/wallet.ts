@@ -22,7 +22,7 @@ import type { PartyLookup } from './adapters.ts';
 import { listen } from './http.ts';
 import { LedgerAuthHealth, watchLedgerAuth } from './ledger-auth.ts';
 import { startApi } from './roles/api.ts';
-import { startShared } from './roles/shared.ts';
+import { type Shared, startShared } from './roles/shared.ts';
 import { startWorkerRole, type WorkerRoleOptions } from './roles/worker.ts';
 
 export type Role = 'api' | 'worker' | 'all';
@@ -84,7 +84,7 @@ const LAYOUT_WAIT_MS = 2000;
  * check runs as soon as it answers, and a refusal then stops the wallet (`fatal`).
  */
 async function checkLayout(
-  shared: { redis: Parameters<typeof migrateLayout>[0] },
+  shared: Pick<Shared, 'redis'>,
   config: Config,
   log: Log,
   closers: (() => Promise<void>)[],

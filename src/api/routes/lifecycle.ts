@@ -19,6 +19,7 @@ import {
 } from '../../submissions/index.ts';
 import { type AppDeps, type AppEnv, type LedgerReads, need, visible } from '../context.ts';
 import { ApiError, errorResponses } from '../errors.ts';
+import { within } from '../probes.ts';
 import { SubmissionView } from '../schemas.ts';
 import { security } from './shared.ts';
 
@@ -153,13 +154,6 @@ const expire = createRoute({
 const LOOKUP_MS = 3000;
 const MAX_LOOKUPS = 5;
 
-function late<T>(p: Promise<T>): Promise<T> {
-  return Promise.race([
-    p,
-    new Promise<never>((_, reject) => setTimeout(() => reject(new Error('late')), LOOKUP_MS).unref()),
-  ]);
-}
-
 /** Each contract the refusal named, and the update that archived it, as the record's party sees them. */
 async function spent(deps: AppDeps, rec: SubmissionRecord): Promise<z.infer<typeof SpentInput>[]> {
   if (!spentInputs(rec.error)) return [];
@@ -170,12 +164,14 @@ async function spent(deps: AppDeps, rec: SubmissionRecord): Promise<z.infer<type
       const none = { contractId, templateId: null, spentBy: null };
       if (!reads?.contractEvents) return { ...none, lookup: 'failed' as const };
       try {
-        const events = await late(reads.contractEvents(contractId, rec.party));
+        const events = await within(LOOKUP_MS, reads.contractEvents(contractId, rec.party));
         if (!events) return { ...none, lookup: 'not visible' as const };
         const templateId = events.created?.createdEvent.templateId ?? null;
         const archived = events.archived?.archivedEvent;
         if (!archived) return { ...none, templateId, lookup: 'found' as const };
-        const tx = await late(reads.transactionByOffset(archived.offset, rec.party)).catch(() => undefined);
+        const tx = await within(LOOKUP_MS, reads.transactionByOffset(archived.offset, rec.party)).catch(
+          () => undefined,
+        );
         const ours = tx ? await deps.store.byUpdateId(tx.updateId) : undefined;
         return {
           contractId,
