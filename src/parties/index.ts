@@ -7,4 +7,5 @@ export {
   onboardExternalParty,
 } from './onboard.ts';
 export { parsePartyId, partyHintProblem, partyIdOf } from './party-id.ts';
-export { PartyRecord, PartyRegistry } from './registry.ts';
+export { PartyHost, PartyRecord, PartyRegistry, SigningKeyEntry } from './registry.ts';
+export { type SetKey, type SigningSet, signingSetOf, signsTransactions } from './signing-set.ts';

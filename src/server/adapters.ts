@@ -1,13 +1,15 @@
 // Adapters from the project's modules (transaction, signing, parties) to the pipeline's ports.
 import type { LedgerClient } from '@quill/canton/ledger';
 import type { KeyAdmin, PartyAdmin } from '../api/index.ts';
-import { onboardExternalParty, type PartyRegistry } from '../parties/index.ts';
+import { onboardExternalParty, type PartyRegistry, type SigningSet, signingSetOf } from '../parties/index.ts';
 import { type Keyring, type Signer, SigningError } from '../signing/index.ts';
 import { type AcceptPorts, type Inspector, SubmissionRefused } from '../submissions/index.ts';
 
-/** Which key controls a party (src/parties PartyRegistry satisfies it through `partyLookup`). */
+/** Which keys sign for a party (src/parties PartyRegistry satisfies it through `partyServices`). */
 export interface PartyLookup {
   keyOf(party: string): Promise<string | undefined>;
+  /** Absent in harnesses that know only single-key parties: `keyOf` with threshold 1. */
+  signingSet?(party: string): Promise<SigningSet | undefined>;
 }
 
 export function acceptPorts(opts: {
@@ -47,6 +49,10 @@ export function partyServices(opts: {
 }): PartyLookup & PartyAdmin {
   return {
     keyOf: async (party) => (await opts.registry.get(party))?.keyFingerprint,
+    signingSet: async (party) => {
+      const record = await opts.registry.get(party);
+      return record ? signingSetOf(record) : undefined;
+    },
     // Key-store, party and ledger errors reach the API as they are: src/api/errors.ts maps them.
     onboard: async (input) => {
       const p = await onboardExternalParty({
