@@ -1,13 +1,19 @@
 // Multi-hash of external-party onboarding topology transactions (what `generate-topology` returns as
 // `multiHash` and the party's key signs): Canton's MultiTransactionSignature.computeCombinedHash.
+// The topology codec (../topology/) re-exports these: they stay here because this folder may import only
+// itself and the ledger schemas (.dependency-cruiser.cjs 'transaction-uses-schemas'), and
+// `@quill/canton/transaction` has exported them since before the codec existed.
 import { sha256 } from '@noble/hashes/sha2.js';
 import { TransactionError } from './errors.ts';
 
 const TOPOLOGY_TRANSACTION_SIGNATURE = 11;
 const MULTI_TOPOLOGY_TRANSACTION = 55;
 
-/** sha256 with a 4-byte purpose prefix, as a 34-byte multihash (0x12 0x20 || digest). */
-function multihashSha256(purpose: number, bytes: Uint8Array): Uint8Array {
+/**
+ * sha256 with a 4-byte purpose prefix, as a 34-byte multihash (0x12 0x20 || digest): Canton's Hash.digest
+ * (crypto/Hash.scala, crypto/HashBuilder.scala: the purpose goes first, as a big-endian int32).
+ */
+export function multihashSha256(purpose: number, bytes: Uint8Array): Uint8Array {
   const input = new Uint8Array(4 + bytes.length);
   new DataView(input.buffer).setInt32(0, purpose, false);
   input.set(bytes, 4);
