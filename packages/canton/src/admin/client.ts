@@ -78,8 +78,9 @@ export class AdminApiError extends QuillError {
 const DEFAULT_DEADLINE_MS = 10_000;
 // Canton's status description: `TOPOLOGY_SERIAL_MISMATCH(9,1a2b3c4d): The provided serial …`.
 const CANTON_MESSAGE = /^([A-Z][A-Z0-9_]*)\((-?\d+),([^)]*)\): ?([\s\S]*)$/;
-// Long hex/base64 runs in a node's message could be key material: redact them (fingerprints and hashes, 68 hex, stay).
-const LONG_BLOB = /[A-Za-z0-9+/=_-]{90,}/g;
+// Long hex/base64 runs in a node's message could be signatures or key material: redact them. Fingerprints and
+// hashes (68 hex) stay; an Ed25519 signature is 88 base64 or 128 hex characters.
+const LONG_BLOB = /[A-Za-z0-9+/=_-]{72,}/g;
 const MAX_DETAIL = 500;
 const HEX = /^(?:[0-9a-fA-F]{2})+$/;
 
@@ -305,12 +306,19 @@ export class TopologyAdminClient {
     if (this.#token !== undefined) md.set('authorization', `Bearer ${this.#token}`);
     const deadline = new Date(Date.now() + this.#deadlineMs + extraMs);
     return new Promise<R>((resolve, reject) => {
-      call(md, { deadline }, (err, value) => {
-        if (err) reject(fromServiceError(method, err));
-        else if (value === undefined)
-          reject(new AdminApiError('INTERNAL', `${method} failed: empty response`));
-        else resolve(value);
-      });
+      try {
+        call(md, { deadline }, (err, value) => {
+          if (err) reject(fromServiceError(method, err));
+          else if (value === undefined)
+            reject(new AdminApiError('INTERNAL', `${method} failed: empty response`));
+          else resolve(value);
+        });
+      } catch (e) {
+        // grpc-js throws synchronously on a closed channel.
+        reject(
+          new AdminApiError('FAILED_PRECONDITION', `${method} failed: the client is closed`, { cause: e }),
+        );
+      }
     });
   }
 }

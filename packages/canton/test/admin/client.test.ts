@@ -1,6 +1,7 @@
 // TopologyAdminClient against a bare gRPC server on loopback (the generated service definitions, no sandbox):
 // the request messages it sends, how it reads answers and failures, deadlines, refused connections, and the
 // input it refuses before any call.
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import * as grpc from '@grpc/grpc-js';
 import { AdminApiError, TopologyAdminClient } from '@quill/canton/admin';
@@ -265,6 +266,49 @@ describe('answers', () => {
     clients.push(c);
     const e = await rejection(c.authorize({ transactionHash: HASH, synchronizerId: SYNC }));
     expect(e.code).toBe('UNAVAILABLE');
+  });
+});
+
+describe('transport', () => {
+  test('TLS with the given CA (a self-signed fixture for 127.0.0.1); a plaintext client cannot talk to it', async () => {
+    const dir = new URL('./tls/', import.meta.url);
+    const cert = readFileSync(new URL('server.crt', dir));
+    const tls = new grpc.Server();
+    tls.addService(topologyManagerWriteServiceDefinition, {
+      authorize: handler('Authorize'),
+    } as unknown as ITopologyManagerWriteService);
+    const port = await new Promise<number>((resolve, reject) =>
+      tls.bindAsync(
+        '127.0.0.1:0',
+        grpc.ServerCredentials.createSsl(null, [
+          { private_key: readFileSync(new URL('server.key', dir)), cert_chain: cert },
+        ]),
+        (e, p) => (e ? reject(e) : resolve(p)),
+      ),
+    );
+    try {
+      await client({ url: `127.0.0.1:${port}`, tlsCaPem: new Uint8Array(cert) }).authorize({
+        transactionHash: HASH,
+        synchronizerId: SYNC,
+      });
+      expect(fake.calls.map((c) => c.method)).toEqual(['Authorize']);
+      const e = await rejection(
+        client({ url: `127.0.0.1:${port}`, deadlineMs: 2000 }).authorize({
+          transactionHash: HASH,
+          synchronizerId: SYNC,
+        }),
+      );
+      expect(e.code).toBe('UNAVAILABLE');
+    } finally {
+      tls.forceShutdown();
+    }
+  });
+
+  test('a closed client refuses calls with an AdminApiError', async () => {
+    const c = client();
+    c.close();
+    const e = await rejection(c.authorize({ transactionHash: HASH, synchronizerId: SYNC }));
+    expect(e.code).toBe('FAILED_PRECONDITION');
   });
 });
 
