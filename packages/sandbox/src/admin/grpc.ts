@@ -260,9 +260,11 @@ export async function startAdminApi(store: TopologyStoreApi, opts: AdminApiOptio
         const r = toResult(tx, base?.store);
         if (r === undefined) continue;
         if (base?.operation && r.context?.operation !== base.operation) continue;
+        // As the node: a substring of the participant id's proto form, `PAR::<uid>`.
+        const participant = req.filterParticipant;
         if (
-          req.filterParticipant &&
-          !r.item?.participants.some((p) => p.participantUid.startsWith(req.filterParticipant))
+          participant &&
+          !r.item?.participants.some((p) => `PAR::${p.participantUid}`.includes(participant))
         )
           continue;
         results.push(r);
