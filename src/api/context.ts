@@ -29,8 +29,15 @@ import type {
   SubmissionStore,
 } from '../submissions/index.ts';
 import { ApiError } from './errors.ts';
+import type {
+  KeyChangeBody,
+  KeyChangeView,
+  NewPartyBody,
+  PartyView,
+  PreparedPartyView,
+} from './party-schemas.ts';
 import type { AcceptLimiter } from './rate-limit.ts';
-import type { KeyBackendView, KeyFileProblemView, KeyView, PartyView } from './schemas.ts';
+import type { KeyBackendView, KeyFileProblemView, KeyView } from './schemas.ts';
 
 /** Key administration over src/signing's KeyStore. */
 export interface KeyAdmin {
@@ -48,8 +55,16 @@ export interface KeyAdmin {
 
 /** Party administration over src/parties. */
 export interface PartyAdmin {
-  onboard(input: { keyFingerprint: string; partyHint: string; synchronizerId?: string }): Promise<PartyView>;
+  onboard(input: NewPartyBody): Promise<PartyView>;
+  /** The topology an M-of-N onboarding would send, and the hashes its keys sign; nothing is sent. */
+  prepare(input: NewPartyBody): Promise<PreparedPartyView>;
   list(): Promise<PartyView[]>;
+  get(partyId: string): Promise<PartyView | undefined>;
+  /** A change of the party's signing keys through the participant's admin API (audit: who signed what). */
+  changeKeys(
+    partyId: string,
+    change: KeyChangeBody,
+  ): Promise<KeyChangeView & { hash?: string; signedBy?: string[] }>;
 }
 
 /** Events, the live stream and webhooks (issue 14 part B). */

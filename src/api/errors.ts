@@ -72,6 +72,12 @@ const PARTY_STATUS = {
   MISMATCH: 422,
   NO_SYNCHRONIZER: 422,
   CONFLICT: 409,
+  SIGNATURES_NEEDED: 422,
+  UNKNOWN_HOST: 400,
+  ALLOCATION_PENDING: 504,
+  ADMIN_API_UNAVAILABLE: 409,
+  NAMESPACE_KEY_OFFLINE: 409,
+  TOPOLOGY_CHANGED: 409,
 } as const;
 
 /**
@@ -205,6 +211,7 @@ const ERROR_TEXT = {
   429: "Over the token's accept rate (ACCEPT_RATE_LIMIT): retry after Retry-After seconds",
   502: 'A token registry answered badly or not at all (REGISTRY_UNAVAILABLE)',
   503: 'A dependency (Redis, the ledger) is unavailable',
+  504: 'Still in progress when the wait ran out (a party not yet hosted everywhere, a change not yet effective): the same request again resumes',
 } as const;
 type ErrorStatus = keyof typeof ERROR_TEXT;
 

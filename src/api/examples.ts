@@ -123,6 +123,11 @@ export const ERROR_EXAMPLES = {
     message: 'the registry of DSO::1220… did not answer (TimeoutError): retry later',
   },
   503: { code: 'UNAVAILABLE', message: 'the ledger is unavailable, try again' },
+  504: {
+    code: 'ALLOCATION_PENDING',
+    message:
+      'party treasury::1220… is not yet hosted on p2::1220…; onboarding again with the same request resumes',
+  },
 } as const;
 
 /** What `GET /wallet/v1/events` sends: a comment on connect, then one event per `id`/`event`/`data` block. */

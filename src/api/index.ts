@@ -11,6 +11,7 @@ export {
 } from './context.ts';
 export { ApiError, describeCause, ErrorBody, type HttpError, toHttpError } from './errors.ts';
 export { ledgerReads } from './ledger-reads.ts';
+export type { PartyView } from './party-schemas.ts';
 export { type ProbeDeps, probeRoutes } from './probes.ts';
 export { type AcceptLimiter, type AcceptRateLimit, acceptLimiter } from './rate-limit.ts';
-export type { KeyView, PartyView } from './schemas.ts';
+export type { KeyView } from './schemas.ts';

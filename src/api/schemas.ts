@@ -230,22 +230,6 @@ export const KeyBackendView = z
   .openapi('KeyBackend');
 export type KeyBackendView = z.infer<typeof KeyBackendView>;
 
-export const PartyView = z
-  .object({ partyId: z.string(), keyFingerprint: z.string(), synchronizerId: z.string() })
-  .openapi('Party');
-export type PartyView = z.infer<typeof PartyView>;
-
-export const NewPartyBody = z
-  .object({
-    keyFingerprint: z
-      .string()
-      .regex(FINGERPRINT_PATTERN, { error: 'must be a key fingerprint (1220 + 64 hex)' }),
-    partyHint: z.string().min(1).max(185),
-    synchronizerId: z.string().min(1).max(512).optional(),
-  })
-  .strict()
-  .openapi('NewPartyRequest');
-
 export const FingerprintParam = z.object({
   fingerprint: z
     .string()

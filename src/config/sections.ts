@@ -19,6 +19,7 @@ import { sandbox } from './sandbox.ts';
 import { scan } from './scan.ts';
 import { compose } from './section.ts';
 import { server } from './server.ts';
+import { topology } from './topology.ts';
 import { watcher } from './watcher.ts';
 
 /** Every section by the name commands load it with, in the order of the configuration reference. */
@@ -26,6 +27,7 @@ export const SECTIONS = compose({
   server,
   redis,
   ledger,
+  topology,
   scan,
   keys,
   auth,
@@ -50,6 +52,7 @@ export const WALLET_SECTIONS = [
   'server',
   'redis',
   'ledger',
+  'topology',
   'scan',
   'keys',
   'auth',

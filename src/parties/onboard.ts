@@ -38,7 +38,12 @@ export interface OnboardedParty {
 
 const b64 = (s: string) => Buffer.from(s, 'base64');
 
-async function pickSynchronizer(input: OnboardInput): Promise<string> {
+/** The synchronizer asked for, or the first the participant is connected to. */
+export async function pickSynchronizer(input: {
+  ledger: Pick<LedgerClient, 'connectedSynchronizers'>;
+  synchronizerId?: string;
+  signal?: AbortSignal;
+}): Promise<string> {
   if (input.synchronizerId !== undefined) {
     const id = input.synchronizerId.trim();
     if (id.length === 0 || id.length > 300)
@@ -81,7 +86,7 @@ function checkTopology(
   return new Uint8Array(multiHash);
 }
 
-const alreadyExists = (err: unknown) =>
+export const alreadyExists = (err: unknown) =>
   typeof err === 'object' &&
   err !== null &&
   (err as { code?: unknown }).code === 'EXTERNAL_PARTY_ALREADY_EXISTS';

@@ -2,6 +2,7 @@
 // signer, party services, the asset recognizers) and starts the wallet. The ledger is LEDGER_URL, or the embedded
 // sandbox that the development composition (src/dev, `--demo`/`--sandbox`) started and hands over; with neither,
 // it refuses to start.
+import { TopologyAdminClient } from '@quill/canton/admin';
 import { ledgerTokenOption, type TokenOption } from '@quill/canton/ledger';
 import { ScanClient } from '@quill/canton/scan';
 import { ledgerReads } from '../api/index.ts';
@@ -30,6 +31,9 @@ export interface EmbeddedLedger {
   recognizers: AssetRecognizers;
   /** Its token registries' base URLs by admin party (TOKEN_REGISTRY_URLS entries win). */
   registries?: Readonly<Record<string, string>>;
+  /** Its other hosting participants (LEDGER_HOSTS entries win) and its admin API (unless LEDGER_ADMIN_URL). */
+  hosts?: readonly { name: string; url: string }[];
+  adminUrl?: string;
 }
 
 export interface ServeOptions {
@@ -140,11 +144,29 @@ export async function serve(o: ServeOptions): Promise<Serving> {
   }
   if (o.role !== 'worker' && keys) {
     signer = signerFromConfig(keys);
+    const hosts = new Map(
+      [...(o.embedded?.hosts ?? []), ...config.ledgerHosts].map((h) => [
+        h.name,
+        ledgerClient(config, h.url, token),
+      ]),
+    );
+    const adminApi = config.ledgerAdmin ?? (o.embedded?.adminUrl ? { url: o.embedded.adminUrl } : undefined);
+    const admin = adminApi
+      ? new TopologyAdminClient({
+          url: adminApi.url,
+          ...(adminApi.token ? { token: adminApi.token } : {}),
+          ...(adminApi.tlsCaPem ? { tlsCaPem: new Uint8Array(Buffer.from(adminApi.tlsCaPem)) } : {}),
+        })
+      : undefined;
+    if (admin) stops.push(async () => admin.close());
     parties = partyServices({
       registry: new PartyRegistry({ dir: config.keysDir }),
       ledger: client,
       signer,
       keys,
+      hosts,
+      allocationTimeoutMs: config.partyAllocationTimeoutMs,
+      ...(admin ? { admin } : {}),
       ...(walletUser ? { userId: walletUser } : {}),
     });
   }

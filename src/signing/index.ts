@@ -13,6 +13,7 @@ export {
 export type { ConfigureContext, KeyBackendType } from './backend-type.ts';
 export { backendType, KEY_BACKEND_TYPES } from './backends.ts';
 export { SigningError, type SigningErrorCode } from './errors.ts';
+export { algorithmOfSpec, type ExternalKey, externalKey } from './external.ts';
 export { ensurePrivateDir, writeFileAtomic } from './files.ts';
 export { FINGERPRINT_PATTERN, fingerprintOf, isFingerprint } from './fingerprint.ts';
 export { DEFAULT_SCRYPT, type ScryptParams } from './keyfile.ts';

@@ -5,7 +5,9 @@ import { buildPreparedTransaction, damlValue } from '@quill/sandbox/build';
 import { inject } from 'vitest';
 import { issueToken } from '../../src/auth/index.ts';
 import { loadConfig } from '../../src/config/index.ts';
+import { PartyError } from '../../src/parties/index.ts';
 import type { AssetRecognizers } from '../../src/policy/index.ts';
+import { partyView } from '../../src/server/adapters.ts';
 import { startWallet } from '../../src/server/wallet.ts';
 import { type KeyBackend, Keyring, KeyStore, verifyingSigner } from '../../src/signing/index.ts';
 import type { LedgerPort } from '../../src/submissions/index.ts';
@@ -42,6 +44,8 @@ export async function apiHarness(
     ...env,
   });
   const logs: Record<string, unknown>[] = [];
+  const view = (partyId: string, keyFingerprint: string) =>
+    partyView({ partyId, keyFingerprint, synchronizerId: SYNC, createdAt: new Date(0).toISOString() });
   const wallet = await startWallet({
     config,
     role: 'api',
@@ -54,12 +58,23 @@ export async function apiHarness(
     parties: {
       keyOf: async (p) => parties.get(p),
       // Registry-only onboarding: no ledger here, so the party is recorded as if the ledger had allocated it.
-      list: async () =>
-        [...parties].map(([partyId, keyFingerprint]) => ({ partyId, keyFingerprint, synchronizerId: SYNC })),
+      list: async () => [...parties].map(([partyId, keyFingerprint]) => view(partyId, keyFingerprint)),
+      get: async (partyId) => {
+        const fp = parties.get(partyId);
+        return fp ? view(partyId, fp) : undefined;
+      },
       onboard: async ({ keyFingerprint, partyHint }) => {
+        if (!keyFingerprint)
+          throw new PartyError('BAD_INPUT', 'this harness onboards single-key parties only');
         const partyId = `${partyHint}::${keyFingerprint}`;
         parties.set(partyId, keyFingerprint);
-        return { partyId, keyFingerprint, synchronizerId: SYNC };
+        return view(partyId, keyFingerprint);
+      },
+      prepare: async () => {
+        throw new PartyError('BAD_INPUT', 'this harness has no ledger to prepare on');
+      },
+      changeKeys: async () => {
+        throw new PartyError('ADMIN_API_UNAVAILABLE', 'this harness has no admin API');
       },
     },
   });

@@ -196,9 +196,7 @@ export async function startApi(s: Shared, o: ApiRoleOptions): Promise<Listening>
           },
         }
       : {}),
-    ...(o.parties?.onboard && o.parties.list
-      ? { parties: { onboard: o.parties.onboard.bind(o.parties), list: o.parties.list.bind(o.parties) } }
-      : {}),
+    ...(isPartyAdmin(o.parties) ? { parties: o.parties } : {}),
     policies,
     proposals,
     audit: s.audit,
@@ -328,4 +326,9 @@ async function operations(s: Shared, ledger: LedgerPort): Promise<OperationsView
     },
     webhooks,
   };
+}
+
+/** Whether the parties given do administration too (a harness may give the accept path's lookup only). */
+function isPartyAdmin(p: Partial<PartyAdmin> | undefined): p is PartyAdmin {
+  return !!(p?.onboard && p.prepare && p.list && p.get && p.changeKeys);
 }

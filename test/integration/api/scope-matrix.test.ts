@@ -180,6 +180,28 @@ const TABLE: Record<string, Expect> = {
     submit: [403, 403, 403],
     admin: [200, 200, 404],
   },
+  // This harness has no ledger: preparing is refused once the caller may (400), a key change has no admin API (409).
+  'POST /wallet/v1/parties/prepare': {
+    none: 401,
+    read: [403, 403, 403],
+    approve: [403, 403, 403],
+    submit: [403, 403, 403],
+    admin: [400, 403, 403],
+  },
+  'GET /wallet/v1/parties/{party}': {
+    none: 401,
+    read: [403, 403, 403],
+    approve: [403, 403, 403],
+    submit: [403, 403, 403],
+    admin: [200, 200, 404],
+  },
+  'POST /wallet/v1/parties/{party}/keys': {
+    none: 401,
+    read: [403, 403, 403],
+    approve: [403, 403, 403],
+    submit: [403, 403, 403],
+    admin: [409, 409, 404],
+  },
   // Approval policy routes (issue 15); this wallet has no policy, so nothing awaits approval here (the approval
   // flow's own party-scope cases are in approvals.test.ts): a decision on a queued submission is 409.
   'POST /wallet/v1/submissions/{id}/approvals': {
@@ -731,6 +753,37 @@ const ROUTES: Record<
     needsSubmission: false,
     run: async (t, token) =>
       listed(await h.call('GET', '/wallet/v1/parties', token ? { token } : {}), (i) => i.partyId, t.party),
+  },
+  'POST /wallet/v1/parties/prepare': {
+    needsSubmission: false,
+    run: async (t, token) =>
+      (
+        await h.call('POST', '/wallet/v1/parties/prepare', {
+          ...(token ? { token } : {}),
+          body: {
+            partyHint: `new-${++n}`,
+            namespaceKey: t.fingerprint,
+            signingKeys: [{ fingerprint: t.fingerprint }],
+            threshold: 1,
+          },
+        })
+      ).status,
+  },
+  'GET /wallet/v1/parties/{party}': {
+    needsSubmission: false,
+    run: async (t, token) =>
+      (await h.call('GET', `/wallet/v1/parties/${encodeURIComponent(t.party)}`, token ? { token } : {}))
+        .status,
+  },
+  'POST /wallet/v1/parties/{party}/keys': {
+    needsSubmission: false,
+    run: async (t, token) =>
+      (
+        await h.call('POST', `/wallet/v1/parties/${encodeURIComponent(t.party)}/keys`, {
+          ...(token ? { token } : {}),
+          body: { threshold: 1 },
+        })
+      ).status,
   },
   'POST /wallet/v1/submissions/{id}/approvals': {
     needsSubmission: true,
