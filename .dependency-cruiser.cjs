@@ -74,8 +74,8 @@ module.exports = {
     only(
       'parties-use-leaves',
       `^${wallet('parties')}`,
-      `^(${wallet('parties', 'signing')}|${canton('ledger', 'transaction')})`,
-      'Onboarding uses the ledger, signing and topology hashing, nothing above them.',
+      `^(${wallet('parties', 'signing')}|${canton('ledger', 'transaction', 'topology', 'admin')})`,
+      'Onboarding and key changes use the ledger, the admin API, signing and the topology codec, nothing above them.',
     ),
     only(
       'policy-uses-transaction',

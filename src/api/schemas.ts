@@ -5,7 +5,6 @@ import {
   checkTransactionFormat,
   DeduplicationPeriod,
   describeViolation,
-  FINGERPRINT_PATTERN,
   isStandardBase64,
   JsTransaction,
   ListVettedPackagesResponse,
