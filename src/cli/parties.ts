@@ -5,6 +5,7 @@ import { loadConfig } from '../config/index.ts';
 import { UsageError } from '../errors.ts';
 import { PartyRegistry } from '../parties/index.ts';
 import { onboardFromConfig } from '../server/parts.ts';
+import { addPartyKeyCommands } from './party-keys.ts';
 import { type CliEnv, printJson } from './support.ts';
 
 function checkedUrl(url: string): string {
@@ -22,7 +23,10 @@ export function partiesCommand(env: CliEnv = {}): Command {
 
   parties
     .command('onboard')
-    .description('allocate <hint>::<fingerprint> on the ledger with a key from KEYS_DIR and remember it')
+    .description(
+      'allocate a single-key party <hint>::<fingerprint> on the ledger with a key from KEYS_DIR and remember it ' +
+        '(M-of-N parties: `quill parties create`)',
+    )
     .requiredOption('--key <fingerprint>', 'fingerprint of the controlling key')
     .requiredOption('--hint <hint>', 'party id hint (letters, digits, space, :, - and _)')
     .option('--synchronizer <id>', 'synchronizer id (default: the first connected one)')
@@ -67,5 +71,6 @@ export function partiesCommand(env: CliEnv = {}): Command {
       }
     });
 
+  addPartyKeyCommands(parties, env);
   return parties;
 }

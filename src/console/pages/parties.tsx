@@ -168,8 +168,20 @@ export async function partyPage(c: Ctx, party: string) {
         <dd>
           <Id value={party} full testid="party-id" />
         </dd>
-        <dt>Key</dt>
-        <dd>{view && <Id value={view.keyFingerprint} href={`/console/keys/${view.keyFingerprint}`} />}</dd>
+        <dt>{view?.layout === 'separate' ? 'Namespace key' : 'Key'}</dt>
+        <dd>
+          {view && <Id value={view.keyFingerprint} href={`/console/keys/${view.keyFingerprint}`} />}
+          {view?.layout === 'separate' && ' · signs its topology only, kept cold'}
+        </dd>
+        {view && (
+          <>
+            <dt>Signing</dt>
+            <dd data-testid="party-threshold">
+              {view.threshold} of {view.signingKeys.length} key{view.signingKeys.length === 1 ? '' : 's'}
+              {view.serial > 1 ? ` · topology serial ${view.serial}` : ''}
+            </dd>
+          </>
+        )}
         <dt>Synchronizer</dt>
         <dd>{view && <Id value={view.synchronizerId} full />}</dd>
         {allows(viewer.principal.role, 'admin') && (
@@ -184,6 +196,7 @@ export async function partyPage(c: Ctx, party: string) {
           </>
         )}
       </dl>
+      {view && view.layout === 'separate' && <PartyKeys view={view} />}
       <section aria-labelledby="h-psubs">
         <h2 id="h-psubs">Submissions</h2>
         {subs.status !== 200 ? (
@@ -365,5 +378,74 @@ export async function partyPage(c: Ctx, party: string) {
         )}
       </section>
     </Page>,
+  );
+}
+
+interface PartyKeysView {
+  threshold: number;
+  signingKeys: { fingerprint: string; holder: 'quill' | 'external'; label: string | null }[];
+  hosts: { participantUid: string; permission: 'confirmation' | 'observation'; host: string | null }[];
+  confirmationThreshold: number | null;
+}
+
+/** An M-of-N party's signing keys (who holds each) and its hosts. */
+function PartyKeys({ view }: { view: PartyKeysView }) {
+  return (
+    <section aria-labelledby="h-pkeys">
+      <h2 id="h-pkeys">Signing keys and hosts</h2>
+      <table data-testid="party-keys">
+        <caption>
+          Any {view.threshold} of these {view.signingKeys.length} keys sign a transaction
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Key</th>
+            <th scope="col">Label</th>
+            <th scope="col">Held by</th>
+          </tr>
+        </thead>
+        <tbody>
+          {view.signingKeys.map((k) => (
+            <tr>
+              <td>
+                {k.holder === 'quill' ? (
+                  <Id value={k.fingerprint} href={`/console/keys/${k.fingerprint}`} />
+                ) : (
+                  <Id value={k.fingerprint} />
+                )}
+              </td>
+              <td>{k.label ?? ''}</td>
+              <td>{k.holder === 'quill' ? 'Quill (signs at once)' : 'an external signer'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {view.hosts.length > 0 && (
+        <table data-testid="party-hosts">
+          <caption>
+            Hosted by {view.hosts.length} participant{view.hosts.length === 1 ? '' : 's'}
+            {view.confirmationThreshold !== null ? `; ${view.confirmationThreshold} must confirm` : ''}
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">Participant</th>
+              <th scope="col">Permission</th>
+              <th scope="col">Host</th>
+            </tr>
+          </thead>
+          <tbody>
+            {view.hosts.map((h) => (
+              <tr>
+                <td>
+                  <Id value={h.participantUid} />
+                </td>
+                <td>{h.permission}</td>
+                <td>{h.host ?? 'this wallet’s participant'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
   );
 }
