@@ -58,6 +58,8 @@ export async function startFullWallet(
   /** More key backends beside the file store (the PKCS#11 token in the HSM tests). */
   moreBackends: (dir: string) => KeyBackend[] = () => [],
   log?: Log,
+  /** Other hosts and the admin API, for governed parties (docs/keys.md). */
+  topology: Pick<Parameters<typeof partyServices>[0], 'hosts' | 'admin' | 'allocationTimeoutMs'> = {},
 ) {
   const dir = keysDir ?? tempDir('quill-e2e-keys-');
   const client = new LedgerClient({ baseUrl: sandbox.url, timeoutMs: config.ledgerTimeoutMs });
@@ -66,7 +68,13 @@ export async function startFullWallet(
     ...moreBackends(dir),
   ]);
   const signer = verifyingSigner(keys);
-  const parties = partyServices({ registry: new PartyRegistry({ dir }), ledger: client, signer, keys });
+  const parties = partyServices({
+    registry: new PartyRegistry({ dir }),
+    ledger: client,
+    signer,
+    keys,
+    ...topology,
+  });
   const wallet = await startWallet({
     config: withSandboxRegistries(config, sandbox),
     role,
