@@ -22,7 +22,9 @@ describe('loadConfig', () => {
     expect(c.port).toBe(8080);
     expect(c.redisUrl).toBe('redis://127.0.0.1:6379');
     expect(c.keysDir).toBe('keys');
-    expect(c.sandbox).toEqual({ port: 7575, scanPort: 7576 });
+    expect(c.sandbox).toEqual({ port: 7575, scanPort: 7576, adminPort: 0, hosts: [] });
+    expect(c.ledgerHosts).toEqual([]);
+    expect(c.ledgerAdmin).toBeUndefined();
     expect(c.ledgerUrl).toBeUndefined();
   });
 
