@@ -472,30 +472,37 @@ export const err = {
    */
   externalPartyExists: (party: string, synchronizerId: string) =>
     err.invalidArgument(`Party ${party} already exists on synchronizer ${synchronizerId}`),
-  /** TopologyManagerError.SerialMismatch (InvalidGivenCurrentSystemStateOther). */
+  /** TopologyManagerError.SerialMismatch (InvalidGivenCurrentSystemStateOther); serials print as Scala Options. */
   serialMismatch: (expected: number, actual: number) =>
     new SandboxError(
       'TOPOLOGY_SERIAL_MISMATCH',
       9,
-      `The given serial ${actual} does not match the expected serial ${expected}`,
-      { expected: String(expected), actual: String(actual) },
+      `The provided serial Some(${actual}) did not match the expected serial Some(${expected}).`,
     ),
-  /** TopologyManagerError.UnauthorizedTransaction (an Alarm: SecurityAlert, gRPC INVALID_ARGUMENT). */
-  topologyUnauthorized: (reason: string) =>
+  /** TopologyManagerError.UnauthorizedTransaction (an Alarm: SecurityAlert, gRPC INVALID_ARGUMENT); `cause` is one of its cases. */
+  topologyUnauthorized: (cause: string) => new SandboxError('TOPOLOGY_UNAUTHORIZED_TRANSACTION', 5, cause),
+  /** TopologyManagerError.InvalidSignatureError.Failure (an Alarm). */
+  topologyInvalidSignature: () =>
+    new SandboxError('TOPOLOGY_INVALID_TX_SIGNATURE', 5, 'Transaction signature verification failed'),
+  /** TopologyManagerError.MultiTransactionHashMismatch: a multi-transaction signature not covering the transaction. */
+  multiTransactionHashMismatch: (expected: string, actual: string[]) =>
     new SandboxError(
-      'TOPOLOGY_UNAUTHORIZED_TRANSACTION',
-      5,
-      `Topology transaction is not properly authorized: ${reason}`,
+      'TOPOLOGY_MULTI_TRANSACTION_HASH_MISMATCH',
+      9,
+      `The given transaction hash set Set(${actual.join(', ')}) did not contain the expected hash ${expected} of the transaction.`,
     ),
-  /** TopologyManagerError.InvalidSignatureError (an Alarm). */
-  topologyInvalidSignature: (reason: string) =>
-    new SandboxError('TOPOLOGY_INVALID_TX_SIGNATURE', 5, `Signature check failed with ${reason}`),
-  /** TopologyManagerError.UnknownMembers: hosts without a SynchronizerTrustCertificate (TopologyMappingChecks.scala L585–672). */
-  topologyUnknownMembers: (members: string[]) =>
+  /**
+   * TopologyManagerError.UnknownMembers (InvalidGivenCurrentSystemStateResourceMissing): hosts without a
+   * SynchronizerTrustCertificate (TopologyMappingChecks.scala L585–672). Participants print as `PAR::uid`.
+   */
+  topologyUnknownMembers: (participants: string[]) =>
     new SandboxError(
       'TOPOLOGY_UNKNOWN_MEMBERS',
       11,
-      `The following members do not exist on the synchronizer: ${members.join(', ')}`,
+      `Members ${participants
+        .map((p) => `PAR::${p}`)
+        .sort()
+        .join(', ')} are unknown.`,
     ),
   /** TopologyManagerError.SigningThresholdCannotBeReached (TopologyManager.scala L1071–1120). */
   signingThresholdUnreachable: (threshold: number, keys: number) =>

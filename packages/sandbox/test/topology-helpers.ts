@@ -44,12 +44,17 @@ export function allocate(base: string, admin: string, body: unknown): Promise<An
 }
 
 /** The legacy JsCantonError of a topology failure on allocate (external-party-keys.md §4.4). */
-export function expectLegacy(a: Answer, code: string): { code: string; cause: string } {
-  expect(a.status, a.text).toBe(400);
+export function expectLegacy(
+  a: Answer,
+  code: string,
+  status = 400,
+  grpc = 3,
+): { code: string; cause: string } {
+  expect(a.status, a.text).toBe(status);
   expect(a.json.code.startsWith(`${code}(`), a.text).toBe(true);
   expect(a.json.errorCategory).toBe(-1);
-  expect(a.json.grpcCodeValue).toBe(3);
-  expect(a.json.cause).toBe(`INVALID_ARGUMENT: ${a.json.code}`);
+  expect(a.json.grpcCodeValue).toBe(grpc);
+  expect(a.json.cause).toBe(`${grpc === 3 ? 'INVALID_ARGUMENT' : 'NOT_FOUND'}: ${a.json.code}`);
   return a.json;
 }
 

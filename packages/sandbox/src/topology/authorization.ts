@@ -45,9 +45,7 @@ export function collectSignatures(
   const out = new Map<string, Candidate>();
   for (const m of multi) {
     if (!m.transactionHashes.some((h) => hex(h) === tx.hashHex)) {
-      throw err.topologyInvalidSignature(
-        `MultiTransactionHashMismatch(expected = ${tx.hashHex}, actual = ${m.transactionHashes.map(hex).join(', ')})`,
-      );
+      throw err.multiTransactionHashMismatch(tx.hashHex, m.transactionHashes.map(hex));
     }
     const message = multiHash(m.transactionHashes);
     for (const sig of m.signatures) out.set(sig.signedBy, { sig, message });
@@ -79,7 +77,7 @@ export function verifySigners(
       } as never,
       message,
     );
-    if (why !== undefined) throw err.topologyInvalidSignature(`InvalidSignature(${fp}: ${why})`);
+    if (why !== undefined) throw err.topologyInvalidSignature();
     signers.add(fp);
   }
   return signers;
@@ -180,7 +178,14 @@ export function namespaceOfUid(uid: string): string {
   return uid.slice(uid.indexOf('::') + 2);
 }
 
-/** The validator's reason, as TopologyTransactionAuthorizationValidator reports it. */
-export function missingReason(m: Missing): string {
-  return `missing authorizations by namespaces=Set(${m.namespaces.join(', ')}) and keys=Set(${m.keys.join(', ')})`;
+/**
+ * The validator's refusal (TopologyManagerError.UnauthorizedTransaction): NoNamespaceAuth when the party
+ * namespace itself is not authorized, otherwise Missing(namespaces, extra keys) as Scala prints the sets.
+ */
+export function unauthorized(m: Missing, partyNamespace: string) {
+  if (m.namespaces.includes(partyNamespace))
+    return err.topologyUnauthorized('Topology transaction is not properly authorized by any namespace key');
+  return err.topologyUnauthorized(
+    `Topology transaction is missing authorizations by namespaces=Set(${m.namespaces.join(', ')}) and keys=Set(${m.keys.join(', ')})`,
+  );
 }

@@ -10,12 +10,12 @@ import {
   collectSignatures,
   type MultiTransactionSignatures,
   missingFor,
-  missingReason,
   type NamespaceAuthority,
   namespaceAuthorized,
   requiredFor,
   selfKey,
   type TopologySignature,
+  unauthorized,
   verifySigners,
 } from './authorization.ts';
 import {
@@ -259,8 +259,7 @@ export class TopologyStore {
     if (!m.root) throw err.invalidTopologyMapping('the sandbox supports root namespace delegations only');
     if (opts.checkSerial || !current) this.checkSerial(tx, current);
     const signers = verifySigners(sigs, new Map([[m.target.key.fingerprint, m.target.key]]));
-    if (!signers.has(m.namespace))
-      throw err.topologyUnauthorized(missingReason({ namespaces: [m.namespace], keys: [] }));
+    if (!signers.has(m.namespace)) throw unauthorized({ namespaces: [m.namespace], keys: [] }, m.namespace);
     const entry = this.entry(tx, opts.synchronizerId, signers, new Set());
     this.replace(this.rootDelegations, k, entry);
     pendingRoots.set(m.namespace, m.target.key);
@@ -290,9 +289,7 @@ export class TopologyStore {
     const missingOwners = needed.filter((o) => !signers.has(o));
     const thresholdOk = !prev || prev.owners.filter((o) => signers.has(o)).length >= prev.threshold;
     if (missingOwners.length > 0 || !thresholdOk)
-      throw err.topologyUnauthorized(
-        missingReason({ namespaces: missingOwners.length ? missingOwners : [m.namespace], keys: [] }),
-      );
+      throw unauthorized({ namespaces: missingOwners.length ? missingOwners : [m.namespace], keys: [] }, '');
     const entry = this.entry(tx, opts.synchronizerId, signers, new Set());
     this.replace(this.decentralized, k, entry);
     return stored(entry);
@@ -378,7 +375,7 @@ export class TopologyStore {
       approvals,
     );
     if (missing.namespaces.length > 0 || missing.keys.length > 0) {
-      if (expectFull) throw err.topologyUnauthorized(missingReason(missing));
+      if (expectFull) throw unauthorized(missing, m.namespace);
       return false;
     }
     this.proposals.delete(key(entry.synchronizerId, entry.tx.hashHex));
