@@ -33,6 +33,12 @@ export { fingerprintOf } from './keys.ts';
 export { SANDBOX_RECOGNIZERS } from './recognizers.ts';
 export { grantPreapproval, mintHolding } from './registry/bootstrap.ts';
 export { SandboxState } from './state/index.ts';
+export type {
+  AddedTransaction,
+  StoredTopologyTransaction,
+  TopologySignature,
+  TopologyStore,
+} from './topology/store.ts';
 
 export interface SandboxConfig {
   /** 0 picks a free port; default 7575 / 7576. */
