@@ -525,6 +525,20 @@ export const err = {
       8,
       `The topology transaction was rejected due to an invalid mapping: ${why}`,
     ),
+  /** TopologyManagerError.NoCorrespondingActiveTxToRevoke. */
+  noActiveTransactionToRevoke: () =>
+    new SandboxError(
+      'TOPOLOGY_NO_CORRESPONDING_ACTIVE_TX_TO_REVOKE',
+      9,
+      'There is no active topology transaction matching the mapping of the revocation request',
+    ),
+  /** TopologyManagerError.RemoveMustNotChangeMapping (the cause's actual/expected mappings are left out). */
+  removeMustNotChangeMapping: () =>
+    new SandboxError(
+      'TOPOLOGY_REMOVE_MUST_NOT_CHANGE_MAPPING',
+      9,
+      'REMOVE must not change the topology mapping',
+    ),
   /** TopologyManagerError.TopologyTransactionNotFound (authorize of an unknown hash). */
   topologyTransactionNotFound: (hash: string) =>
     new SandboxError(

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { SandboxError } from '../src/errors.ts';
 import type { AddedTransaction } from '../src/topology/store.ts';
-import { type Key, newKey, type Party, type Sandbox, sandboxWithAdmin, signWith } from './helpers.ts';
+import { call, type Key, newKey, type Party, type Sandbox, sandboxWithAdmin, signWith } from './helpers.ts';
 import { fingerprint, multiHash, NAMESPACE, PROTOCOL, p2p, rootNsd, txHash } from './topology-encoder.ts';
 import { actor, allocate, allocateBody, executeRefusal, executeSignedBy } from './topology-helpers.ts';
 
@@ -176,5 +176,36 @@ describe('layout A: the self-signed namespace key must stay', () => {
       'TOPOLOGY_UNAUTHORIZED_TRANSACTION',
       'Topology transaction is not properly authorized by any namespace key',
     ]);
+  });
+});
+
+describe('REMOVE', () => {
+  test('the unchanged mapping at serial + 1, signed by the namespace: the party is gone; a changed one is refused', async () => {
+    const k1 = newKey('ed25519');
+    const partyId = `gone::${fingerprint(k1)}`;
+    const base = {
+      party: partyId,
+      threshold: 1,
+      hosts: [{ uid: node, permission: 2 as const }],
+      keys: [{ key: k1, usage: [NAMESPACE, PROTOCOL] }],
+    };
+    expect((await allocate(sb.url, admin, allocateBody(sb, { txs: [p2p(base)], multi: [k1] }))).status).toBe(
+      200,
+    );
+    const changed = p2p({
+      ...base,
+      threshold: 1,
+      hosts: [{ uid: node, permission: 3 }],
+      serial: 2,
+      operation: 2,
+    });
+    expect(thrown(() => add(changed, [k1])).code).toBe('TOPOLOGY_REMOVE_MUST_NOT_CHANGE_MAPPING');
+    expect(add(p2p({ ...base, serial: 2, operation: 2 }), [k1])[0]).toMatchObject({
+      operation: 'remove',
+      serial: 2,
+    });
+    expect(sb.state.topology.listPartyToParticipant({ filterParty: partyId, proposals: false })).toEqual([]);
+    const a = await call(sb.url, 'GET', `/v2/parties/${partyId}`, undefined, admin);
+    expect(a.json.partyDetails).toEqual([]);
   });
 });

@@ -5,6 +5,7 @@
  * Each listener answers as its own participant (`Services.participantId`).
  */
 import { endpoints as E } from '@quill/canton/ledger';
+import { logicalSynchronizerId } from '@quill/canton/transaction';
 import { isAdmin, permissionDenied, requireIdpAdmin } from '../auth.ts';
 import { err } from '../errors.ts';
 import { parsePublicKey } from '../keys.ts';
@@ -70,7 +71,7 @@ export function partyRoutes(app: App, { state, participantId }: Services): void 
 
   serve(app, E.generateExternalPartyTopology, (c, { body }) => {
     requireIdpAdmin(caller(c), '');
-    if (!state.synchronizers.some((s) => s.id === body.synchronizer)) {
+    if (!state.synchronizers.some((s) => s.id === logicalSynchronizerId(body.synchronizer))) {
       throw err.invalidField('synchronizer', `unknown synchronizer ${body.synchronizer}`);
     }
     if (!HINT.test(body.partyHint))

@@ -4,6 +4,7 @@
  * PartyOps.allocateExternalParty L138–215 → TopologyManager.add L806–870; external-party-keys.md §1.7, §4.3(a)).
  */
 import type { AllocateExternalPartyRequest, Signature } from '@quill/canton/ledger';
+import { logicalSynchronizerId } from '@quill/canton/transaction';
 import { err, LegacyStatusError, SandboxError } from '../errors.ts';
 import type { SandboxState } from '../state/index.ts';
 import type { TopologySignature } from './authorization.ts';
@@ -177,7 +178,9 @@ export function allocateExternalParty(
   body: AllocateExternalPartyRequest,
   node: string,
 ): string {
-  if (!state.synchronizers.some((s) => s.id === body.synchronizer))
+  // A physical synchronizer id (`…::35-0`) names the same synchronizer.
+  const synchronizerId = logicalSynchronizerId(body.synchronizer);
+  if (!state.synchronizers.some((s) => s.id === synchronizerId))
     throw err.invalidArgument(
       `This node is not connected to the requested synchronizer ${body.synchronizer}.`,
     );
@@ -186,8 +189,8 @@ export function allocateExternalParty(
     txs.map((t) => t.tx),
     node,
   );
-  if (state.topology.activePartyToParticipant(p2p.party, body.synchronizer))
-    throw err.externalPartyExists(p2p.party, body.synchronizer);
+  if (state.topology.activePartyToParticipant(p2p.party, synchronizerId))
+    throw err.externalPartyExists(p2p.party, synchronizerId);
   // Dangerous changes first (TopologyManager L1071–1120), so they come before the membership checks.
   try {
     if (p2p.signingKeys!.threshold > p2p.signingKeys!.keys.length)
@@ -206,7 +209,7 @@ export function allocateExternalParty(
     state.topology.submit(
       txs.map((t) => ({ tx: t.tx, signatures: t.signatures, multi: multiSigs, proposal: true })),
       {
-        synchronizerId: body.synchronizer,
+        synchronizerId,
         participantId: node,
         nodeApproves: true,
         checkSerial: false,

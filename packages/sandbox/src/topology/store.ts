@@ -335,6 +335,7 @@ export class TopologyStore {
     if (opts.checkSerial) this.checkSerial(tx, current);
     const prev = current?.tx.mapping as PartyToParticipant | undefined;
     if (tx.operation === 1) this.checkMapping(m, prev);
+    else checkRemoval(m, prev);
     // Keys that can authorize: the namespace's, and the listed ones (their proofs of possession).
     const auth = this.authority(m, opts.synchronizerId);
     const verifiable = new Map(auth.keys);
@@ -434,6 +435,20 @@ export class TopologyStore {
     if (old) this.history.push(old);
     map.set(k, entry);
   }
+}
+
+/** A REMOVE names the active mapping unchanged (NoCorrespondingActiveTxToRevoke, RemoveMustNotChangeMapping). */
+function checkRemoval(m: PartyToParticipant, prev: PartyToParticipant | undefined): void {
+  if (!prev) throw err.noActiveTransactionToRevoke();
+  const shape = (p: PartyToParticipant) =>
+    JSON.stringify([
+      p.party,
+      p.threshold,
+      p.participants.map((h) => [h.uid, h.permission, h.onboarding]),
+      p.signingKeys?.threshold,
+      p.signingKeys?.keys.map((k) => [k.key.fingerprint, [...k.usage].sort()]),
+    ]);
+  if (shape(m) !== shape(prev)) throw err.removeMustNotChangeMapping();
 }
 
 /** KeyMapping.MaxKeys (TopologyMapping.scala L825) and SigningKeysWithThreshold.createFromSeq's uniqueness (Signing.scala). */
