@@ -2,7 +2,15 @@
 // §1.5–1.7, §4.3(a), §4.5), and execute against the active PartyToParticipant's keys and threshold (§1.8).
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { call, type Key, newKey, type Party, type Sandbox, sandboxWithAdmin } from './helpers.ts';
-import { fingerprint, NAMESPACE, PROTOCOL, p2p, rootNsd } from './topology-encoder.ts';
+import {
+  decentralizedNamespaceOf,
+  dnd,
+  fingerprint,
+  NAMESPACE,
+  PROTOCOL,
+  p2p,
+  rootNsd,
+} from './topology-encoder.ts';
 import {
   actor,
   allocate,
@@ -233,5 +241,33 @@ describe('layout B: a NAMESPACE-only K0 with a root delegation, 2-of-3 PROTOCOL 
   test('the NAMESPACE-only K0 is not a signing key: without the P2P keys, execute finds 0 valid', async () => {
     const k0Only = await executeSignedBy(sb, party, [newKey('ed25519')]);
     expect(k0Only.a.json.cause).toContain('Received 0 valid signatures from distinct keys (1 invalid)');
+  });
+});
+
+describe('layout C: a decentralized namespace of two owners', () => {
+  test("owners' root delegations, the DND (every owner signs serial 1) and the P2P in one request", async () => {
+    const owners = [newKey('ed25519'), newKey('p256')];
+    const ns = owners.map(fingerprint);
+    const partyId = `${hint()}::${decentralizedNamespaceOf(ns)}`;
+    const keys = [newKey('ed25519'), newKey('ed25519')];
+    const party = p2p({
+      party: partyId,
+      threshold: 1,
+      hosts: [{ uid: node, permission: 2 }],
+      keys: keys.map((key) => ({ key, usage: [PROTOCOL] })),
+      keyThreshold: 2,
+    });
+    const txs = [rootNsd(owners[0]!), rootNsd(owners[1]!), dnd(ns, 2), party];
+    const missingOwner = await allocate(
+      sb.url,
+      admin,
+      allocateBody(sb, { txs, multi: [owners[0]!], perTx: { 3: keys } }),
+    );
+    expectLegacy(missingOwner, 'TOPOLOGY_UNAUTHORIZED_TRANSACTION');
+    const a = await allocate(sb.url, admin, allocateBody(sb, { txs, multi: owners, perTx: { 3: keys } }));
+    expect(a.status, a.text).toBe(200);
+    expect(a.json.partyId).toBe(partyId);
+    const listed = await call(sb.url, 'GET', `/v2/parties/${partyId}`, undefined, admin);
+    expect(listed.json.partyDetails).toHaveLength(1);
   });
 });

@@ -120,3 +120,24 @@ export function sig(k: Key, message: Uint8Array) {
 }
 
 export type { Alg };
+
+/** A decentralized namespace of `owners` (purpose 37 over the sorted owner strings, each length-prefixed). */
+export function decentralizedNamespaceOf(owners: string[]): string {
+  const parts: Uint8Array[] = [];
+  for (const o of [...owners].sort()) {
+    const b = Buffer.from(o, 'utf8');
+    const l = Buffer.alloc(4);
+    l.writeInt32BE(b.length);
+    parts.push(l, b);
+  }
+  return hash34(37, parts).toString('hex');
+}
+
+export function dnd(owners: string[], threshold: number, serial = 1): Uint8Array {
+  const body = [
+    ...sField(1, decentralizedNamespaceOf(owners)),
+    ...vField(2, threshold),
+    ...owners.flatMap((o) => sField(3, o)),
+  ];
+  return wrap(3, body, serial);
+}
