@@ -1,7 +1,17 @@
 // allocate with client-built topology transactions, as the participant checks them (external-party-keys.md
 // §1.5–1.7, §4.3(a), §4.5), and execute against the active PartyToParticipant's keys and threshold (§1.8).
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { call, type Key, newKey, type Party, type Sandbox, sandboxWithAdmin } from './helpers.ts';
+import {
+  call,
+  executeBody,
+  type Key,
+  newKey,
+  type Party,
+  prepareOn,
+  type Sandbox,
+  sandboxWithAdmin,
+  tapCommand,
+} from './helpers.ts';
 import {
   decentralizedNamespaceOf,
   dnd,
@@ -10,6 +20,7 @@ import {
   PROTOCOL,
   p2p,
   rootNsd,
+  sig,
 } from './topology-encoder.ts';
 import {
   actor,
@@ -31,6 +42,7 @@ afterAll(() => sb?.close());
 
 const hint = () => `t${Math.random().toString(16).slice(2, 10)}`;
 const ARGS = 'The submitted request has invalid arguments: ';
+const EXEC = '/v2/interactive-submission/executeAndWaitForTransaction';
 
 /** Layout A: K1 is the namespace key [NAMESPACE, PROTOCOL], the others [PROTOCOL]; M of N. */
 function selfSigned(keys: Key[], m: number, extra: Partial<Parameters<typeof p2p>[0]> = {}) {
@@ -236,6 +248,28 @@ describe('layout B: a NAMESPACE-only K0 with a root delegation, 2-of-3 PROTOCOL 
     );
     const v2 = await executeSignedBy(sb, party, four, 'HASHING_SCHEME_VERSION_V2');
     expect(v2.a.status, v2.a.text).toBe(200);
+  });
+
+  test('two entries for the party are merged; signatures only for another party leave actAs unsigned', async () => {
+    const prepared = await prepareOn(sb, party, [tapCommand(sb, party.partyId, '1.0000000000')]);
+    const hash = Buffer.from(prepared.preparedTransactionHash, 'base64');
+    const merged = executeBody(party, prepared);
+    merged.partySignatures = {
+      signatures: [
+        { party: party.partyId, signatures: [sig(k[0]!, hash)] },
+        { party: party.partyId, signatures: [sig(k[1]!, hash)] },
+      ],
+    };
+    const ok = await call(sb.url, 'POST', EXEC, merged, party.token);
+    expect(ok.status, ok.text).toBe(200);
+    const again = await prepareOn(sb, party, [tapCommand(sb, party.partyId, '1.0000000000')]);
+    const other = executeBody(party, again);
+    other.partySignatures = { signatures: [{ party: `someone::1220${'1'.repeat(64)}`, signatures: [] }] };
+    const refused = await call(sb.url, 'POST', EXEC, other, party.token);
+    expect([refused.status, refused.json.code], refused.text).toEqual([400, 'FAILED_TO_EXECUTE_TRANSACTION']);
+    expect(refused.json.cause).toBe(
+      `The participant failed to execute the transaction: The following actAs parties did not provide an external signature: ${party.partyId}`,
+    );
   });
 
   test('the NAMESPACE-only K0 is not a signing key: without the P2P keys, execute finds 0 valid', async () => {
