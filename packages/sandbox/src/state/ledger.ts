@@ -29,6 +29,11 @@ import { UserStore } from './users.ts';
 export interface SandboxStateOptions {
   /** Namespace-qualified id of this participant (default `sandbox::1220…`). */
   participantId?: string;
+  /**
+   * Other participants on the synchronizers that have no API here: known members (no TOPOLOGY_UNKNOWN_MEMBERS)
+   * whose approval of a PartyToParticipant listing them is assumed, as if their operators ran Authorize at once.
+   * Participants that approve only when called are `SandboxConfig.hosts`.
+   */
   otherParticipants?: string[];
   synchronizers?: Synchronizer[];
   /** Longest deduplication period the participant accepts (default 7 days). */
