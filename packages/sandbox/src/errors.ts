@@ -88,6 +88,54 @@ export class SandboxError extends QuillError {
   }
 }
 
+/**
+ * A failure that leaves PartyOps as a plain gRPC `Status(code, description)` without ErrorInfo
+ * (participant/sync/PartyAllocation.scala L100–108): the JSON API's Endpoints.handleError answers the legacy
+ * JsCantonError, `code` = the description, `cause` = "<GRPC_CODE>: <description>", errorCategory -1
+ * (external-party-keys.md §1.7.5, §4.4).
+ */
+export class LegacyStatusError extends SandboxError {
+  constructor(
+    readonly description: string,
+    readonly grpc: number,
+    status = 400,
+  ) {
+    super(description, -1, `${GRPC_NAMES[grpc] ?? 'UNKNOWN'}: ${description}`, {}, [], undefined, status);
+  }
+
+  /** The legacy error of a CantonError: its description is `CODE(category,correlation): cause`. */
+  static of(e: SandboxError): LegacyStatusError {
+    const corr = randomBytes(4).toString('hex');
+    return new LegacyStatusError(`${e.code}(${e.category},${corr}): ${e.cause_}`, e.grpcCode, e.status);
+  }
+
+  override get grpcCode(): number {
+    return this.grpc;
+  }
+
+  override body(correlationId?: string): JsCantonErrorBody {
+    return {
+      code: this.code,
+      cause: this.cause_,
+      correlationId: correlationId ?? this.correlationId ?? null,
+      traceId: null,
+      context: {},
+      resources: [],
+      errorCategory: -1,
+      grpcCodeValue: this.grpc,
+      retryInfo: null,
+      definiteAnswer: null,
+    };
+  }
+}
+
+const GRPC_NAMES: Record<number, string> = {
+  3: 'INVALID_ARGUMENT',
+  5: 'NOT_FOUND',
+  6: 'ALREADY_EXISTS',
+  9: 'FAILED_PRECONDITION',
+};
+
 /** A request body the participant's decoder refuses: tapir answers 400 text/plain. */
 export class BodyDecodeError extends Error {
   override readonly name = 'BodyDecodeError';
@@ -418,10 +466,86 @@ export const err = {
       9,
       `Party not known on ledger: Parties not known on ledger: [${party}]`,
     ),
-  externalPartyExists: (party: string) =>
-    new SandboxError('EXTERNAL_PARTY_ALREADY_EXISTS', 10, `External party already exists: ${party}`, {}, [
-      ['PARTY', party],
-    ]),
+  /**
+   * PartyOps' EXTERNAL_PARTY_ALREADY_EXISTS ("Party X already exists on synchronizer Y", gRPC ALREADY_EXISTS), which
+   * ApiPartyManagementService.alreadyExistsError rewrites as INVALID_ARGUMENT with its description: HTTP 400.
+   */
+  externalPartyExists: (party: string, synchronizerId: string) =>
+    err.invalidArgument(`Party ${party} already exists on synchronizer ${synchronizerId}`),
+  /** TopologyManagerError.SerialMismatch (InvalidGivenCurrentSystemStateOther); serials print as Scala Options. */
+  serialMismatch: (expected: number, actual: number) =>
+    new SandboxError(
+      'TOPOLOGY_SERIAL_MISMATCH',
+      9,
+      `The provided serial Some(${actual}) did not match the expected serial Some(${expected}).`,
+    ),
+  /** TopologyManagerError.UnauthorizedTransaction (an Alarm: SecurityAlert, gRPC INVALID_ARGUMENT); `cause` is one of its cases. */
+  topologyUnauthorized: (cause: string) => new SandboxError('TOPOLOGY_UNAUTHORIZED_TRANSACTION', 5, cause),
+  /** TopologyManagerError.InvalidSignatureError.Failure (an Alarm). */
+  topologyInvalidSignature: () =>
+    new SandboxError('TOPOLOGY_INVALID_TX_SIGNATURE', 5, 'Transaction signature verification failed'),
+  /** TopologyManagerError.MultiTransactionHashMismatch: a multi-transaction signature not covering the transaction. */
+  multiTransactionHashMismatch: (expected: string, actual: string[]) =>
+    new SandboxError(
+      'TOPOLOGY_MULTI_TRANSACTION_HASH_MISMATCH',
+      9,
+      `The given transaction hash set Set(${actual.join(', ')}) did not contain the expected hash ${expected} of the transaction.`,
+    ),
+  /**
+   * TopologyManagerError.UnknownMembers (InvalidGivenCurrentSystemStateResourceMissing): hosts without a
+   * SynchronizerTrustCertificate (TopologyMappingChecks.scala L585–672). Participants print as `PAR::uid`.
+   */
+  topologyUnknownMembers: (participants: string[]) =>
+    new SandboxError(
+      'TOPOLOGY_UNKNOWN_MEMBERS',
+      11,
+      `Members ${participants
+        .map((p) => `PAR::${p}`)
+        .sort()
+        .join(', ')} are unknown.`,
+    ),
+  /** TopologyManagerError.SigningThresholdCannotBeReached (TopologyManager.scala L1071–1120). */
+  signingThresholdUnreachable: (threshold: number, keys: number) =>
+    new SandboxError(
+      'TOPOLOGY_SIGNING_THRESHOLD_CANNOT_BE_REACHED',
+      10,
+      `Tried to set a signing threshold (${threshold}) above the number of signing keys (${keys}).`,
+    ),
+  /** TopologyManagerError.ConfirmingThresholdCannotBeReached: the threshold counts every hosting participant. */
+  confirmingThresholdUnreachable: (threshold: number, hosts: number) =>
+    new SandboxError(
+      'TOPOLOGY_CONFIRMING_THRESHOLD_CANNOT_BE_REACHED',
+      10,
+      `Tried to set a confirming threshold (${threshold}) above the number of hosting nodes (${hosts}).`,
+    ),
+  /** TopologyManagerError.InvalidTopologyMapping (a mapping the manager refuses, e.g. a self-signed P2P dropping its namespace key). */
+  invalidTopologyMapping: (why: string) =>
+    new SandboxError(
+      'TOPOLOGY_INVALID_TOPOLOGY_MAPPING',
+      8,
+      `The topology transaction was rejected due to an invalid mapping: ${why}`,
+    ),
+  /** TopologyManagerError.NoCorrespondingActiveTxToRevoke. */
+  noActiveTransactionToRevoke: () =>
+    new SandboxError(
+      'TOPOLOGY_NO_CORRESPONDING_ACTIVE_TX_TO_REVOKE',
+      9,
+      'There is no active topology transaction matching the mapping of the revocation request',
+    ),
+  /** TopologyManagerError.RemoveMustNotChangeMapping (the cause's actual/expected mappings are left out). */
+  removeMustNotChangeMapping: () =>
+    new SandboxError(
+      'TOPOLOGY_REMOVE_MUST_NOT_CHANGE_MAPPING',
+      9,
+      'REMOVE must not change the topology mapping',
+    ),
+  /** TopologyManagerError.TopologyTransactionNotFound (authorize of an unknown hash). */
+  topologyTransactionNotFound: (hash: string) =>
+    new SandboxError(
+      'TOPOLOGY_TRANSACTION_NOT_FOUND',
+      11,
+      `Topology transaction with hash ${hash} does not exist or is not active or is not an active proposal at the given store`,
+    ),
   /**
    * What the JSON layer answers for an exception nothing else handled (json/v2/Endpoints.handleErrorResponse):
    * LedgerApiErrors.InternalError.Generic(message) through `JsCantonError.fromErrorCode`, so the body carries

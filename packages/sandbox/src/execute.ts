@@ -1,7 +1,7 @@
 /**
  * Execution of an externally signed PreparedTransaction, like the real participant: the hash is recomputed
- * from the submitted bytes, every actAs party's signatures are verified against its registered keys
- * (node:crypto), the change id (userId, commandId, actAs) is deduplicated within the requested period,
+ * from the submitted bytes, every actAs party's signatures are verified against the keys and threshold of
+ * its active PartyToParticipant (party-signatures.ts, node:crypto), the change id (userId, commandId, actAs) is deduplicated within the requested period,
  * inputs must still be active and the max record time not passed; then the transaction commits atomically
  * with `externalTransactionHash` = hex of the signed hash, and its activities are appended.
  */
@@ -20,8 +20,8 @@ import {
 import { activitiesOf } from './activities.ts';
 import { checkConformance } from './conformance.ts';
 import { changeIdText, err, javaDuration } from './errors.ts';
-import { checkSignature } from './keys.ts';
 import { isoFromMicros } from './lfjson.ts';
+import { verifyPartySignatures } from './party-signatures.ts';
 import { durationMicros, micros, synchronizerIdForHashing } from './prepare.ts';
 import {
   type CommittedNode,
@@ -160,30 +160,13 @@ export function planExecution(
     throw err.invalidArgument(
       `only single-party submissions are supported: partySignatures carries signatures of ${signers.size} parties`,
     );
-  for (const party of actAs) {
-    const record = state.parties.get(party);
-    if (!record) throw err.partyNotFound(party);
-    if (record.isLocal || record.keys.size === 0)
-      throw err.executeFailed(`Party ${party} is not an external party`);
-    const given = body.partySignatures.signatures
-      .filter((s) => s.party === party)
-      .flatMap((s) => s.signatures);
-    if (given.length > record.keys.size) {
-      throw err.executeFailed(
-        `Received ${given.length} signatures for party ${party}, but it only has ${record.keys.size} protocol signing keys`,
-      );
-    }
-    const validKeys = new Set<string>();
-    for (const sig of given) {
-      const key = record.keys.get(sig.signedBy);
-      if (key && checkSignature(key, sig, hash) === undefined) validKeys.add(key.fingerprint);
-    }
-    if (validKeys.size < 1) {
-      throw err.executeFailed(
-        `Received ${validKeys.size} valid signatures (out of ${given.length}) for party ${party}, but the threshold is 1. Transaction hash to be signed: 1220${hashHex}`,
-      );
-    }
-  }
+  verifyPartySignatures(state, {
+    actAs,
+    signatures: body.partySignatures.signatures,
+    hash,
+    synchronizerId,
+    pv35: scheme === 'HASHING_SCHEME_VERSION_V3',
+  });
   const changeKey = JSON.stringify([userId, commandId, [...actAs].sort()]);
   return {
     tx,

@@ -4,7 +4,7 @@
  * signatures for real, and able to misbehave on demand. `startSandbox` is what `quill serve --demo|--sandbox`
  * starts, what end-to-end tests run against, and what `quill-sandbox` (`quill sandbox`) offers other clients.
  */
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
@@ -13,6 +13,7 @@ import { type AuthConfig, Authenticator } from './auth.ts';
 import { demoLedgerOptions, runDemo } from './demo.ts';
 import { type FaultConfig, Faults } from './faults.ts';
 import { bootstrapCoin } from './internal.ts';
+import { fingerprintOf } from './keys.ts';
 import { bootstrapRegistries } from './registry/bootstrap.ts';
 import { registryByKey } from './registry/registries.ts';
 import { DEFAULT_OPTIONS, type SandboxOptions, type Services } from './routes/http.ts';
@@ -32,6 +33,12 @@ export { fingerprintOf } from './keys.ts';
 export { SANDBOX_RECOGNIZERS } from './recognizers.ts';
 export { grantPreapproval, mintHolding } from './registry/bootstrap.ts';
 export { SandboxState } from './state/index.ts';
+export type {
+  AddedTransaction,
+  StoredTopologyTransaction,
+  TopologySignature,
+  TopologyStore,
+} from './topology/store.ts';
 
 export interface SandboxConfig {
   /** 0 picks a free port; default 7575 / 7576. */
@@ -44,6 +51,20 @@ export interface SandboxConfig {
   faults?: FaultConfig;
   ledger?: SandboxStateOptions;
   options?: Partial<SandboxOptions>;
+  /**
+   * Names of extra participants on the same synchronizers, each served on its own port (same state, users and
+   * tokens) and answering as itself: `participant-id`, allocate's approval, the parties it hosts. Its uid is
+   * `name::<fingerprint of its own Ed25519 namespace key>`. Unlike `ledger.otherParticipants` (known members
+   * without an API, whose approval is assumed), a host approves a PartyToParticipant only when allocate or
+   * Authorize is called on it.
+   */
+  hosts?: string[];
+}
+
+export interface SandboxHost {
+  name: string;
+  participantId: string;
+  url: string;
 }
 
 export interface SandboxRegistry {
@@ -56,6 +77,8 @@ export interface SandboxRegistry {
 
 export interface Sandbox {
   url: string;
+  /** The extra participants (`SandboxConfig.hosts`), in the order given. */
+  hosts: SandboxHost[];
   scanUrl: string;
   state: SandboxState;
   faults: Faults;
@@ -133,6 +156,25 @@ export async function startSandbox(config: SandboxConfig = {}): Promise<Sandbox>
   }
   const urlHost = host.includes(':') ? `[${host}]` : host;
   const url = `http://${urlHost}:${ledger.port}`;
+  const extra: { host: SandboxHost; server: ReturnType<typeof serve> }[] = [];
+  try {
+    for (const name of config.hosts ?? []) {
+      const { publicKey } = generateKeyPairSync('ed25519');
+      const raw = new Uint8Array(publicKey.export({ format: 'der', type: 'spki' })).slice(12);
+      const participantId = `${name}::${fingerprintOf(raw)}`;
+      state.addHost(participantId);
+      const hostApp = ledgerApp({ ...services, participantId });
+      const listener = await listen(hostApp.fetch, 0, host, services.options.idleTimeoutMs);
+      extra.push({
+        host: { name, participantId, url: `http://${urlHost}:${listener.port}` },
+        server: listener.server,
+      });
+    }
+  } catch (e) {
+    sockets.close();
+    await Promise.all([ledger.server, scan.server, ...extra.map((x) => x.server)].map(closeServer));
+    throw e;
+  }
   const registry = (key: 'amulet' | 'usdq'): SandboxRegistry => {
     const reg = registryByKey(key)!;
     const admin = reg.admin(state);
@@ -145,6 +187,7 @@ export async function startSandbox(config: SandboxConfig = {}): Promise<Sandbox>
   };
   return {
     url,
+    hosts: extra.map((x) => x.host),
     registries: { amulet: registry('amulet'), usdq: registry('usdq') },
     scanUrl: `http://${urlHost}:${scan.port}`,
     state,
@@ -153,7 +196,7 @@ export async function startSandbox(config: SandboxConfig = {}): Promise<Sandbox>
     async close() {
       faults.setPaused(false);
       sockets.close();
-      await Promise.all([closeServer(ledger.server), closeServer(scan.server)]);
+      await Promise.all([ledger.server, scan.server, ...extra.map((x) => x.server)].map(closeServer));
     },
     async mintToken(userId, opts = {}) {
       if (!state.users.get(userId)) state.users.create({ id: userId }, []);

@@ -86,6 +86,8 @@ export interface Services {
   auth: Authenticator;
   faults: Faults;
   options: SandboxOptions;
+  /** The participant this listener answers as (an extra host, `SandboxConfig.hosts`); default `state.participantId`. */
+  participantId?: string;
 }
 
 export type Env = { Bindings: HttpBindings; Variables: { caller: Caller } };

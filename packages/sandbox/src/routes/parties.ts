@@ -1,37 +1,20 @@
 /**
- * Parties: listing, lookup, local allocation, and external party onboarding (generate-topology returns the
- * topology transactions and their multi-hash; allocate checks the key's signature over it, ledger-json-api.md
- * §4.3). The topology transactions are the sandbox's own self-describing encoding: clients only hash them.
+ * Parties: listing, lookup, local allocation, and external party onboarding with real topology transactions:
+ * generate-topology emits the participant's PartyToParticipant bytes (topology/generate.ts), allocate
+ * validates and authorizes them like the participant (topology/onboarding.ts, external-party-keys.md §1.7).
+ * Each listener answers as its own participant (`Services.participantId`).
  */
 import { endpoints as E } from '@quill/canton/ledger';
-import { topologyMultiHash, topologyTransactionHash } from '@quill/canton/transaction';
+import { logicalSynchronizerId } from '@quill/canton/transaction';
 import { isAdmin, permissionDenied, requireIdpAdmin } from '../auth.ts';
-import { err, SandboxError } from '../errors.ts';
-import { checkSignature, parsePublicKey } from '../keys.ts';
-import type { PartyRecord, TopologyEventRecord } from '../state/index.ts';
+import { err } from '../errors.ts';
+import { parsePublicKey } from '../keys.ts';
+import type { PartyRecord } from '../state/index.ts';
+import { generateTopology } from '../topology/generate.ts';
+import { allocateExternalParty } from '../topology/onboarding.ts';
 import { type App, type Ctx, caller, type Services, serve } from './http.ts';
 
-const MARKER = 'quill-sandbox-topology/v1';
 const HINT = /^[A-Za-z0-9_-][A-Za-z0-9_ -]{0,184}$/;
-
-interface TopologyTx {
-  marker: string;
-  mapping: 'PartyToParticipant';
-  serial: number;
-  partyId: string;
-  synchronizer: string;
-  key: { spki: string; keySpec: string; fingerprint: string };
-  threshold: number;
-  participants: { participantId: string; permission: TopologyEventRecord['permission'] }[];
-}
-
-function invalidSignature(why: string) {
-  return new SandboxError(
-    'TOPOLOGY_INVALID_TX_SIGNATURE',
-    8,
-    `Topology transaction has an invalid signature: ${why}`,
-  );
-}
 
 function partyJson(p: PartyRecord) {
   return {
@@ -55,20 +38,25 @@ function requireListParties(c: Ctx): void {
   throw permissionDenied('ParticipantAdmin or CanReadAsAnyParty right required');
 }
 
-export function partyRoutes(app: App, { state }: Services): void {
+export function partyRoutes(app: App, { state, participantId }: Services): void {
+  const node = participantId ?? state.participantId;
+  const visible = (p: PartyRecord) => state.partyVisibleOn(p, node);
+
   serve(app, E.listParties, (c, { query }) => {
     requireListParties(c);
     const filter = query['filter-party'];
-    const list = [...state.parties.values()].filter((p) => !filter || p.partyId.includes(filter));
+    const list = [...state.parties.values()].filter(
+      (p) => visible(p) && (!filter || p.partyId.includes(filter)),
+    );
     return c.json({ partyDetails: list.map(partyJson), nextPageToken: '' });
   });
 
-  serve(app, E.participantId, (c) => c.json({ participantId: state.participantId }));
+  serve(app, E.participantId, (c) => c.json({ participantId: node }));
 
   serve(app, E.getParty, (c, { params }) => {
     requireListParties(c);
     const p = state.parties.get(params.party);
-    return c.json({ partyDetails: p ? [partyJson(p)] : [] });
+    return c.json({ partyDetails: p && visible(p) ? [partyJson(p)] : [] });
   });
 
   serve(app, E.allocateParty, (c, { body }) => {
@@ -83,7 +71,7 @@ export function partyRoutes(app: App, { state }: Services): void {
 
   serve(app, E.generateExternalPartyTopology, (c, { body }) => {
     requireIdpAdmin(caller(c), '');
-    if (!state.synchronizers.some((s) => s.id === body.synchronizer)) {
+    if (!state.synchronizers.some((s) => s.id === logicalSynchronizerId(body.synchronizer))) {
       throw err.invalidField('synchronizer', `unknown synchronizer ${body.synchronizer}`);
     }
     if (!HINT.test(body.partyHint))
@@ -98,105 +86,13 @@ export function partyRoutes(app: App, { state }: Services): void {
     } catch (e) {
       throw err.invalidField('public_key', (e as Error).message);
     }
-    const participants: TopologyTx['participants'] = [
-      {
-        participantId: state.participantId,
-        permission: body.localParticipantObservationOnly
-          ? 'PARTICIPANT_PERMISSION_OBSERVATION'
-          : 'PARTICIPANT_PERMISSION_CONFIRMATION',
-      },
-      ...(body.otherConfirmingParticipantUids ?? []).map((p) => ({
-        participantId: p,
-        permission: 'PARTICIPANT_PERMISSION_CONFIRMATION' as const,
-      })),
-      ...(body.observingParticipantUids ?? []).map((p) => ({
-        participantId: p,
-        permission: 'PARTICIPANT_PERMISSION_OBSERVATION' as const,
-      })),
-    ];
-    const tx: TopologyTx = {
-      marker: MARKER,
-      mapping: 'PartyToParticipant',
-      serial: 1,
-      partyId: `${body.partyHint}::${key.fingerprint}`,
-      synchronizer: body.synchronizer,
-      key: {
-        spki: Buffer.from(key.spki).toString('base64'),
-        keySpec: key.keySpec,
-        fingerprint: key.fingerprint,
-      },
-      threshold:
-        body.confirmationThreshold ||
-        participants.filter((p) => p.permission === 'PARTICIPANT_PERMISSION_CONFIRMATION').length,
-      participants,
-    };
-    const bytes = new Uint8Array(Buffer.from(JSON.stringify(tx), 'utf8'));
-    return c.json({
-      partyId: tx.partyId,
-      publicKeyFingerprint: key.fingerprint,
-      topologyTransactions: [Buffer.from(bytes).toString('base64')],
-      multiHash: Buffer.from(topologyMultiHash([bytes])).toString('base64'),
-    });
+    return c.json(generateTopology(body, key, node));
   });
 
   serve(app, E.allocateExternalParty, (c, { body }) => {
     requireIdpAdmin(caller(c), body.identityProviderId ?? '');
-    if (body.onboardingTransactions.length === 0) throw err.missingField('onboarding_transactions');
-    const raw = body.onboardingTransactions.map((t) => new Uint8Array(Buffer.from(t.transaction, 'base64')));
-    const decoded = raw.map(decodeTopology);
-    const mapping = decoded.find((t) => t.mapping === 'PartyToParticipant');
-    if (!mapping) throw err.invalidArgument('no PartyToParticipant onboarding transaction');
-    if (mapping.synchronizer !== body.synchronizer) {
-      throw err.invalidArgument(`the onboarding transactions are for synchronizer ${mapping.synchronizer}`);
-    }
-    const key = parsePublicKey(
-      'CRYPTO_KEY_FORMAT_DER_X509_SUBJECT_PUBLIC_KEY_INFO',
-      Buffer.from(mapping.key.spki, 'base64'),
-      mapping.key.keySpec,
-    );
-    const multi = body.multiHashSignatures ?? [];
-    let ok = false;
-    if (multi.length > 0) {
-      const hash = topologyMultiHash(raw);
-      ok = multi.some((s) => s.signedBy === key.fingerprint && checkSignature(key, s, hash) === undefined);
-      if (!ok) throw invalidSignature(`no valid signature of ${key.fingerprint} over the multi-hash`);
-    } else {
-      ok = body.onboardingTransactions.every((t, i) =>
-        (t.signatures ?? []).some(
-          (s) =>
-            s.signedBy === key.fingerprint &&
-            checkSignature(key, s, topologyTransactionHash(raw[i]!)) === undefined,
-        ),
-      );
-      if (!ok) throw invalidSignature(`missing signature of ${key.fingerprint}`);
-    }
-    const existing = state.parties.get(mapping.partyId);
-    if (existing?.synchronizers.has(body.synchronizer)) throw err.externalPartyExists(mapping.partyId);
-    state.registerExternalParty(
-      mapping.partyId,
-      key,
-      body.synchronizer,
-      mapping.participants.map((p) => ({
-        partyId: mapping.partyId,
-        participantId: p.participantId,
-        permission: p.permission,
-      })),
-    );
-    if (body.userId) state.users.grant(body.userId, [{ kind: 'CanActAs', party: mapping.partyId }]);
-    return c.json({ partyId: mapping.partyId });
+    const partyId = allocateExternalParty(state, body, node);
+    if (body.userId) state.users.grant(body.userId, [{ kind: 'CanActAs', party: partyId }]);
+    return c.json({ partyId });
   });
-}
-
-function decodeTopology(bytes: Uint8Array): TopologyTx {
-  try {
-    const tx = JSON.parse(Buffer.from(bytes).toString('utf8')) as TopologyTx;
-    if (tx.marker === MARKER && typeof tx.partyId === 'string' && tx.key?.spki) return tx;
-  } catch {
-    // fall through
-  }
-  throw new SandboxError(
-    'INVALID_ARGUMENT',
-    8,
-    'The submitted request has invalid arguments: invalid onboarding topology transaction',
-  );
 }

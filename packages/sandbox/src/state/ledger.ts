@@ -5,8 +5,9 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { err } from '../errors.ts';
-import type { RegisteredKey } from '../keys.ts';
 import { isoFromMicros } from '../lfjson.ts';
+import { type PartyToParticipant, PERMISSION_NAMES } from '../topology/codec.ts';
+import { TopologyStore } from '../topology/store.ts';
 import { Interner } from './intern.ts';
 import { UpdateLog } from './log.ts';
 import { PackageStore } from './packages.ts';
@@ -28,6 +29,11 @@ import { UserStore } from './users.ts';
 export interface SandboxStateOptions {
   /** Namespace-qualified id of this participant (default `sandbox::1220…`). */
   participantId?: string;
+  /**
+   * Other participants on the synchronizers that have no API here: known members (no TOPOLOGY_UNKNOWN_MEMBERS)
+   * whose approval of a PartyToParticipant listing them is assumed, as if their operators ran Authorize at once.
+   * Participants that approve only when called are `SandboxConfig.hosts`.
+   */
   otherParticipants?: string[];
   synchronizers?: Synchronizer[];
   /** Longest deduplication period the participant accepts (default 7 days). */
@@ -75,6 +81,10 @@ export function qualifiedId(name: string): string {
 export class SandboxState {
   readonly participantId: string;
   readonly otherParticipants: string[];
+  /** Participants with their own listener (`SandboxConfig.hosts`), by uid. */
+  readonly hosts = new Set<string>();
+  /** The synchronizers' topology state (party-to-participant mappings, namespaces). */
+  readonly topology: TopologyStore;
   readonly synchronizers: Synchronizer[];
   readonly maxDeduplicationSeconds: number;
   readonly preparationTimeToleranceSeconds: number;
@@ -128,6 +138,17 @@ export class SandboxState {
     this.preparationTimeToleranceSeconds = opts.preparationTimeToleranceSeconds ?? 24 * 3600;
     this.ledgerTimeToleranceSeconds = opts.ledgerTimeToleranceSeconds ?? 60;
     this.packages = new PackageStore(opts.maxVettingPageSize ?? 100);
+    // Known members: this participant, the extra hosts (each with its own API, approving for itself through
+    // allocate or authorize) and `otherParticipants`, which have no API of their own: their approval of a
+    // PartyToParticipant that lists them is assumed, as if their operator had run Authorize at once.
+    this.topology = new TopologyStore({
+      isKnownMember: (uid) =>
+        uid === this.participantId || this.hosts.has(uid) || this.otherParticipants.includes(uid),
+      autoApproves: (uid) => this.otherParticipants.includes(uid),
+      activated: (synchronizerId, next, prev, party) =>
+        this.applyPartyToParticipant(synchronizerId, party, next, prev),
+      now: () => isoFromMicros(this.nowMicros()),
+    });
   }
 
   get defaultSynchronizer(): string {
@@ -181,13 +202,16 @@ export class SandboxState {
     return party;
   }
 
-  /** Registers an onboarded external party (its key signs; this participant confirms). */
-  registerExternalParty(
-    partyId: string,
-    key: RegisteredKey,
+  /**
+   * Applies a PartyToParticipant that became active (TopologyStore's hook): the party record, its keys and its
+   * hosting, each hosting change published as a topology event (ParticipantAuthorizationAdded/Changed/Revoked).
+   */
+  private applyPartyToParticipant(
     synchronizerId: string,
-    hosting: TopologyEventRecord[],
-  ): PartyRecord {
+    partyId: string,
+    next: PartyToParticipant | undefined,
+    prev: PartyToParticipant | undefined,
+  ): void {
     let party = this.parties.get(partyId);
     if (!party) {
       party = {
@@ -198,13 +222,49 @@ export class SandboxState {
         hosting: new Map(),
         identityProviderId: '',
         annotations: {},
+        topologyManaged: true,
       };
       this.parties.set(partyId, party);
     }
-    party.keys.set(key.fingerprint, key);
-    party.synchronizers.add(synchronizerId);
-    this.host(party, synchronizerId, hosting);
-    return party;
+    party.topologyManaged = true;
+    party.keys = new Map((next?.signingKeys?.keys ?? []).map((k) => [k.key.fingerprint, k.key]));
+    if (next) party.synchronizers.add(synchronizerId);
+    else party.synchronizers.delete(synchronizerId);
+    const before = new Map(prev?.participants.map((h) => [h.uid, PERMISSION_NAMES[h.permission]]) ?? []);
+    const events: TopologyEventRecord[] = [];
+    for (const h of next?.participants ?? []) {
+      const permission = PERMISSION_NAMES[h.permission];
+      const was = before.get(h.uid);
+      before.delete(h.uid);
+      party.hosting.set(hostingKey(synchronizerId, h.uid), permission);
+      if (was === permission) continue;
+      events.push({
+        partyId,
+        participantId: h.uid,
+        permission,
+        ...(was ? { change: 'changed' as const } : {}),
+      });
+    }
+    for (const uid of before.keys()) {
+      party.hosting.delete(hostingKey(synchronizerId, uid));
+      events.push({ partyId, participantId: uid, change: 'revoked' });
+    }
+    if (events.length > 0) this.appendTopology(synchronizerId, events);
+  }
+
+  /** Registers a participant with its own API (`SandboxConfig.hosts`): a known member that approves for itself. */
+  addHost(participantId: string): void {
+    this.hosts.add(participantId);
+  }
+
+  /**
+   * Whether `GET /v2/parties` on `participantId` shows the party: a topology-managed (external) party only once
+   * its active PartyToParticipant lists that node; the other parties (local ones, and those whose hosting
+   * the admin API changed) on this participant as before.
+   */
+  partyVisibleOn(party: PartyRecord, participantId: string): boolean {
+    const hosted = [...party.hosting.keys()].some((k) => k.endsWith(`\u0000${participantId}`));
+    return hosted || (participantId === this.participantId && !party.topologyManaged);
   }
 
   /** Records the hosting of a newly allocated party and publishes it (ParticipantAuthorizationAdded). */

@@ -169,6 +169,8 @@ export interface PartyRecord {
   hosting: Map<string, ParticipantPermission>;
   identityProviderId: string;
   annotations: Record<string, string>;
+  /** Onboarded through the topology (an external party): hosted as its active PartyToParticipant says. */
+  topologyManaged?: boolean;
 }
 
 export type RightKind =
