@@ -86,10 +86,21 @@ function checkTopology(
   return new Uint8Array(multiHash);
 }
 
-export const alreadyExists = (err: unknown) =>
-  typeof err === 'object' &&
-  err !== null &&
-  (err as { code?: unknown }).code === 'EXTERNAL_PARTY_ALREADY_EXISTS';
+/**
+ * The party exists already (a crash after allocating, or a host that was faster): the participant rewrites
+ * EXTERNAL_PARTY_ALREADY_EXISTS to INVALID_ARGUMENT "…Party X already exists on synchronizer Y"
+ * (ApiPartyManagementService.alreadyExistsError); older ones answer the code itself.
+ */
+export const alreadyExists = (err: unknown) => {
+  if (typeof err !== 'object' || err === null) return false;
+  const { code, message } = err as { code?: unknown; message?: unknown };
+  if (code === 'EXTERNAL_PARTY_ALREADY_EXISTS') return true;
+  return (
+    code === 'INVALID_ARGUMENT' &&
+    typeof message === 'string' &&
+    / already exists on synchronizer /.test(message)
+  );
+};
 
 /**
  * Onboards `partyHint::fingerprint` with the key and remembers it. Idempotent: a party already in the

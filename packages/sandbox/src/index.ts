@@ -24,6 +24,7 @@ import { serveWebSockets } from './routes/websocket.ts';
 import { SandboxState, type SandboxStateOptions } from './state/index.ts';
 import { uploadTokenStandardApis } from './token-standard.ts';
 
+export { type AdminApiServer, startAdminApi } from './admin/grpc.ts';
 export type { AuthConfig } from './auth.ts';
 export { COIN_MODULE, COIN_PACKAGE } from './coin.ts';
 export { SandboxError } from './errors.ts';

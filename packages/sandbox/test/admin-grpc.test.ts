@@ -10,14 +10,9 @@ import {
 } from '@quill/canton/admin/wire';
 import { topologyTransactionHash } from '@quill/canton/transaction';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import {
-  type AdminApiServer,
-  type StoredTopologyTransaction,
-  startAdminApi,
-  type TopologySignature,
-  type TopologyStoreApi,
-} from '../src/admin/grpc.ts';
+import { type AdminApiServer, startAdminApi, type TopologyStoreApi } from '../src/admin/grpc.ts';
 import { SandboxError } from '../src/errors.ts';
+import type { StoredTopologyTransaction, TopologySignature } from '../src/topology/store.ts';
 
 const NS = `1220${'ab'.repeat(32)}`;
 const SYNC = `global::${NS}`;

@@ -49,7 +49,13 @@ async function audit(kind: string | undefined) {
 }
 
 beforeAll(async () => {
-  sandbox = await startSandbox({ port: 0, scanPort: 0, host: '127.0.0.1', auth: 'none', hosts: ['p2', 'p3'] });
+  sandbox = await startSandbox({
+    port: 0,
+    scanPort: 0,
+    host: '127.0.0.1',
+    auth: 'none',
+    hosts: ['p2', 'p3'],
+  });
   adminApi = await startAdminApi(sandbox.state.topology, { participantId: sandbox.state.participantId });
   w = await startFullWallet(
     sandbox,
@@ -57,7 +63,13 @@ beforeAll(async () => {
     'all',
     undefined,
     (dir) => [
-      openPkcs11Backend({ module: token.module, tokenLabel: token.tokenLabel, pin: token.pin, sessions: 2, dir }),
+      openPkcs11Backend({
+        module: token.module,
+        tokenLabel: token.tokenLabel,
+        pin: token.pin,
+        sessions: 2,
+        dir,
+      }),
     ],
     undefined,
     {
@@ -98,7 +110,11 @@ async function preparedNote(party: string) {
   return { prepared, hash };
 }
 
-async function executeWith(party: string, prepared: { preparedTransaction: string }, signatures: Signature[]) {
+async function executeWith(
+  party: string,
+  prepared: { preparedTransaction: string },
+  signatures: Signature[],
+) {
   return w.client.executeAndWaitForTransaction({
     preparedTransaction: prepared.preparedTransaction,
     partySignatures: { signatures: [{ party, signatures }] },
@@ -133,7 +149,11 @@ describe('an M-of-N party with a cold namespace key', () => {
     ana.fingerprint = awaiting[0] as string;
     // The same request gives the same bytes: what Ana signs is what is sent.
     expect((await w.call('POST', '/wallet/v1/parties/prepare', body)).json).toEqual(prepared.json);
-    const proof = signWith(ana.privateKey, ana.fingerprint, hexBytes(prepared.json.partyToParticipantHash as string));
+    const proof = signWith(
+      ana.privateKey,
+      ana.fingerprint,
+      hexBytes(prepared.json.partyToParticipantHash as string),
+    );
     const bad = await w.call('POST', '/wallet/v1/parties', {
       ...body,
       signatures: [signWith(ana.privateKey, ana.fingerprint, hexBytes(prepared.json.multiHash as string))],
@@ -171,9 +191,13 @@ describe('an M-of-N party with a cold namespace key', () => {
     };
     for (const one of Object.values(by)) {
       const { prepared, hash } = await preparedNote(vault.party);
-      await expect(executeWith(vault.party, prepared, [await one(hash), await one(hash)])).rejects.toMatchObject({
+      await expect(
+        executeWith(vault.party, prepared, [await one(hash), await one(hash)]),
+      ).rejects.toMatchObject({
         code: 'FAILED_TO_EXECUTE_TRANSACTION',
-        message: expect.stringContaining('Received 1 valid signatures from distinct keys (0 invalid), but expected at least 2'),
+        message: expect.stringContaining(
+          'Received 1 valid signatures from distinct keys (0 invalid), but expected at least 2',
+        ),
       });
     }
     for (const [a, b] of [
@@ -226,7 +250,10 @@ describe('a party hosted by three participants', () => {
     expect((made.json.hosts as { host: string | null }[]).map((h) => h.host)).toEqual([null, 'p2', 'p3']);
     for (const h of sandbox.hosts) {
       const there = await new LedgerClient({ baseUrl: h.url }).getParty(party);
-      expect(there.partyDetails?.map((p) => p.party), h.name).toEqual([party]);
+      expect(
+        there.partyDetails?.map((p) => p.party),
+        h.name,
+      ).toEqual([party]);
     }
     // It transacts: the one signing key signs, the participant counts it.
     const signer = (await import('../../../src/signing/index.ts')).verifyingSigner(w.keys);
@@ -261,13 +288,18 @@ describe('key changes through the admin API', () => {
     });
     expect(removed.status, JSON.stringify(removed.json)).toBe(200);
     expect(removed.json).toMatchObject({ removed: [vault.fileKey], party: { serial: 3 } });
-    const keys = (removed.json.party as { signingKeys: { fingerprint: string }[] }).signingKeys.map((k) => k.fingerprint);
+    const keys = (removed.json.party as { signingKeys: { fingerprint: string }[] }).signingKeys.map(
+      (k) => k.fingerprint,
+    );
     expect(keys).toEqual([vault.hsmKey, ana.fingerprint, fresh]);
 
     const signer = (await import('../../../src/signing/index.ts')).verifyingSigner(w.keys);
     let { prepared, hash } = await preparedNote(vault.party);
     await expect(
-      executeWith(vault.party, prepared, [await signer.sign(vault.fileKey, hash), await signer.sign(vault.hsmKey, hash)]),
+      executeWith(vault.party, prepared, [
+        await signer.sign(vault.fileKey, hash),
+        await signer.sign(vault.hsmKey, hash),
+      ]),
     ).rejects.toMatchObject({ code: 'FAILED_TO_EXECUTE_TRANSACTION' });
     ({ prepared, hash } = await preparedNote(vault.party));
     const done = await executeWith(vault.party, prepared, [
@@ -288,9 +320,11 @@ describe('key changes through the admin API', () => {
       threshold: 4,
     });
     expect(res.status).toBe(400);
-    expect((await w.call('GET', `/wallet/v1/parties/${encodeURIComponent(vault.party)}`)).json).toMatchObject({
-      serial: 3,
-      threshold: 2,
-    });
+    expect((await w.call('GET', `/wallet/v1/parties/${encodeURIComponent(vault.party)}`)).json).toMatchObject(
+      {
+        serial: 3,
+        threshold: 2,
+      },
+    );
   });
 });

@@ -34,48 +34,13 @@ import {
 } from '@quill/canton/admin/wire';
 import { logicalSynchronizerId } from '@quill/canton/transaction';
 import { SandboxError } from '../errors.ts';
+import type { StoredTopologyTransaction, TopologySignature, TopologyStore } from '../topology/store.ts';
 
-// The topology store's interface (packages/sandbox/src/topology/store.ts, `state.topology`), declared here
-// structurally so this server does not depend on that module's internals.
-export interface TopologySignature {
-  signedBy: string;
-  format: SignatureFormatName;
-  signature: Uint8Array;
-  signingAlgorithmSpec: SigningAlgorithmSpecName;
-}
-
-export interface StoredTopologyTransaction {
-  transaction: Uint8Array;
-  hashHex: string;
-  serial: number;
-  operation: 'add-replace' | 'remove';
-  partyId: string;
-  proposal: boolean;
-  signedBy: string[];
-  validFrom: string;
-  synchronizerId: string;
-}
-
-export interface TopologyStoreApi {
-  listPartyToParticipant(q: {
-    filterParty: string;
-    proposals: boolean;
-    synchronizerId?: string;
-  }): StoredTopologyTransaction[];
-  addTransactions(
-    txs: {
-      transaction: Uint8Array;
-      signatures: TopologySignature[];
-      multiTransactionSignatures: { transactionHashes: Uint8Array[]; signatures: TopologySignature[] }[];
-      proposal: boolean;
-    }[],
-    opts: { synchronizerId: string; participantId: string; forceChanges?: string[] },
-  ): StoredTopologyTransaction[];
-  authorize(
-    hashHex: string,
-    opts: { participantId: string; synchronizerId: string },
-  ): StoredTopologyTransaction;
-}
+/** What this server needs of the topology store (`state.topology`). */
+export type TopologyStoreApi = Pick<
+  TopologyStore,
+  'listPartyToParticipant' | 'addTransactions' | 'authorize'
+>;
 
 export interface AdminApiOptions {
   /** 0 or absent: an ephemeral port. */
