@@ -1,6 +1,7 @@
 // `quill serve --sandbox` and `--demo` (`npm start`): the sandbox ledger and scan started in this process and the
 // wallet on them. `--demo` adds generated secrets in .demo/, a private Redis when none answers, a demo key, party
 // and prepared transaction, and an admin console sign-in link: the only `serve` that prints one.
+import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadConfig } from '../config/index.ts';
@@ -44,7 +45,8 @@ export async function serveEmbedded(o: Omit<ServeOptions, 'embedded'> & { demo: 
       env = { ...env, ...(await demoAudit(env, prepared.demo)) };
       demoTarget = redis.started ? { url: redis.url } : config.redisTarget;
     }
-    const { startSandbox, SANDBOX_RECOGNIZERS, mintHolding, grantPreapproval } = await loadSandbox();
+    const { startSandbox, startAdminApi, SANDBOX_RECOGNIZERS, mintHolding, grantPreapproval } =
+      await loadSandbox();
     const secret = config.sandbox.authSecret;
     const sandbox = await startSandbox({
       port: config.sandbox.port,
@@ -54,8 +56,17 @@ export async function serveEmbedded(o: Omit<ServeOptions, 'embedded'> & { demo: 
       demo: o.demo,
       // The embedded ledger enforces the window the wallet assumes, so the two never disagree.
       ledger: { preparationTimeToleranceSeconds: config.commitWindow.preparationToleranceMs / 1000 },
+      hosts: config.sandbox.hosts,
     });
     stops.push(() => sandbox.close());
+    // Its admin API (the topology services), so that a party's keys can be changed as on a real participant.
+    const adminToken = secret ? randomBytes(24).toString('hex') : undefined;
+    const adminApi = await startAdminApi(sandbox.state.topology, {
+      port: config.sandbox.adminPort,
+      participantId: sandbox.state.participantId,
+      ...(adminToken ? { token: adminToken } : {}),
+    });
+    stops.push(() => adminApi.close());
     if (demoTarget && config.redisPrefix === DEMO_REDIS_PREFIX) {
       // A new, empty embedded ledger (its port now ours: no other demo runs on it): the wallet's state of an
       // earlier run would name what the ledger no longer holds. Only the demo's own prefix is ever cleared.
@@ -85,10 +96,15 @@ export async function serveEmbedded(o: Omit<ServeOptions, 'embedded'> & { demo: 
         ),
         ...(token ? { token } : {}),
         userId,
+        hosts: sandbox.hosts.map((h) => ({ name: h.name, url: h.url })),
+        admin: { url: adminApi.url, ...(adminToken ? { token: adminToken } : {}) },
       },
     });
     stops.push(() => serving.stop());
-    serving.log('info', `embedded sandbox ledger on ${sandbox.url}, activity feed on ${sandbox.scanUrl}`);
+    serving.log('info', `embedded sandbox ledger on ${sandbox.url}, activity feed on ${sandbox.scanUrl}`, {
+      adminApi: adminApi.url,
+      ...(sandbox.hosts.length ? { hosts: sandbox.hosts.map((h) => `${h.name}=${h.url}`).join(',') } : {}),
+    });
     const { config: wallet } = serving;
     if (prepared && serving.url && serving.port !== undefined) {
       const secretForLinks = wallet.auth.jwtSecret ?? prepared.demo.secret;

@@ -33,7 +33,7 @@ export interface EmbeddedLedger {
   registries?: Readonly<Record<string, string>>;
   /** Its other hosting participants (LEDGER_HOSTS entries win) and its admin API (unless LEDGER_ADMIN_URL). */
   hosts?: readonly { name: string; url: string }[];
-  adminUrl?: string;
+  admin?: { url: string; token?: string };
 }
 
 export interface ServeOptions {
@@ -150,7 +150,8 @@ export async function serve(o: ServeOptions): Promise<Serving> {
         ledgerClient(config, h.url, token),
       ]),
     );
-    const adminApi = config.ledgerAdmin ?? (o.embedded?.adminUrl ? { url: o.embedded.adminUrl } : undefined);
+    const adminApi: { url: string; token?: string; tlsCaPem?: string } | undefined =
+      config.ledgerAdmin ?? o.embedded?.admin;
     const admin = adminApi
       ? new TopologyAdminClient({
           url: adminApi.url,

@@ -9,7 +9,7 @@ import { Command, CommanderError } from 'commander';
 import type { AuthConfig } from './auth.ts';
 import { SandboxUsageError } from './errors.ts';
 import type { FaultConfig } from './faults.ts';
-import { startSandbox } from './index.ts';
+import { startAdminApi, startSandbox } from './index.ts';
 import { FaultConfigSchema } from './routes/admin.ts';
 
 export { SandboxUsageError };
@@ -69,6 +69,8 @@ interface Options {
   jwksUrl?: string;
   auth: boolean;
   faults?: string;
+  adminPort: string;
+  hosts?: string;
 }
 
 export function sandboxCommand(env: Env = {}, name = 'sandbox'): Command {
@@ -89,6 +91,8 @@ export function sandboxCommand(env: Env = {}, name = 'sandbox'): Command {
     .option('--jwks-url <url>', 'verify RS256/ES256 tokens with this JWKS URL instead')
     .option('--no-auth', 'accept every call without a token (explicit opt-out)')
     .option('--faults <file>', 'JSON fault configuration, as for POST /admin/faults')
+    .option('--admin-port <port>', "the participant's admin API (gRPC topology services) port; 0 = any free one", '0')
+    .option('--hosts <names>', 'extra participants, comma-separated names, each on its own free port')
     .action(async (opts: Options) => run(opts, env));
 }
 
@@ -111,10 +115,40 @@ async function run(opts: Options, env: Env): Promise<void> {
   if (!opts.auth) auth = 'none';
   else if (opts.jwksUrl) auth = { jwksUrl: opts.jwksUrl };
   else auth = { secret: secret ?? envSecret(env) ?? randomBytes(32).toString('hex') };
-  const sandbox = await startSandbox({ ...ports, host: opts.host, demo: opts.demo === true, auth, faults });
+  const adminPort = port(opts.adminPort, '--admin-port');
+  const hosts = (opts.hosts ?? '')
+    .split(',')
+    .map((h) => h.trim())
+    .filter((h) => h.length > 0);
+  for (const h of hosts) {
+    if (!/^[a-z0-9][a-z0-9_-]{0,63}$/.test(h))
+      throw new SandboxUsageError(`--hosts: "${h.slice(0, 40)}" is not a name`);
+  }
+  const sandbox = await startSandbox({
+    ...ports,
+    host: opts.host,
+    demo: opts.demo === true,
+    auth,
+    faults,
+    hosts,
+  });
+  // With auth on, the admin API asks for a token of its own (printed below), as a participant's does.
+  const adminToken = auth === 'none' ? undefined : randomBytes(24).toString('hex');
+  const admin = await startAdminApi(sandbox.state.topology, {
+    port: adminPort,
+    participantId: sandbox.state.participantId,
+    ...(adminToken ? { token: adminToken } : {}),
+  }).catch(async (err) => {
+    await sandbox.close();
+    throw err;
+  });
   const out = process.stdout;
   out.write(`sandbox ledger: ${sandbox.url}  (ready: GET ${sandbox.url}/v2/state/ledger-end)\n`);
   out.write(`sandbox scan:   ${sandbox.scanUrl}/v0/activities\n`);
+  out.write(
+    `admin API (gRPC topology services, on 127.0.0.1): ${admin.url}${adminToken ? `  (bearer token ${adminToken})` : ''}\n`,
+  );
+  for (const h of sandbox.hosts) out.write(`host ${h.name}: ${h.url} (${h.participantId})\n`);
   if (auth === 'none') out.write('auth: off (any bearer token is ignored)\n');
   else if ('secret' in auth) {
     out.write(
@@ -129,6 +163,7 @@ async function run(opts: Options, env: Env): Promise<void> {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
+  await admin.close();
   await sandbox.close();
 }
 

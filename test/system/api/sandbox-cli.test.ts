@@ -8,7 +8,7 @@ import { tempDir } from '../../support/tmp.ts';
 
 describe('quill sandbox auth secret', () => {
   /** Starts `quill sandbox`, returns its first stdout lines (with the admin token) and its command line. */
-  function startSandbox(args: string[], env: Record<string, string> = {}) {
+  function startSandbox(args: string[], env: Record<string, string> = {}, until = /admin token[^\n]*\n/) {
     return new Promise<{ stdout: string; stderr: string; code: number | null }>((done) => {
       const child = spawn(
         process.execPath,
@@ -20,7 +20,7 @@ describe('quill sandbox auth secret', () => {
       const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
       child.stdout.on('data', (d) => {
         stdout += d;
-        if (/admin token[^\n]*\n/.test(stdout)) child.kill('SIGTERM');
+        if (until.test(stdout)) child.kill('SIGTERM');
       });
       child.stderr.on('data', (d) => (stderr += d));
       child.on('close', (code) => {
@@ -51,5 +51,14 @@ describe('quill sandbox auth secret', () => {
     expect(short.stderr).toMatch(/--auth-secret-file: the secret must be at least 16 characters/);
     const both = await startSandbox(['--auth-secret-file', file, '--auth-secret', 'x'.repeat(20)]);
     expect(both.code).toBe(2);
+  });
+
+  it('serves the admin API and extra hosts, each announced, and refuses a bad host name (exit 2)', async () => {
+    const run = await startSandbox(['--no-auth', '--hosts', 'p2,p3'], {}, /host p3: [^\n]*\n/);
+    expect(run.stdout).toMatch(/admin API \(gRPC topology services, on 127\.0\.0\.1\): 127\.0\.0\.1:\d+\n/);
+    expect(run.stdout).toMatch(/host p2: http:\/\/127\.0\.0\.1:\d+ \(p2::1220[0-9a-f]{64}\)\n/);
+    const bad = await startSandbox(['--no-auth', '--hosts', 'P2!'], {}, /host /);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--hosts: "P2!" is not a name/);
   });
 });
