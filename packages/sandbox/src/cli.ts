@@ -91,7 +91,11 @@ export function sandboxCommand(env: Env = {}, name = 'sandbox'): Command {
     .option('--jwks-url <url>', 'verify RS256/ES256 tokens with this JWKS URL instead')
     .option('--no-auth', 'accept every call without a token (explicit opt-out)')
     .option('--faults <file>', 'JSON fault configuration, as for POST /admin/faults')
-    .option('--admin-port <port>', "the participant's admin API (gRPC topology services) port; 0 = any free one", '0')
+    .option(
+      '--admin-port <port>',
+      "the participant's admin API (gRPC topology services) port; 0 = any free one",
+      '0',
+    )
     .option('--hosts <names>', 'extra participants, comma-separated names, each on its own free port')
     .action(async (opts: Options) => run(opts, env));
 }

@@ -24,8 +24,6 @@ import {
   SIGNATURE_FORMATS,
   SIGNING_ALGORITHM_SPECS,
   type Signature,
-  type SignatureFormatName,
-  type SigningAlgorithmSpecName,
   type StoreId,
   synchronizerOf,
   Timestamp,
