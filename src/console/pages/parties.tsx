@@ -28,9 +28,11 @@ export async function partiesPage(c: Ctx, form?: { error: string; values: Record
   const bound = new Set(parties.items.map((p) => p.keyFingerprint));
   return c.html(
     <Page title="Parties" viewer={viewer} active="/console/parties">
+      {canOnboard && <GovernedForm active={active} form={form} viewer={viewer} />}
       {canOnboard && (
         <section aria-labelledby="h-onboard">
-          <h2 id="h-onboard">Onboard a party</h2>
+          <h2 id="h-onboard">Onboard a single-key party</h2>
+          <p class="hint">Its one key is also its namespace: it can never be rotated.</p>
           <form method="post" action="/console/parties" class="inline" data-testid="onboard-party">
             <Csrf viewer={viewer} />
             <label>
@@ -56,7 +58,7 @@ export async function partiesPage(c: Ctx, form?: { error: string; values: Record
               <input name="synchronizerId" maxlength={512} value={form?.values.synchronizerId ?? ''} />
             </label>
             <button type="submit">Onboard</button>
-            <FormError message={form?.error} />
+            <FormError message={form?.values.form === 'governed' ? undefined : form?.error} />
           </form>
         </section>
       )}
@@ -98,6 +100,7 @@ export async function partiesPage(c: Ctx, form?: { error: string; values: Record
 
 export async function onboardParty(c: Ctx) {
   const f = await formFields(c);
+  if (f.form === 'governed') return onboardGoverned(c, f);
   if (!f.keyFingerprint) return partiesPage(c, { error: 'Choose a key (generate one first).', values: f });
   if (!f.partyHint?.trim()) return partiesPage(c, { error: 'Party hint: required.', values: f });
   const res = await answer(
@@ -448,4 +451,115 @@ function PartyKeys({ view }: { view: PartyKeysView }) {
       )}
     </section>
   );
+}
+
+type KeyOption = { fingerprint: string; label?: string | null | undefined; algorithm: string };
+
+/**
+ * Onboarding an M-of-N party with keys Quill holds (the default layout: a new namespace key signs its topology
+ * only). External signers' keys prove possession first, so they are onboarded through the API or the CLI.
+ */
+function GovernedForm({
+  active,
+  form,
+  viewer,
+}: {
+  active: KeyOption[];
+  form: { error: string; values: Record<string, string> } | undefined;
+  viewer: Parameters<typeof Csrf>[0]['viewer'];
+}) {
+  const mine = form?.values.form === 'governed' ? form : undefined;
+  return (
+    <section aria-labelledby="h-governed">
+      <h2 id="h-governed">Onboard a party with several keys</h2>
+      <p class="hint">
+        A new namespace key signs its topology only and can be kept cold; any {'M'} of the chosen keys sign
+        its transactions. Keys held by external signers: <code>quill parties create</code> or{' '}
+        <code>POST /wallet/v1/parties</code> (see docs/keys.md).
+      </p>
+      <form method="post" action="/console/parties" class="governed" data-testid="onboard-governed">
+        <Csrf viewer={viewer} />
+        <input type="hidden" name="form" value="governed" />
+        <fieldset>
+          <legend>Signing keys</legend>
+          {active.length === 0 ? (
+            <p>No active keys: generate some first.</p>
+          ) : (
+            active.map((k) => (
+              <label class="check">
+                <input
+                  type="checkbox"
+                  name={`sk_${k.fingerprint}`}
+                  checked={mine?.values[`sk_${k.fingerprint}`] === 'on'}
+                />
+                {k.label ? `${k.label} · ` : ''}
+                {k.fingerprint.slice(0, 16)}… ({k.algorithm})
+              </label>
+            ))
+          )}
+        </fieldset>
+        <label>
+          How many must sign
+          <input
+            name="threshold"
+            type="number"
+            min={1}
+            max={20}
+            required
+            value={mine?.values.threshold ?? '1'}
+          />
+        </label>
+        <label>
+          Hint of the new party
+          <input name="governedHint" required maxlength={185} value={mine?.values.governedHint ?? ''} />
+        </label>
+        <label>
+          Other hosts (optional: names from LEDGER_HOSTS, comma-separated, name:observation to observe)
+          <input name="hosts" maxlength={400} value={mine?.values.hosts ?? ''} />
+        </label>
+        <button type="submit">Create the party</button>
+        <FormError message={mine?.error} />
+      </form>
+    </section>
+  );
+}
+
+async function onboardGoverned(c: Ctx, f: Record<string, string>) {
+  const back = (error: string) => partiesPage(c, { error, values: f });
+  const signingKeys = Object.keys(f)
+    .filter((k) => k.startsWith('sk_') && f[k] === 'on')
+    .map((k) => ({ fingerprint: k.slice(3) }));
+  if (signingKeys.length === 0) return back('Choose at least one signing key.');
+  const threshold = Number(f.threshold);
+  if (!Number.isInteger(threshold) || threshold < 1 || threshold > signingKeys.length) {
+    return back(`How many must sign: a whole number from 1 to ${signingKeys.length} (the keys chosen).`);
+  }
+  if (!f.governedHint?.trim()) return back('Hint of the new party: required.');
+  const hosts = (f.hosts ?? '')
+    .split(',')
+    .map((h) => h.trim())
+    .filter((h) => h.length > 0)
+    .map((h) => {
+      const [host = '', permission = 'confirmation'] = h.split(':');
+      return { host, permission };
+    });
+  if (hosts.some((h) => h.permission !== 'confirmation' && h.permission !== 'observation')) {
+    return back('Other hosts: each is a name, or name:observation.');
+  }
+  const res = await answer(
+    c.get('api').wallet.v1.parties.$post({
+      json: {
+        partyHint: f.governedHint.trim(),
+        signingKeys,
+        threshold,
+        ...(hosts.length
+          ? { hosts: hosts as { host: string; permission: 'confirmation' | 'observation' }[] }
+          : {}),
+      },
+    }),
+  );
+  if (res.status === 201) return c.redirect(`/console/parties/${encodeURIComponent(res.body.partyId)}`, 303);
+  if (res.status >= 400 && res.status < 500) return back(apiMessage(res));
+  must(res, 'party');
+  throw new PageError(503, 'unexpected answer');
 }
