@@ -5,6 +5,7 @@ import { buildPreparedTransaction, damlValue } from '@quill/sandbox/build';
 import { inject } from 'vitest';
 import { issueToken } from '../../src/auth/index.ts';
 import { loadConfig } from '../../src/config/index.ts';
+import { type PartyRegistry, signingSetOf } from '../../src/parties/index.ts';
 import type { AssetRecognizers } from '../../src/policy/index.ts';
 import { startWallet } from '../../src/server/wallet.ts';
 import { type KeyBackend, Keyring, KeyStore, verifyingSigner } from '../../src/signing/index.ts';
@@ -26,7 +27,12 @@ export const unreachableLedger: LedgerPort = {
 /** `recognizers`: holdings of further registries the wallet values, beside the built-in Amulet ones. */
 export async function apiHarness(
   env: Record<string, string> = {},
-  opts: { recognizers?: AssetRecognizers; moreBackends?: (dir: string) => KeyBackend[] } = {},
+  opts: {
+    recognizers?: AssetRecognizers;
+    moreBackends?: (dir: string) => KeyBackend[];
+    /** Parties written here (signing sets) are looked up before the harness's own single-key ones. */
+    registry?: PartyRegistry;
+  } = {},
 ) {
   const dir = tempDir('quill-api-');
   const keys = new KeyStore({ dir, passphrase: 'test passphrase', scrypt: { N: 1024 } });
@@ -52,7 +58,15 @@ export async function apiHarness(
     keys: keyring,
     signer: verifyingSigner(keyring),
     parties: {
-      keyOf: async (p) => parties.get(p),
+      keyOf: async (p) => (await opts.registry?.get(p))?.keyFingerprint ?? parties.get(p),
+      ...(opts.registry
+        ? {
+            signingSet: async (p: string) => {
+              const r = await opts.registry?.get(p);
+              return r ? signingSetOf(r) : undefined;
+            },
+          }
+        : {}),
       // Registry-only onboarding: no ledger here, so the party is recorded as if the ledger had allocated it.
       list: async () =>
         [...parties].map(([partyId, keyFingerprint]) => ({ partyId, keyFingerprint, synchronizerId: SYNC })),
