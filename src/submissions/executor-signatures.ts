@@ -4,10 +4,16 @@
 // again if that leaves fewer than M (the hash is the same; policy and approvals already passed), and a record
 // still short of M is never sent: fewer signatures than the threshold must not reach the ledger.
 import type { PartySignatures, Signature } from '@quill/canton/ledger';
-import type { SigningSet } from '../parties/index.ts';
 import type { AcceptPorts } from './accept/types.ts';
 import type { ErrorInfo, SubmissionRecord } from './record.ts';
-import { distinctSigners, newRound, quillKeys, storedSignatures, withSignatures } from './round.ts';
+import {
+  distinctSigners,
+  newRound,
+  quillKeys,
+  type SigningSet,
+  storedSignatures,
+  withSignatures,
+} from './round.ts';
 import { signWithQuillKeys } from './round-sign.ts';
 import type { StoredSubmission, SubmissionStore, VersionedRecord } from './store/index.ts';
 

@@ -56,7 +56,14 @@ export {
 } from './queue.ts';
 export { type ExecuteRequest, type LedgerPort, type ReconcileResult, reconcile } from './reconcile.ts';
 export * from './record.ts';
-export { awaitedKeys, keyName, signedCount, usesRound } from './round.ts';
+export {
+  awaitedKeys,
+  keyName,
+  type SetKey,
+  type SigningSet,
+  signedCount,
+  usesRound,
+} from './round.ts';
 export {
   addToRound,
   expireOverdueRounds,

@@ -2,8 +2,26 @@
 // set, which distinct keys of it signed, whether that meets its threshold (M), and what is still awaited. The
 // accept path, approvals, external signers and the worker all count the same way, here.
 import type { Signature } from '@quill/canton/ledger';
-import type { SigningSet } from '../parties/index.ts';
 import type { ErrorInfo, RoundKey, SignatureRound, SubmissionPayload, SubmissionRecord } from './record.ts';
+
+/**
+ * A key of a party's signing set as the pipeline sees it (src/parties `SetKey` satisfies it: the composition root
+ * passes the registry's sets through the ports). An external key's `publicKey` (DER SPKI, base64) and `keySpec`
+ * are what a posted signature is verified against.
+ */
+export interface SetKey {
+  fingerprint: string;
+  holder: 'quill' | 'external';
+  label?: string | null | undefined;
+  publicKey?: string | undefined;
+  keySpec?: string | undefined;
+}
+
+/** A party's signing set: M (`threshold`) of its N keys sign each transaction (src/parties `SigningSet`). */
+export interface SigningSet {
+  threshold: number;
+  keys: SetKey[];
+}
 
 /**
  * Whether a party signs through a round: any set other than one Quill key at threshold 1 (a single-key party and
@@ -110,11 +128,5 @@ export async function signingSetFor(
   if (set) return set;
   const fp = await ports.partyKey(party);
   if (!fp) return undefined;
-  return {
-    partyId: party,
-    threshold: 1,
-    keys: [{ fingerprint: fp, holder: 'quill', label: null }],
-    namespaceFingerprint: fp,
-    layout: 'single',
-  };
+  return { threshold: 1, keys: [{ fingerprint: fp, holder: 'quill', label: null }] };
 }

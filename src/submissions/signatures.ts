@@ -7,7 +7,6 @@
 import { echo } from '@quill/canton/errors';
 import type { Signature } from '@quill/canton/ledger';
 import type { Principal } from '../auth/index.ts';
-import type { SigningSet } from '../parties/index.ts';
 import { describeMovements } from '../policy/index.ts';
 import type { AcceptPorts } from './accept/types.ts';
 import { SubmissionRefused } from './errors.ts';
@@ -19,6 +18,7 @@ import {
   markSigned,
   mergeSignatures,
   roundOverdue,
+  type SigningSet,
   signaturesMissing,
   signedCount,
   storedSignatures,

@@ -2,7 +2,6 @@
 // set (never against anything the poster sends), over the 32-byte hash, with noble (independent of the
 // OpenSSL signer). ECDSA is accepted in either S and kept low-S DER, as Quill's own signer leaves it.
 import type { Signature } from '@quill/canton/ledger';
-import type { SetKey } from '../parties/index.ts';
 import {
   ALGORITHMS,
   canonicalSignature,
@@ -10,6 +9,7 @@ import {
   rawPublicKeyFromSpki,
   verifySignature,
 } from '../signing/index.ts';
+import type { SetKey } from './round.ts';
 
 const BY_SPEC: Readonly<Record<string, KeyAlgorithm>> = {
   SIGNING_KEY_SPEC_EC_CURVE25519: 'ed25519',

@@ -8,11 +8,11 @@ import type {
   TransactionFormat,
 } from '@quill/canton/ledger';
 import type { Log } from '../../log.ts';
-import type { SigningSet } from '../../parties/index.ts';
 import type { PolicyDocument, TransactionFacts, VelocityLookup } from '../../policy/index.ts';
 import type { Durability } from '../../redis/index.ts';
 import type { PipelineMetrics } from '../metrics.ts';
 import type { HashingSchemeVersion, Intent, SubmissionRecord } from '../record.ts';
+import type { SigningSet } from '../round.ts';
 import type { SubmissionStore } from '../store/index.ts';
 
 /** What the accept step needs to know about a prepared transaction (inspect.ts decodes and hashes it). */
