@@ -77,6 +77,9 @@ export async function executeStep(deps: ExecutorDeps, id: string, signal?: Abort
   const cur = await store.get(id);
   if (!cur) return { kind: 'done' };
   let rec = cur.record;
+  // Not released to the worker yet (a stray job): approvals or signatures are still awaited; nothing is sent.
+  if (rec.status === 'awaiting_approval' || rec.status === 'awaiting_signatures')
+    return { kind: 'done', record: rec };
   let decision = decide({ record: rec, now: now(), config });
   if (decision.kind === 'needs-key-status') {
     // A round's keys are checked one by one with its signatures (checkSignatures), not by the record's first key.
