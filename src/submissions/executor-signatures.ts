@@ -85,7 +85,7 @@ export async function checkSignatures(
   const at = new Date(now()).toISOString();
   const allSigners = distinctSigners(all, inSet);
   if (allSigners.length < threshold) {
-    return { kind: 'refuse', error: short(rec, allSigners.length, threshold, true) };
+    return { kind: 'refuse', error: short(rec, allSigners.length, threshold, rotated) };
   }
   // Kept with their audit entries (actor `worker`): the record's round now tells the current set.
   const written = await deps.store.addSignatures(rec.id, (r, p) => {
