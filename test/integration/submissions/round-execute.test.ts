@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { JsTransaction } from '@quill/canton/ledger';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueToken } from '../../../src/auth/index.ts';
 import { PartyRegistry, signingSetOf } from '../../../src/parties/index.ts';
 import { signaturePorts } from '../../../src/server/adapters.ts';
 import { Keyring, verifyingSigner } from '../../../src/signing/index.ts';
@@ -17,7 +18,7 @@ import {
   postSignature,
   type SubmissionRecord,
 } from '../../../src/submissions/index.ts';
-import { apiHarness, prepared } from '../../support/api-harness.ts';
+import { apiHarness, prepared, SECRET } from '../../support/api-harness.ts';
 import { freshStore, record, testRedis } from '../../support/records.ts';
 import { type ExternalKey, externalKey, multiSigParty, quillEntry } from '../../support/signing-sets.ts';
 import { tempDir } from '../../support/tmp.ts';
@@ -301,8 +302,6 @@ describe('an approval quorum and a signature threshold are both required', () =>
   });
 });
 
-async function issue(h: Awaited<ReturnType<typeof apiHarness>>, subject: string) {
-  const { issueToken } = await import('../../../src/auth/index.ts');
-  const { SECRET } = await import('../../support/api-harness.ts');
+function issue(_h: unknown, subject: string) {
   return issueToken({ secret: SECRET, role: 'approve', ttlSeconds: 600, subject });
 }
