@@ -2,7 +2,7 @@
 // whose private half only the test holds (node:crypto), written as PartyRecords through the PartyRegistry.
 import { generateKeyPairSync, type KeyObject, sign as nodeSign, randomBytes } from 'node:crypto';
 import type { PartyRecord, PartyRegistry, SigningKeyEntry } from '../../src/parties/index.ts';
-import { fingerprintOf, type KeyStore, type KeyView } from '../../src/signing/index.ts';
+import { fingerprintOf, type KeyView } from '../../src/signing/index.ts';
 import { SYNC } from './api-harness.ts';
 
 export interface ExternalKey {
@@ -56,7 +56,7 @@ export function quillEntry(k: KeyView, label: string | null = null): SigningKeyE
  */
 export async function multiSigParty(
   registry: PartyRegistry,
-  keys: KeyStore,
+  keys: { generate(algorithm: 'ed25519' | 'p256'): Promise<KeyView> },
   opts: { quill: number; external: ExternalKey[]; threshold: number; hint?: string },
 ) {
   const ns = await keys.generate('ed25519');
