@@ -35,8 +35,10 @@ export async function signPage(c: Ctx, id: string, form?: { error: string; signe
     return c.html(
       <Page title="Sign a submission" viewer={viewer} active="/console/submissions">
         <Empty>No signature round: {apiMessage(res)}.</Empty>
+        <FormError message={form?.error} />
         {back}
       </Page>,
+      form ? 400 : 200,
     );
   }
   const r = must(res, 'submission');
