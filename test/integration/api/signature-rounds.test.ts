@@ -2,7 +2,9 @@
 // signatures than Quill's keys give waits `awaiting_signatures`; its external holders post theirs (verified
 // against the registered key, counted once); the post that reaches M queues it exactly once, however many race.
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { EventLog, relayStep } from '../../../src/events/index.ts';
 import { PartyRegistry } from '../../../src/parties/index.ts';
 import { jobIdFor, type SubmissionRecord } from '../../../src/submissions/index.ts';
 import { apiHarness, prepared } from '../../support/api-harness.ts';
@@ -114,6 +116,34 @@ describe('signature rounds over the API', () => {
     const again = await post(rec.id, b.sign(hash));
     expect(again.status).toBe(200);
     expect(again.json).toMatchObject({ counted: false, queued: false });
+  });
+
+  it('announces the round: submission.awaiting_signatures, then submission.signature per signature', async () => {
+    const redis = new Redis(inject('redisUrl'));
+    try {
+      const prefix = h.config.redisPrefix;
+      const log = new EventLog(redis, prefix);
+      while ((await relayStep(redis, prefix)) > 0);
+      const start = await log.end();
+      const a = externalKey();
+      const b = externalKey();
+      const p = await multiSigParty(registry, h.keys, { quill: 1, external: [a, b], threshold: 3 });
+      const { rec, hash } = await accept(p.partyId);
+      await post(rec.id, a.sign(hash));
+      await post(rec.id, a.sign(hash)); // counted once: no second event
+      await post(rec.id, b.sign(hash));
+      while ((await relayStep(redis, prefix)) > 0);
+      const { events } = await log.read(start, {}, 100);
+      const mine = events.filter((e) => (e.body as { id: string }).id === rec.id);
+      // The body is the record as the relay read it (queued by now).
+      expect(mine.map((e) => e.type)).toEqual([
+        'submission.awaiting_signatures',
+        'submission.signature',
+        'submission.signature',
+      ]);
+    } finally {
+      await redis.quit();
+    }
   });
 
   it('a disabled Quill key does not sign: the round waits for the external holder instead', async () => {
