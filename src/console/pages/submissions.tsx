@@ -167,7 +167,7 @@ export async function submissionPage(c: Ctx, id: string, form?: { error?: string
         <h2 id="h-signed">
           {signed
             ? 'What was signed'
-            : awaiting
+            : awaiting || rec.status === 'awaiting_signatures'
               ? 'What will be signed'
               : 'What was to be signed (never signed)'}
         </h2>
