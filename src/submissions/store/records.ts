@@ -1,10 +1,9 @@
 // Redis store of submission records: atomic creation with indexes, CAS transitions that never go backwards,
 // cursor-paged listings and idempotency keys. A change that signs, decides or ends a record appends its audit
-// entry and outbox entry in the same Lua step (src/redis/lua/create.lua, transition.lua).
+// entry and outbox entry in the same Lua step (src/redis/lua/create.lua, transition.lua, signatures.lua).
 import { randomBytes } from 'node:crypto';
-import type { Signature } from '@quill/canton/ledger';
 import type { Redis } from 'ioredis';
-import { AUDITED, auditFields, type SignatureEntry } from '../../audit/index.ts';
+import { auditFields, type SignatureEntry } from '../../audit/index.ts';
 import { consumerStep } from '../../redis/consumer.ts';
 import { redisFailed, StoreError } from '../../redis/errors.ts';
 import { type RedisKeys, redisKeys } from '../../redis/keys.ts';
@@ -437,29 +436,6 @@ export class SubmissionStore {
       // 0: another write came first (a signature, an expiry): plan again from the record it left.
     }
     throw new StoreError('CONFLICT', `submission ${id}: too many concurrent updates`);
-  }
-
-  /**
-   * Stores the signature made after an approval quorum in the record's payload and logs it in the audit chain,
-   * in one step (only the caller whose write reached the quorum calls this).
-   */
-  async attachSignature(
-    id: string,
-    party: string,
-    signature: Signature,
-    audit: SignatureEntry,
-  ): Promise<void> {
-    const k = this.keys;
-    const raw = await this.redis.hget(k.record(id), 'payload').catch(redisFailed);
-    if (!raw) throw new StoreError('NOT_FOUND', `no submission ${id}`);
-    const payload = JSON.parse(raw) as SubmissionPayload;
-    payload.partySignatures = { signatures: [{ party, signatures: [signature] }] };
-    await runScript(
-      this.redis,
-      AUDITED,
-      [k.audit, k.auditHead, k.record(id)],
-      ['payload', JSON.stringify(payload), ...auditFields(audit)],
-    ).catch(redisFailed);
   }
 }
 
