@@ -533,6 +533,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/wallet/v1/submissions/{id}/signatures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A submission's signature round: the hash to sign, what it does, who signed and who is awaited */
+        get: operations["getSignatureRound"];
+        put?: never;
+        /**
+         * An external key holder's signature over the submission's hash (verified against its registered key)
+         * @description Verified against the public key registered for `signedBy` in the party's signing set, over the 32-byte hash. Refused 422 NOT_A_SIGNER (not a key of the set), 422 BAD_SIGNATURE, 409 NOT_AWAITING_SIGNATURES, 409 ROUND_EXPIRED. A key that already signed is answered 200 (counted once). The signature that reaches the threshold queues the submission.
+         */
+        post: operations["postSignature"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/wallet/v1/policy": {
         parameters: {
             query?: never;
@@ -1040,6 +1061,7 @@ export interface components {
             approval?: components["schemas"]["ApprovalRequirement"];
             /** @description decisions so far, in order */
             approvals?: components["schemas"]["Approval"][];
+            signatureRound?: components["schemas"]["SignatureRound"];
             /** @description what the party sends, per instrument, as the approval policy read it (exact decimals; velocity sums only the same instrument) */
             outflows?: {
                 instrument: {
@@ -1099,10 +1121,10 @@ export interface components {
             reprepareOf?: string;
         };
         /**
-         * @description (awaiting_approval →) accepted → queued → executing → committed | rejected | expired. Final states never change again. awaiting_approval: held unsigned until the approval policy's quorum approves.
+         * @description (awaiting_approval →) (awaiting_signatures →) accepted → queued → executing → committed | rejected | expired. Final states never change again. awaiting_approval: held unsigned until the approval policy's quorum approves. awaiting_signatures: signed by Quill's keys, short of the party's signing threshold until its external key holders post theirs.
          * @enum {string}
          */
-        SubmissionStatus: "awaiting_approval" | "accepted" | "queued" | "executing" | "committed" | "rejected" | "expired";
+        SubmissionStatus: "awaiting_approval" | "awaiting_signatures" | "accepted" | "queued" | "executing" | "committed" | "rejected" | "expired";
         SubmissionAttempt: {
             submissionId: string;
             /** @description ISO 8601 */
@@ -1231,6 +1253,24 @@ export interface components {
             reason: string | null;
             /** @description ISO 8601 */
             at: string;
+        };
+        SignatureRound: {
+            /** @description how many distinct keys of the set must sign (M) */
+            threshold: number;
+            /** @description signatures after this time are refused and a round short of M ends expired (SIGNATURES_MISSING) */
+            deadline: string | null;
+            /** @description the set's keys, in its order */
+            keys: {
+                fingerprint: string;
+                /**
+                 * @description quill: Quill signs with it; external: its holder posts
+                 * @enum {string}
+                 */
+                holder: "quill" | "external";
+                label: string | null;
+                /** @description when its signature was counted; null: not (yet) signed */
+                signedAt: string | null;
+            }[];
         };
         Error: {
             error: {
@@ -1408,7 +1448,7 @@ export interface components {
             status: string;
             steps: {
                 /** @enum {string} */
-                kind: "accepted" | "approval" | "signed" | "attempt" | "searched" | "committed" | "rejected" | "expired" | "waiting";
+                kind: "accepted" | "approval" | "signed" | "signature" | "attempt" | "searched" | "committed" | "rejected" | "expired" | "waiting";
                 /** @description ISO 8601; null for what the record waits for now (the last step) */
                 at: string | null;
                 text: string;
@@ -1802,7 +1842,7 @@ export interface components {
         Webhook: {
             id: string;
             url: string;
-            types: ("submission.accepted" | "submission.awaiting_approval" | "submission.approval" | "submission.committed" | "submission.rejected" | "submission.expired" | "transaction.received" | "transfer.incoming" | "ledger.gap" | "ledger.reset")[];
+            types: ("submission.accepted" | "submission.awaiting_approval" | "submission.approval" | "submission.awaiting_signatures" | "submission.signature" | "submission.committed" | "submission.rejected" | "submission.expired" | "transaction.received" | "transfer.incoming" | "ledger.gap" | "ledger.reset")[];
             party: string | null;
             description: string | null;
             createdAt: string;
@@ -1815,7 +1855,7 @@ export interface components {
              * @description empty: every type
              * @default []
              */
-            types: ("submission.accepted" | "submission.awaiting_approval" | "submission.approval" | "submission.committed" | "submission.rejected" | "submission.expired" | "transaction.received" | "transfer.incoming" | "ledger.gap" | "ledger.reset")[];
+            types: ("submission.accepted" | "submission.awaiting_approval" | "submission.approval" | "submission.awaiting_signatures" | "submission.signature" | "submission.committed" | "submission.rejected" | "submission.expired" | "transaction.received" | "transfer.incoming" | "ledger.gap" | "ledger.reset")[];
             /** @description only this party (absent: every party) */
             party?: string | null;
             description?: string | null;
@@ -1885,6 +1925,7 @@ export interface components {
             approval?: components["schemas"]["ApprovalRequirement"];
             /** @description decisions so far, in order */
             approvals?: components["schemas"]["Approval"][];
+            signatureRound?: components["schemas"]["SignatureRound"];
             /** @description what the party sends, per instrument, as the approval policy read it (exact decimals; velocity sums only the same instrument) */
             outflows?: {
                 instrument: {
@@ -1947,6 +1988,54 @@ export interface components {
              * @enum {string|null}
              */
             keyStatus: "active" | "disabled" | "missing" | null;
+        };
+        SignatureRequest: {
+            status: components["schemas"]["SubmissionStatus"];
+            /** @description how many distinct keys of the set must sign (M) */
+            threshold: number;
+            /** @description how many have */
+            signed: number;
+            /** @description the keys of the set that have not signed */
+            awaiting: components["schemas"]["SignatureRoundKey"][];
+            /** @description the set's keys, who signed and when */
+            keys: (components["schemas"]["SignatureRoundKey"] & {
+                signedAt: string | null;
+            })[];
+            /** @description lowercase hex of the 32 bytes to sign (the prepared transaction hash) */
+            hash: string;
+            /** @description the same 32 bytes, standard base64 */
+            hashBase64: string;
+            /** @description what it does, in one sentence per asset movement, read from the decoded transaction */
+            preview: string | null;
+            /** @description the same sentences, one per item */
+            summary: string[] | null;
+            /** @description signatures after this time are refused and the record ends expired */
+            deadline: string | null;
+        };
+        SignatureRoundKey: {
+            fingerprint: string;
+            label: string | null;
+            /** @enum {string} */
+            holder: "quill" | "external";
+        };
+        SignatureResult: {
+            /** @description false when this key had already signed (counted once) */
+            counted: boolean;
+            /** @description true when this signature reached the threshold and queued it */
+            queued: boolean;
+            submission: components["schemas"]["Submission"];
+        };
+        SignatureSubmission: {
+            signature: {
+                /** @enum {string} */
+                format: "SIGNATURE_FORMAT_UNSPECIFIED" | "SIGNATURE_FORMAT_RAW" | "SIGNATURE_FORMAT_DER" | "SIGNATURE_FORMAT_CONCAT" | "SIGNATURE_FORMAT_SYMBOLIC" | "UNRECOGNIZED";
+                /** @description standard base64 of the signature bytes */
+                signature: string;
+                /** @description the signing key's fingerprint (1220…) */
+                signedBy: string;
+                /** @enum {string} */
+                signingAlgorithmSpec: "SIGNING_ALGORITHM_SPEC_UNSPECIFIED" | "SIGNING_ALGORITHM_SPEC_ED25519" | "SIGNING_ALGORITHM_SPEC_EC_DSA_SHA_256" | "SIGNING_ALGORITHM_SPEC_EC_DSA_SHA_384" | "UNRECOGNIZED";
+            };
         };
         /** @description What the new version did to the submissions awaiting approval: ended (denied), signed (its requirement met), still waiting */
         AwaitingReview: {
@@ -2384,7 +2473,7 @@ export interface operations {
         parameters: {
             query?: {
                 party?: string;
-                /** @description (awaiting_approval →) accepted → queued → executing → committed | rejected | expired. Final states never change again. awaiting_approval: held unsigned until the approval policy's quorum approves. */
+                /** @description (awaiting_approval →) (awaiting_signatures →) accepted → queued → executing → committed | rejected | expired. Final states never change again. awaiting_approval: held unsigned until the approval policy's quorum approves. awaiting_signatures: signed by Quill's keys, short of the party's signing threshold until its external key holders post theirs. */
                 status?: components["schemas"]["SubmissionStatus"];
                 cursor?: string;
                 limit?: number;
@@ -5615,7 +5704,7 @@ export interface operations {
             query?: {
                 /** @description only this party's events (a party-scoped token always gets its own; another is 403) */
                 party?: string;
-                /** @description comma-separated event types: submission.accepted, submission.awaiting_approval, submission.approval, submission.committed, submission.rejected, submission.expired, transaction.received, transfer.incoming, ledger.gap, ledger.reset */
+                /** @description comma-separated event types: submission.accepted, submission.awaiting_approval, submission.approval, submission.awaiting_signatures, submission.signature, submission.committed, submission.rejected, submission.expired, transaction.received, transfer.incoming, ledger.gap, ledger.reset */
                 types?: string;
                 /** @description resume after this event id (as Last-Event-ID) */
                 after?: string;
@@ -6664,6 +6753,241 @@ export interface operations {
                      *       "error": {
                      *         "code": "PARTY_NOT_ALLOWED",
                      *         "message": "this token may not submit for that party"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSignatureRound: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The round (a round past its deadline is ended expired first) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignatureRequest"];
+                };
+            };
+            /** @description Malformed request: the body, a parameter or the prepared transaction is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INVALID_REQUEST",
+                     *         "message": "preparedTransaction: must be standard base64"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHENTICATED",
+                     *         "message": "a bearer token is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the role or party scope for this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PARTY_NOT_ALLOWED",
+                     *         "message": "this token may not submit for that party"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "no submission sub_Jv8bj7IHoah0oOndAh2y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with an existing resource */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "COMMAND_ID_IN_USE",
+                     *         "message": "command id greeting-1 is already used by another transaction"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postSignature: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SignatureSubmission"];
+            };
+        };
+        responses: {
+            /** @description Counted (or already counted); the record as it stands */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignatureResult"];
+                };
+            };
+            /** @description Malformed request: the body, a parameter or the prepared transaction is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INVALID_REQUEST",
+                     *         "message": "preparedTransaction: must be standard base64"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHENTICATED",
+                     *         "message": "a bearer token is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the role or party scope for this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PARTY_NOT_ALLOWED",
+                     *         "message": "this token may not submit for that party"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "no submission sub_Jv8bj7IHoah0oOndAh2y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with an existing resource */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "COMMAND_ID_IN_USE",
+                     *         "message": "command id greeting-1 is already used by another transaction"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Well-formed but refused by policy (hash mismatch, unknown party, disabled key, expired, …) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "HASH_MISMATCH",
+                     *         "message": "preparedTransactionHash does not match the recomputed hash"
                      *       }
                      *     }
                      */

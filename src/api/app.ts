@@ -21,6 +21,7 @@ import { lifecycleRoutes } from './routes/lifecycle.ts';
 import { operationsRoutes } from './routes/operations.ts';
 import { partyRoutes } from './routes/parties/index.ts';
 import { policyRoutes } from './routes/policy.ts';
+import { signatureRoutes } from './routes/signatures.ts';
 import { submissionRoutes } from './routes/submissions.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { BatchItem } from './schemas.ts';
@@ -153,6 +154,7 @@ export function createApp(deps: AppDeps) {
     .route('/', eventRoutes(deps))
     .route('/', webhookRoutes(deps))
     .route('/', approvalRoutes(deps))
+    .route('/', signatureRoutes(deps))
     .route('/', policyRoutes(deps))
     .route('/', ledgerRoutes(deps))
     .route('/', operationsRoutes(deps));

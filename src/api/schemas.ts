@@ -21,6 +21,7 @@ import {
   Attempt,
   ErrorInfo,
   HashingSchemeVersion,
+  SignatureRound,
   SubmissionRecord,
   SubmissionStatus,
 } from '../submissions/index.ts';
@@ -51,6 +52,8 @@ export const SubmissionView = SubmissionRecord.extend({
     .array(Approval.meta({ id: 'Approval' }))
     .optional()
     .describe('decisions so far, in order'),
+  // Present when the party signs M of N (a signing set).
+  signatureRound: SignatureRound.meta({ id: 'SignatureRound' }).optional(),
 }).meta({ id: 'Submission' });
 
 // Fields passed through to the ledger's execute request are the ledger contract's own schemas: anything the

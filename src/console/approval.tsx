@@ -228,11 +228,13 @@ export function DecisionFlash(p: { viewer: Viewer; rec: Rec | undefined }) {
         : `it is ${rec.status}`
       : rec.status === 'awaiting_approval'
         ? `${approved} of ${quorum}, needs ${quorum - approved} more`
-        : rec.status === 'rejected' || rec.status === 'expired'
-          ? `${approved} of ${quorum}, but it ended ${rec.status}${rec.error ? ` (${rec.error.code}: ${rec.error.message})` : ''}`
-          : rec.status === 'committed'
-            ? `${approved} of ${quorum}, signed and committed`
-            : `${approved} of ${quorum}, signed and queued for the ledger`;
+        : rec.status === 'awaiting_signatures'
+          ? `${approved} of ${quorum}, signed with Quill's keys and waiting for the external key holders' signatures`
+          : rec.status === 'rejected' || rec.status === 'expired'
+            ? `${approved} of ${quorum}, but it ended ${rec.status}${rec.error ? ` (${rec.error.code}: ${rec.error.message})` : ''}`
+            : rec.status === 'committed'
+              ? `${approved} of ${quorum}, signed and committed`
+              : `${approved} of ${quorum}, signed and queued for the ledger`;
   return (
     <p class="flash" role="status" data-testid="flash">
       You {mine.decision === 'reject' ? 'rejected' : 'approved'}{' '}

@@ -9,6 +9,8 @@ const TYPES = [
   'submission.accepted',
   'submission.awaiting_approval',
   'submission.approval',
+  'submission.awaiting_signatures',
+  'submission.signature',
   'submission.committed',
   'submission.rejected',
   'submission.expired',

@@ -14,6 +14,10 @@ export const EVENT_TYPES = [
   'submission.awaiting_approval',
   /** An approver decided (or a new policy version reviewed it) and it did not end: its approvals and status now. */
   'submission.approval',
+  /** Quill signed what it holds of the party's signing set; the external holders are awaited (M of N). */
+  'submission.awaiting_signatures',
+  /** A signature was added to a round (an external holder's, or Quill's after a quorum): its round and status now. */
+  'submission.signature',
   'submission.committed',
   'submission.rejected',
   'submission.expired',

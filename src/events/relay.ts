@@ -18,18 +18,29 @@ import type { EventLog, EventType } from './log.ts';
 
 const RELAY = loadScript('relay');
 
-/** final → submission.<status>, awaiting_approval → submission.awaiting_approval, anything else (creation) → accepted. */
+/**
+ * final → submission.<status>, awaiting_approval → submission.awaiting_approval, awaiting_signatures →
+ * submission.awaiting_signatures, anything else (creation) → accepted.
+ */
 const TYPES: Readonly<Record<string, EventType>> = {
   committed: 'submission.committed',
   rejected: 'submission.rejected',
   expired: 'submission.expired',
   awaiting_approval: 'submission.awaiting_approval',
+  awaiting_signatures: 'submission.awaiting_signatures',
 };
 
-/** An entry's event: how it ended; else a decision on a record that awaited approval; else its creation. */
+/**
+ * An entry's event: how it ended; else the start of a signature round (at creation, or when an approval quorum
+ * sent it there); else a decision on a record that awaited approval; else a signature added to a round; else its
+ * creation.
+ */
 function eventType(e: OutboxEntry): EventType {
   if (isTerminal(e.status)) return TYPES[e.status] as EventType;
+  if (e.status === 'awaiting_signatures' && e.from !== 'awaiting_signatures')
+    return 'submission.awaiting_signatures';
   if (e.from === 'awaiting_approval') return 'submission.approval';
+  if (e.from === 'awaiting_signatures') return 'submission.signature';
   return TYPES[e.status] ?? 'submission.accepted';
 }
 

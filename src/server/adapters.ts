@@ -16,7 +16,12 @@ import {
   type TopologyAdmin,
 } from '../parties/index.ts';
 import { type Keyring, type Signer, SigningError } from '../signing/index.ts';
-import { type AcceptPorts, type Inspector, SubmissionRefused } from '../submissions/index.ts';
+import {
+  type AcceptPorts,
+  type Inspector,
+  type SignaturePorts,
+  SubmissionRefused,
+} from '../submissions/index.ts';
 
 /** Which keys sign for a party (src/parties PartyRegistry satisfies it through `partyServices`). */
 export interface PartyLookup {
@@ -35,20 +40,35 @@ export function acceptPorts(opts: {
   return {
     inspect: (b64, scheme) => opts.inspector.inspect(b64, scheme),
     partyKey: (party) => opts.parties.keyOf(party),
-    sign: async (fp, hash) => {
-      try {
-        return await opts.signer.sign(fp, hash);
-      } catch (err) {
-        if (err instanceof SigningError && err.code === 'DISABLED') {
-          throw new SubmissionRefused(422, 'KEY_DISABLED', `key ${fp} is disabled`);
-        }
-        if (err instanceof SigningError && err.code === 'NOT_FOUND') {
-          throw new SubmissionRefused(422, 'UNKNOWN_KEY', `key ${fp} is not in the key store`);
-        }
-        throw err;
-      }
-    },
+    ...(opts.parties.signingSet
+      ? { signingSet: (party: string) => opts.parties.signingSet?.(party) ?? Promise.resolve(undefined) }
+      : {}),
+    sign: refusingSign(opts.signer),
   };
+}
+
+/** The signer as the pipeline's `sign` port: a disabled or missing key is a refusal with its code. */
+function refusingSign(signer: Signer): AcceptPorts['sign'] {
+  return async (fp, hash) => {
+    try {
+      return await signer.sign(fp, hash);
+    } catch (err) {
+      if (err instanceof SigningError && err.code === 'DISABLED') {
+        throw new SubmissionRefused(422, 'KEY_DISABLED', `key ${fp} is disabled`);
+      }
+      if (err instanceof SigningError && err.code === 'NOT_FOUND') {
+        throw new SubmissionRefused(422, 'UNKNOWN_KEY', `key ${fp} is not in the key store`);
+      }
+      throw err;
+    }
+  };
+}
+
+/** The worker's view of signing sets and Quill's keys (re-signing after a key rotation), when the party lookup has sets. */
+export function signaturePorts(opts: { signer: Signer; parties: PartyLookup }): SignaturePorts | undefined {
+  const { signingSet } = opts.parties;
+  if (!signingSet) return undefined;
+  return { signingSet: (party) => signingSet.call(opts.parties, party), sign: refusingSign(opts.signer) };
 }
 
 /** What the API shows of a party: its namespace key, signing set and hosts. */

@@ -18,7 +18,7 @@ import type {
   PipelineMetrics,
   SubmissionStore,
 } from '../submissions/index.ts';
-import type { PartyLookup } from './adapters.ts';
+import { type PartyLookup, signaturePorts } from './adapters.ts';
 import { listen } from './http.ts';
 import { LedgerAuthHealth, watchLedgerAuth } from './ledger-auth.ts';
 import { startApi } from './roles/api.ts';
@@ -183,6 +183,8 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
       closers.push(() => server.close());
       http = server;
     }
+    const signatures =
+      o.signer && o.parties ? signaturePorts({ signer: o.signer, parties: o.parties }) : undefined;
     const worker =
       o.role !== 'api'
         ? startWorkerRole(shared, {
@@ -190,6 +192,7 @@ export async function startWallet(o: WalletOptions): Promise<RunningWallet> {
             ...(o.watch ? { watch: o.watch } : {}),
             ...(o.worker ? { timing: o.worker } : {}),
             ...(o.auditSigner ? { auditSigner: o.auditSigner } : {}),
+            ...(signatures ? { signatures } : {}),
           })
         : undefined;
     if (worker) closers.push(() => worker.close());

@@ -2,10 +2,12 @@
 export {
   ALGORITHMS,
   type AlgorithmSpec,
+  canonicalSignature,
   isKeyAlgorithm,
   KEY_ALGORITHMS,
   type KeyAlgorithm,
   type KeySpec,
+  rawPublicKeyFromSpki,
   type SignatureFormat,
   type SigningAlgorithmSpec,
   verifySignature,

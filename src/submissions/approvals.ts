@@ -22,8 +22,10 @@ import type { AcceptPorts, PolicyPort } from './accept/types.ts';
 import { SubmissionRefused } from './errors.ts';
 import type { PipelineMetrics } from './metrics.ts';
 import type { Approval, SubmissionRecord } from './record.ts';
+import { distinctSigners } from './round.ts';
+import { signWithQuillKeys } from './round-sign.ts';
+import { addToRound } from './signatures.ts';
 import type { SubmissionStore } from './store/index.ts';
-import { inSpan } from './tracing.ts';
 import { expire, queue, reject } from './transitions.ts';
 
 export interface ApprovalDeps {
@@ -126,7 +128,7 @@ function withoutItself(lookup: VelocityLookup, rec: SubmissionRecord, now: () =>
  */
 function underPolicy(next: SubmissionRecord, p: InForce | undefined): SubmissionRecord {
   const held = next.approval;
-  if (!p) return approvedCount(next) >= (held?.quorum ?? 1) ? { ...next, status: 'accepted' } : next;
+  if (!p) return approvedCount(next) >= (held?.quorum ?? 1) ? { ...next, status: afterQuorum(next) } : next;
   const decided = held ? { ...held, decidedByPolicyVersion: p.version } : held;
   const o = p.outcome;
   if (o.action === 'deny') {
@@ -135,11 +137,13 @@ function underPolicy(next: SubmissionRecord, p: InForce | undefined): Submission
       message: `the policy in force (version ${p.version}${p.rule !== null ? `, rule ${p.rule}` : ''}) denies it now: ${o.reason}`,
     })({ ...next, ...(decided ? { approval: decided } : {}) });
   }
-  if (o.action === 'allow') return { ...next, status: 'accepted', ...(decided ? { approval: decided } : {}) };
+  if (o.action === 'allow')
+    return { ...next, status: afterQuorum(next), ...(decided ? { approval: decided } : {}) };
   const counted = (next.approvals ?? []).filter(
     (a) => a.decision === 'approve' && (!o.approvers || o.approvers.some((m) => samePerson(m, a.subject))),
   ).length;
-  if (counted >= o.quorum) return { ...next, status: 'accepted', ...(decided ? { approval: decided } : {}) };
+  if (counted >= o.quorum)
+    return { ...next, status: afterQuorum(next), ...(decided ? { approval: decided } : {}) };
   if (!held) return next;
   // Keeps waiting, under the requirement in force (its deadline stays).
   return {
@@ -153,6 +157,19 @@ function underPolicy(next: SubmissionRecord, p: InForce | undefined): Submission
       approvers: o.approvers,
     },
   };
+}
+
+/**
+ * Where the quorum sends a record: `accepted` when the keys Quill holds in its signing set can meet the threshold
+ * (signed at once, after this write), else `awaiting_signatures` (Quill signs with what it holds, the external
+ * holders post the rest). An approval quorum and a signature threshold are two requirements: both must hold.
+ */
+function afterQuorum(r: SubmissionRecord): 'accepted' | 'awaiting_signatures' {
+  const round = r.signatureRound;
+  if (!round) return 'accepted';
+  return round.keys.filter((k) => k.holder === 'quill').length >= round.threshold
+    ? 'accepted'
+    : 'awaiting_signatures';
 }
 
 const REFUSED = {
@@ -279,11 +296,17 @@ export async function decideApproval(
     decision: input.decision,
     status: result.record.status,
   });
-  if (result.record.status !== 'accepted') return { record: result.record, signed: false };
+  if (result.record.status !== 'accepted' && result.record.status !== 'awaiting_signatures')
+    return { record: result.record, signed: false };
   return signOnQuorum(deps, rec, result, who.subject);
 }
 
-/** A write that reached the quorum (the one whose compare-and-set moved it to accepted) signs exactly once, here. */
+/**
+ * A write that reached the quorum (the one whose compare-and-set moved it on) signs exactly once, here: with the
+ * party's one key, or every key Quill holds in its signing set. An `accepted` record must then be fully signed
+ * (else it ends rejected); a record `awaiting_signatures` keeps what Quill signed and waits for the external
+ * holders (it is queued here only if they already posted enough meanwhile).
+ */
 async function signOnQuorum(
   deps: ApprovalDeps,
   rec: SubmissionRecord,
@@ -294,22 +317,31 @@ async function signOnQuorum(
   const { store } = deps;
   const created = Date.parse(rec.createdAt);
   if (Number.isFinite(created)) deps.metrics?.timeToQuorum?.observe((now() - created) / 1000);
+  const round = result.record.signatureRound;
+  const fingerprints = round
+    ? round.keys.filter((k) => k.holder === 'quill').map((k) => k.fingerprint)
+    : [rec.keyFingerprint];
+  const threshold = round?.threshold ?? 1;
+  const hash = Buffer.from(rec.preparedTransactionHash, 'hex');
+  const audit = (sig: { signedBy: string }) => ({
+    at: new Date(now()).toISOString(),
+    actor,
+    party: rec.party,
+    keyFingerprint: sig.signedBy,
+    hash: rec.preparedTransactionHash,
+    commandId: rec.commandId,
+    submission: rec.id,
+    stored: 'true',
+  });
+  const rejectWith = async (code: string, message: string) => ({
+    record: await store.update(rec.id, reject({ code, message })),
+    signed: false,
+  });
+  let signatures: Awaited<ReturnType<typeof signWithQuillKeys>>;
   try {
-    const signature = await inSpan(
-      'quill.sign',
-      { 'quill.key_fingerprint': rec.keyFingerprint, 'quill.submission.id': rec.id, 'quill.approved': true },
-      () => deps.sign(rec.keyFingerprint, Buffer.from(rec.preparedTransactionHash, 'hex')),
-    );
-    deps.metrics?.signed.inc({ algorithm: signature.signingAlgorithmSpec });
-    await store.attachSignature(rec.id, rec.party, signature, {
-      at: new Date(now()).toISOString(),
-      actor,
-      party: rec.party,
-      keyFingerprint: rec.keyFingerprint,
-      hash: rec.preparedTransactionHash,
-      commandId: rec.commandId,
-      submission: rec.id,
-      stored: 'true',
+    signatures = await signWithQuillKeys(deps.sign, fingerprints, hash, {
+      'quill.submission.id': rec.id,
+      'quill.approved': true,
     });
   } catch (err) {
     const e = err as { code?: unknown; message?: unknown };
@@ -318,11 +350,23 @@ async function signOnQuorum(
       err instanceof SubmissionRefused && typeof e.message === 'string'
         ? e.message
         : 'signing failed after approval';
-    const ended = await store.update(rec.id, reject({ code, message }));
-    return { record: ended, signed: false };
+    return rejectWith(code, message);
   }
-  await deps.enqueue(result.record);
-  const queued = await store.transition(rec.id, queue, result);
+  for (const sig of signatures.signatures) deps.metrics?.signed.inc({ algorithm: sig.signingAlgorithmSpec });
+  if (result.record.status === 'awaiting_signatures') {
+    const added = await addToRound(deps, rec.id, signatures.signatures, audit);
+    return { record: added.record, signed: added.reached };
+  }
+  const inSet = (fp: string) => fingerprints.includes(fp);
+  if (distinctSigners(signatures.signatures, inSet).length < threshold) {
+    const first = signatures.refusals[0];
+    return rejectWith(first?.code ?? 'SIGNING_FAILED', first?.message ?? 'signing failed after approval');
+  }
+  const added = await addToRound(deps, rec.id, signatures.signatures, audit, 'accepted');
+  if (!added.added) return { record: added.record, signed: false };
+  await deps.enqueue(added.record);
+  const from = await store.get(rec.id);
+  const queued = await store.transition(rec.id, queue, from);
   return { record: queued.record, signed: true };
 }
 
@@ -390,7 +434,10 @@ export async function reviewAwaiting(deps: ApprovalDeps, actor: string): Promise
     );
     const mine = planned !== undefined && result.record === planned;
     if (mine && result.record.status === 'rejected') review.rejected++;
-    else if (mine && result.record.status === 'accepted') {
+    else if (
+      mine &&
+      (result.record.status === 'accepted' || result.record.status === 'awaiting_signatures')
+    ) {
       const done = await signOnQuorum(deps, rec, result, actor);
       if (done.signed) review.signed++;
     } else if (result.record.status === 'awaiting_approval') review.waiting++;

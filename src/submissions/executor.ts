@@ -5,8 +5,9 @@ import { randomUUID } from 'node:crypto';
 import type { JsTransaction } from '@quill/canton/ledger';
 import { StoreError } from '../redis/index.ts';
 import { backoffDelay, type Classification, classifyError, deduplicationSeconds } from './classify.ts';
-import { decide } from './decide.ts';
+import { decide, mayStillCommit, recordDeadline } from './decide.ts';
 import { Aborted } from './errors.ts';
+import { checkSignatures, type SignaturePorts } from './executor-signatures.ts';
 import type { PipelineMetrics } from './metrics.ts';
 import { type ExecuteRequest, type LedgerPort, reconcile } from './reconcile.ts';
 import { type Attempt, type ErrorInfo, isTerminal, type SubmissionRecord } from './record.ts';
@@ -41,6 +42,8 @@ export interface ExecutorDeps {
   now?: () => number;
   /** A recent ledger end (see `recentLedgerEnd`); defaults to asking the ledger each time. */
   ledgerEnd?: () => Promise<number>;
+  /** The parties' current signing sets and Quill's keys: rotated keys are dropped and Quill's current keys sign. */
+  signatures?: SignaturePorts;
 }
 
 /** The ledger end, read at most every `maxAgeMs` and shared: always a value read before the caller asked. */
@@ -74,9 +77,13 @@ export async function executeStep(deps: ExecutorDeps, id: string, signal?: Abort
   const cur = await store.get(id);
   if (!cur) return { kind: 'done' };
   let rec = cur.record;
+  // Not released to the worker yet (a stray job): approvals or signatures are still awaited; nothing is sent.
+  if (rec.status === 'awaiting_approval' || rec.status === 'awaiting_signatures')
+    return { kind: 'done', record: rec };
   let decision = decide({ record: rec, now: now(), config });
   if (decision.kind === 'needs-key-status') {
-    const keyDisabled = await store.keyFlags.isDisabled(rec.keyFingerprint);
+    // A round's keys are checked one by one with its signatures (checkSignatures), not by the record's first key.
+    const keyDisabled = rec.signatureRound ? false : await store.keyFlags.isDisabled(rec.keyFingerprint);
     decision = decide({ record: rec, now: now(), config, keyDisabled });
   }
   switch (decision.kind) {
@@ -96,6 +103,14 @@ export async function executeStep(deps: ExecutorDeps, id: string, signal?: Abort
   const payload = cur.payload;
   if (!payload) throw new StoreError('CORRUPT', `submission ${id} has no payload to submit`);
   const everSubmitted = rec.attempts.length > 0;
+  // Never fewer signatures than the party's current threshold: re-signed after a rotation, or not sent at all.
+  const checked = await checkSignatures(deps, { ...cur, payload });
+  if (checked.kind === 'again')
+    return retryAfter(config, rec.attempts.length, 'record changed while re-signing');
+  if (checked.kind === 'refuse') {
+    if (mayStillCommit(rec)) return watch(deps, rec, recordDeadline(rec, config).at);
+    return finalize(deps, rec.id, reject(checked.error));
+  }
 
   // The ledger end before the first attempt bounds the reconciliation scan. Any value read earlier is a
   // valid (if wider) bound, so a worker may share one recent reading between submissions.
@@ -133,14 +148,14 @@ export async function executeStep(deps: ExecutorDeps, id: string, signal?: Abort
     error: null,
   };
   // Versions already held are passed on: each write then costs one round trip unless someone else wrote.
-  const executing = await store.transition(id, startAttempt(attempt, fromOffset), cur);
+  const executing = await store.transition(id, startAttempt(attempt, fromOffset), checked.from ?? cur);
   rec = executing.record;
   if (isTerminal(rec.status)) return { kind: 'done', record: rec };
   if (signal?.aborted) throw new Aborted('lock lost before executing');
 
   const body: ExecuteRequest = {
     preparedTransaction: payload.preparedTransaction,
-    partySignatures: payload.partySignatures,
+    partySignatures: checked.partySignatures,
     submissionId,
     hashingSchemeVersion: rec.hashingSchemeVersion,
     deduplicationPeriod: { DeduplicationDuration: { value: { seconds: dedup, nanos: 0 } } },

@@ -95,6 +95,20 @@ const WORDS: Readonly<Record<string, Words>> = {
     text: 'The approval policy changed while the submission awaited approval, and the new version denies it.',
     next: 'Read the policy version that ended it (Policy page); ask an admin if it should be allowed.',
   },
+  SIGNATURES_MISSING: {
+    title: 'Signatures did not arrive in time',
+    text:
+      'Its party signs with several keys and needs a threshold of them; Quill signed with the keys it holds, but ' +
+      'the external key holders did not post enough signatures before the deadline. Nothing was sent to the ledger.',
+    next: 'Prepare it again and ask the key holders (the console\'s "Sign" page) to sign before the new deadline.',
+  },
+  KEYS_ROTATED: {
+    title: "The party's keys changed before it was sent",
+    text:
+      "The party's signing set changed (a topology update) after it was signed: the signatures by keys no longer " +
+      "in the set were dropped, and Quill's keys still in it could not make up the threshold. Nothing was sent.",
+    next: 'Prepare it again: it is then signed by the keys of the current set.',
+  },
   KEY_DISABLED: {
     title: 'Its key was disabled',
     text: "The party's signing key was disabled before the transaction reached the ledger; nothing was sent with it.",
@@ -124,9 +138,23 @@ const WORDS: Readonly<Record<string, Words>> = {
   },
 };
 
+const AWAITING_SIGNATURES: Words = {
+  title: 'Waiting for signatures',
+  text:
+    'Its party signs with several keys and needs a threshold of them. Quill signed with the keys it holds; the ' +
+    'rest are held by others (external holders), who sign the hash and post their signatures.',
+  next:
+    'Each awaited holder opens its "Sign" page (or GET /wallet/v1/submissions/{id}/signatures), signs the hash ' +
+    'with its key and posts the signature before the deadline; it is queued when the threshold is reached.',
+};
+
 /** The explanation of how a record ended (or why it waits), or undefined when it has no error. */
-export function explain(rec: Pick<SubmissionRecord, 'error'>): Explanation | undefined {
+export function explain(
+  rec: Pick<SubmissionRecord, 'error'> & Partial<Pick<SubmissionRecord, 'status'>>,
+): Explanation | undefined {
   const error: ErrorInfo | null = rec.error;
+  if (!error && rec.status === 'awaiting_signatures')
+    return { code: 'AWAITING_SIGNATURES', ...AWAITING_SIGNATURES };
   if (!error) return undefined;
   const words = WORDS[error.code] ?? {
     title: `Refused: ${error.code}`,

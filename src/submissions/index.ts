@@ -40,6 +40,7 @@ export {
   recentLedgerEnd,
   type StepResult,
 } from './executor.ts';
+export { checkSignatures, type SignatureCheck, type SignaturePorts } from './executor-signatures.ts';
 export { type Explanation, explain, spentInputs } from './explain.ts';
 export { ledgerPort } from './ledger.ts';
 export { createMetrics, type PipelineMetrics, watchBacklog } from './metrics.ts';
@@ -55,6 +56,25 @@ export {
 } from './queue.ts';
 export { type ExecuteRequest, type LedgerPort, type ReconcileResult, reconcile } from './reconcile.ts';
 export * from './record.ts';
+export {
+  awaitedKeys,
+  keyName,
+  type SetKey,
+  type SigningSet,
+  signedCount,
+  usesRound,
+} from './round.ts';
+export {
+  addToRound,
+  expireOverdueRounds,
+  expireRoundIfOverdue,
+  type PostedSignature,
+  postSignature,
+  type SignatureDeps,
+  type SignatureRequest,
+  type SignatureResult,
+  signatureRequest,
+} from './signatures.ts';
 export {
   decodeOutboxEntry,
   newSubmissionId,

@@ -200,7 +200,13 @@ export function watchBacklog(
 }
 
 /** The statuses a record leaves by itself (the final ones never change). */
-const OPEN_STATUSES: SubmissionStatus[] = ['awaiting_approval', 'accepted', 'queued', 'executing'];
+const OPEN_STATUSES: SubmissionStatus[] = [
+  'awaiting_approval',
+  'awaiting_signatures',
+  'accepted',
+  'queued',
+  'executing',
+];
 const APPROVAL_WINDOWS: [string, number][] = [
   ['15m', 15 * 60_000],
   ['1h', 3600_000],

@@ -19,12 +19,14 @@ import { z } from 'zod';
  */
 export const STATUS_TABLE = {
   awaiting_approval: { rank: 0, final: false, announce: true },
-  accepted: { rank: 1, final: false, announce: false },
-  queued: { rank: 2, final: false, announce: false },
-  executing: { rank: 3, final: false, announce: false },
-  committed: { rank: 4, final: true, announce: true },
-  rejected: { rank: 4, final: true, announce: true },
-  expired: { rank: 4, final: true, announce: true },
+  // After the approval quorum (approvals come first) and before `accepted`: every signature is in when it leaves.
+  awaiting_signatures: { rank: 1, final: false, announce: true },
+  accepted: { rank: 2, final: false, announce: false },
+  queued: { rank: 3, final: false, announce: false },
+  executing: { rank: 4, final: false, announce: false },
+  committed: { rank: 5, final: true, announce: true },
+  rejected: { rank: 5, final: true, announce: true },
+  expired: { rank: 5, final: true, announce: true },
 } as const;
 
 type Status = keyof typeof STATUS_TABLE;
@@ -33,8 +35,10 @@ export const SUBMISSION_STATUSES = Object.keys(STATUS_TABLE) as [Status, ...Stat
 export const SubmissionStatus = z
   .enum(SUBMISSION_STATUSES)
   .describe(
-    '(awaiting_approval →) accepted → queued → executing → committed | rejected | expired. Final states never ' +
-      "change again. awaiting_approval: held unsigned until the approval policy's quorum approves.",
+    '(awaiting_approval →) (awaiting_signatures →) accepted → queued → executing → committed | rejected | expired. ' +
+      "Final states never change again. awaiting_approval: held unsigned until the approval policy's quorum " +
+      "approves. awaiting_signatures: signed by Quill's keys, short of the party's signing threshold until its " +
+      'external key holders post theirs.',
   );
 export type SubmissionStatus = z.infer<typeof SubmissionStatus>;
 export type FinalStatus = {
@@ -124,6 +128,31 @@ export const ApprovalRequirement = z.object({
 });
 export type ApprovalRequirement = z.infer<typeof ApprovalRequirement>;
 
+/** One key of the party's signing set, as the record's signature round tracks it. */
+export const RoundKey = z.object({
+  fingerprint: z.string(),
+  holder: z.enum(['quill', 'external']).describe('quill: Quill signs with it; external: its holder posts'),
+  label: z.string().nullable(),
+  signedAt: z.string().nullable().describe('when its signature was counted; null: not (yet) signed'),
+});
+export type RoundKey = z.infer<typeof RoundKey>;
+
+/**
+ * The party's signing set as the submission collects signatures over its hash: M (`threshold`) distinct keys of
+ * the set must sign before it is queued. Present on every record signed for a party with a signing set.
+ */
+export const SignatureRound = z.object({
+  threshold: z.number().int().describe('how many distinct keys of the set must sign (M)'),
+  deadline: z
+    .string()
+    .nullable()
+    .describe(
+      'signatures after this time are refused and a round short of M ends expired (SIGNATURES_MISSING)',
+    ),
+  keys: z.array(RoundKey).describe("the set's keys, in its order"),
+});
+export type SignatureRound = z.infer<typeof SignatureRound>;
+
 const InstrumentRef = z.object({ admin: z.string(), id: z.string() });
 
 /**
@@ -201,6 +230,9 @@ export const SubmissionRecord = z.object({
     ),
   approval: ApprovalRequirement.optional().describe('present when the policy asked for approvals'),
   approvals: z.array(Approval).optional().describe('decisions so far, in order'),
+  signatureRound: SignatureRound.optional().describe(
+    "the party's signing set and who signed: present when the party signs M of N (a signing set)",
+  ),
   outflows: z
     .array(z.object({ instrument: z.object({ admin: z.string(), id: z.string() }), amount: z.string() }))
     .optional()

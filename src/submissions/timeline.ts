@@ -2,11 +2,13 @@
 // signed and queued, each attempt with its outcome, the searches of the ledger, and how it ended (or what it waits
 // for). Served by GET /wallet/v1/submissions/{id}/timeline and drawn by the console's submission page.
 import type { Attempt, SubmissionRecord } from './record.ts';
+import { awaitedKeys, keyName, signedCount } from './round.ts';
 
 export type TimelineStepKind =
   | 'accepted'
   | 'approval'
   | 'signed'
+  | 'signature'
   | 'attempt'
   | 'searched'
   | 'committed'
@@ -46,9 +48,13 @@ function plural(n: number, one: string): string {
 
 function accepted(rec: SubmissionRecord): TimelineStep {
   const a = rec.approval;
+  const r = rec.signatureRound;
+  const threshold = r ? `; its party signs ${r.threshold} of ${r.keys.length} keys` : '';
   const held = a
-    ? `; held for approval: ${a.rule ? `rule "${a.rule}" ` : ''}needs ${plural(a.quorum, 'approval')}${a.group ? ` from ${a.group}` : ''}${a.policyVersion !== null ? ` (policy version ${a.policyVersion})` : ''}`
-    : '; signed and queued';
+    ? `; held for approval: ${a.rule ? `rule "${a.rule}" ` : ''}needs ${plural(a.quorum, 'approval')}${a.group ? ` from ${a.group}` : ''}${a.policyVersion !== null ? ` (policy version ${a.policyVersion})` : ''}${threshold}`
+    : r
+      ? threshold
+      : '; signed and queued';
   return { kind: 'accepted', at: rec.createdAt, text: `Accepted from ${rec.requestedBy}${held}` };
 }
 
@@ -65,7 +71,25 @@ function signedAfterApproval(rec: SubmissionRecord): TimelineStep[] {
   if (!rec.approval || rec.status === 'awaiting_approval') return [];
   if (rec.error && UNSIGNED_ENDS.has(rec.error.code)) return [];
   const last = [...(rec.approvals ?? [])].reverse().find((d) => d.decision === 'approve');
-  return [{ kind: 'signed', at: last?.at ?? rec.createdAt, text: 'Quorum reached: signed and queued' }];
+  const text = rec.signatureRound
+    ? "Quorum reached: signed with Quill's keys"
+    : 'Quorum reached: signed and queued';
+  return [{ kind: 'signed', at: last?.at ?? rec.createdAt, text }];
+}
+
+/** Each key of the signing set that signed, when (a round's record only). */
+function roundSignatures(rec: SubmissionRecord): TimelineStep[] {
+  return (rec.signatureRound?.keys ?? []).flatMap((k) =>
+    k.signedAt === null
+      ? []
+      : [
+          {
+            kind: 'signature' as const,
+            at: k.signedAt,
+            text: `Signed by ${keyName(k)}${k.holder === 'external' ? ', an external holder' : ', held by Quill'}`,
+          },
+        ],
+  );
 }
 
 function attempts(rec: SubmissionRecord): TimelineStep[] {
@@ -110,6 +134,16 @@ function end(rec: SubmissionRecord): TimelineStep {
         text: `Waiting for ${plural(left, 'more approval')}${a?.deadline ? ` until ${a.deadline}` : ''}`,
       };
     }
+    case 'awaiting_signatures': {
+      const r = rec.signatureRound;
+      const left = Math.max(0, (r?.threshold ?? 1) - (r ? signedCount(r) : 0));
+      const awaited = r ? awaitedKeys(r).map(keyName).join(', ') : '';
+      return {
+        kind: 'waiting',
+        at: null,
+        text: `Waiting for ${plural(left, 'more signature')} (${r ? signedCount(r) : 0} of ${r?.threshold ?? 1})${r?.deadline ? ` until ${r.deadline}` : ''}: awaiting ${awaited || 'no key'}`,
+      };
+    }
     case 'accepted':
     case 'queued':
       return { kind: 'waiting', at: null, text: 'Queued: waiting for a worker to send it' };
@@ -134,8 +168,12 @@ function end(rec: SubmissionRecord): TimelineStep {
 
 /** The record's steps, oldest first, with what it waits for (or how it ended) last. */
 export function timeline(rec: SubmissionRecord): TimelineStep[] {
-  const steps = [...decisions(rec), ...signedAfterApproval(rec), ...attempts(rec), ...searched(rec)].sort(
-    (x, y) => (x.at ?? '').localeCompare(y.at ?? ''),
-  );
+  const steps = [
+    ...decisions(rec),
+    ...signedAfterApproval(rec),
+    ...roundSignatures(rec),
+    ...attempts(rec),
+    ...searched(rec),
+  ].sort((x, y) => (x.at ?? '').localeCompare(y.at ?? ''));
   return [accepted(rec), ...steps, end(rec)];
 }

@@ -5,7 +5,7 @@ import { buildPreparedTransaction, damlValue } from '@quill/sandbox/build';
 import { inject } from 'vitest';
 import { issueToken } from '../../src/auth/index.ts';
 import { loadConfig } from '../../src/config/index.ts';
-import { PartyError } from '../../src/parties/index.ts';
+import { PartyError, type PartyRegistry, signingSetOf } from '../../src/parties/index.ts';
 import type { AssetRecognizers } from '../../src/policy/index.ts';
 import { partyView } from '../../src/server/adapters.ts';
 import { startWallet } from '../../src/server/wallet.ts';
@@ -28,7 +28,12 @@ export const unreachableLedger: LedgerPort = {
 /** `recognizers`: holdings of further registries the wallet values, beside the built-in Amulet ones. */
 export async function apiHarness(
   env: Record<string, string> = {},
-  opts: { recognizers?: AssetRecognizers; moreBackends?: (dir: string) => KeyBackend[] } = {},
+  opts: {
+    recognizers?: AssetRecognizers;
+    moreBackends?: (dir: string) => KeyBackend[];
+    /** Parties written here (signing sets) are looked up before the harness's own single-key ones. */
+    registry?: PartyRegistry;
+  } = {},
 ) {
   const dir = tempDir('quill-api-');
   const keys = new KeyStore({ dir, passphrase: 'test passphrase', scrypt: { N: 1024 } });
@@ -56,7 +61,15 @@ export async function apiHarness(
     keys: keyring,
     signer: verifyingSigner(keyring),
     parties: {
-      keyOf: async (p) => parties.get(p),
+      keyOf: async (p) => (await opts.registry?.get(p))?.keyFingerprint ?? parties.get(p),
+      ...(opts.registry
+        ? {
+            signingSet: async (p: string) => {
+              const r = await opts.registry?.get(p);
+              return r ? signingSetOf(r) : undefined;
+            },
+          }
+        : {}),
       // Registry-only onboarding: no ledger here, so the party is recorded as if the ledger had allocated it.
       list: async () => [...parties].map(([partyId, keyFingerprint]) => view(partyId, keyFingerprint)),
       get: async (partyId) => {

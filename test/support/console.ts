@@ -58,7 +58,7 @@ export async function startConsoleWallet(sandbox: Sandbox, config: Config) {
     });
     return { status: res.status, json: (await res.json()) as Record<string, unknown> };
   }
-  return { wallet, url, client, call };
+  return { wallet, url, client, call, registry, keys };
 }
 
 /** A template whose creation the gated policy holds for one approval. */

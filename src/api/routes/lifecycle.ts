@@ -30,6 +30,7 @@ const Step = z.object({
     'accepted',
     'approval',
     'signed',
+    'signature',
     'attempt',
     'searched',
     'committed',
@@ -188,7 +189,13 @@ async function spent(deps: AppDeps, rec: SubmissionRecord): Promise<z.infer<type
 
 /** From when an admin may mark it expired: the deadline, plus the settle grace when an attempt may commit. */
 function expireFrom(rec: SubmissionRecord, executor: ExecutorDeps | undefined): string | null {
-  if (isTerminal(rec.status) || rec.status === 'awaiting_approval' || !executor) return null;
+  if (
+    isTerminal(rec.status) ||
+    rec.status === 'awaiting_approval' ||
+    rec.status === 'awaiting_signatures' ||
+    !executor
+  )
+    return null;
   const deadline = recordDeadline(rec, executor.config).at;
   return new Date(deadline + (mayStillCommit(rec) ? executor.config.settleGraceMs : 0) + 1).toISOString();
 }
@@ -215,7 +222,7 @@ export function lifecycleRoutes(deps: AppDeps) {
           explanation: explain(rec) ?? null,
           spentInputs: await spent(deps, rec),
           actions: {
-            search: !isTerminal(rec.status) && rec.status !== 'awaiting_approval' && rec.attempts.length > 0,
+            search: !isTerminal(rec.status) && rec.attempts.length > 0,
             expireFrom: expireFrom(rec, deps.executor),
           },
         },

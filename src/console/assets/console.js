@@ -223,6 +223,8 @@ if (lists().length + regions().length > 0 || record) {
     'submission.accepted',
     'submission.awaiting_approval',
     'submission.approval',
+    'submission.awaiting_signatures',
+    'submission.signature',
     'submission.committed',
     'submission.rejected',
     'submission.expired',

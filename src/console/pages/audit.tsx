@@ -27,6 +27,7 @@ const KINDS = [
   'signature',
   'approval',
   'approval.review',
+  'submission.signature',
   'policy',
   'policy.propose',
   'policy.approve',

@@ -19,6 +19,7 @@ import { overviewPage } from './overview.tsx';
 import { onboardParty, partiesPage, partyPage } from './parties.tsx';
 import { decideProposal, policyPage, proposePolicy } from './policy.tsx';
 import { searchPage } from './search.tsx';
+import { postSignatureForm, signPage } from './sign.tsx';
 import { submissionRows, submissionsPage } from './submission-list.tsx';
 import { expireSubmission, searchSubmission, submissionPage } from './submissions.tsx';
 
@@ -81,6 +82,19 @@ export const PAGES: readonly ConsolePage[] = [
     title: 'Mark expired',
     minRole: 'admin',
     post: (c) => expireSubmission(c, param(c, 'id')),
+  },
+
+  {
+    path: '/submissions/:id/sign',
+    title: 'Sign a submission',
+    minRole: 'read',
+    get: (c) => signPage(c, param(c, 'id')),
+  },
+  {
+    path: '/submissions/:id/signatures',
+    title: 'Post a signature',
+    minRole: 'approve',
+    post: (c) => postSignatureForm(c, param(c, 'id')),
   },
 
   {

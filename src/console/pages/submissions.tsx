@@ -19,6 +19,52 @@ import { Empty, Facts, Id, Json, Page, Party, Status, Template, Time } from '../
 /** A submission id as the console accepts it in a path. */
 export const ID = /^[\w-]{1,100}$/;
 
+type RoundView = {
+  threshold: number;
+  deadline: string | null;
+  keys: { fingerprint: string; holder: string; label: string | null; signedAt: string | null }[];
+};
+
+/** A signature round: who signed when, who is awaited, until when, and where an external holder signs. */
+function Round(p: { rec: { id: string; status: string }; round: RoundView }) {
+  const signed = p.round.keys.filter((k) => k.signedAt !== null).length;
+  return (
+    <section aria-labelledby="h-round">
+      <h2 id="h-round">Signatures</h2>
+      <p data-testid="round-progress">
+        {signed} of {p.round.threshold} signatures
+        {p.round.deadline ? (
+          <>
+            {' '}
+            (deadline <Time at={p.round.deadline} />)
+          </>
+        ) : null}
+        {p.rec.status === 'awaiting_signatures' && (
+          <>
+            {' '}
+            — <a href={`/console/submissions/${p.rec.id}/sign`}>Sign it</a>
+          </>
+        )}
+      </p>
+      <ul data-testid="round-keys">
+        {p.round.keys.map((k) => (
+          <li>
+            <Id value={k.fingerprint} /> {k.label ?? ''} ({k.holder === 'quill' ? 'Quill' : 'external holder'}
+            ):{' '}
+            {k.signedAt ? (
+              <>
+                signed <Time at={k.signedAt} />
+              </>
+            ) : (
+              'awaited'
+            )}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
 /** The record's hash was signed: not while awaiting approval, nor when the approval ended it unsigned. */
 const UNSIGNED_ENDS = new Set(['APPROVAL_REJECTED', 'APPROVAL_EXPIRED', 'POLICY_CHANGED']);
 
@@ -42,7 +88,8 @@ export async function submissionPage(c: Ctx, id: string, form?: { error?: string
   const now = Date.now();
   const viewer = c.get('viewer');
   const awaiting = rec.status === 'awaiting_approval';
-  const signed = !awaiting && !(rec.error && UNSIGNED_ENDS.has(rec.error.code));
+  const signed =
+    !awaiting && rec.status !== 'awaiting_signatures' && !(rec.error && UNSIGNED_ENDS.has(rec.error.code));
   // Whether an approval could sign it: the approvals list says, for the key of each submission awaiting.
   const held = awaiting
     ? await answer(api.wallet.v1.approvals.$get({ query: { party: rec.party } }))
@@ -113,13 +160,14 @@ export async function submissionPage(c: Ctx, id: string, form?: { error?: string
           />
         </section>
       )}
+      {rec.signatureRound && <Round rec={rec} round={rec.signatureRound} />}
       <Lifecycle t={t} rec={rec} now={now} />
       <LedgerActions t={t} viewer={viewer} now={now} error={form?.ledgerError} />
       <section aria-labelledby="h-signed">
         <h2 id="h-signed">
           {signed
             ? 'What was signed'
-            : awaiting
+            : awaiting || rec.status === 'awaiting_signatures'
               ? 'What will be signed'
               : 'What was to be signed (never signed)'}
         </h2>

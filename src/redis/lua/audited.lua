@@ -1,5 +1,5 @@
 -- One entry appended to the audit chain, optionally with one hash field written in the same step (the signature
--- attached after an approval quorum, src/submissions/store.ts attachSignature; src/audit AuditLog.append).
+-- written beside an entry; src/audit AuditLog.append).
 -- KEYS: 1 audit stream, 2 audit head, 3 the hash to write (the stream itself when none)
 -- ARGV: 1 hash field ('' = none), 2 its value, 3.. the entry (src/audit auditFields)
 --- @include "audit-append"

@@ -4,9 +4,10 @@
 --       12 the record the command index named when the caller read it (the new record's key when none)
 -- ARGV: 1 id, 2 record json, 3 payload json, 4 status, 5 hash hex, 6 idempotency value ('' = none),
 --       7 the id the command index held when the caller read it ('' = none), 8 n = number of outbox field/value
---       items that follow (0 = none), 9..8+n those items, 9+n.. the audit entry (src/audit auditFields: its pairs,
---       then chainDigest); the signature made for this request is logged whatever the outcome, with `stored` true
---       or false, and when false `existingSubmission` names the record that holds the command id
+--       items that follow (0 = none), 9..8+n those items, 9+n.. the audit entries, one per signature made for this
+--       request (each as its item count, then its items: src/audit auditFields, its pairs then chainDigest); every
+--       signature is logged whatever the outcome, with `stored` true or false, and when false
+--       `existingSubmission` names the record that holds the command id
 -- Returns {1, id, seq} created, {0, existingId} taken by a live or same-hash record, {-1} when the command index
 -- changed since the caller read it (read again and retry). A command id whose record ended final but not
 -- committed (rejected, expired) with another hash is handed to the new record.
@@ -16,15 +17,19 @@ local OUTN = tonumber(ARGV[8])
 local existing = redis.call('GET', KEYS[2])
 if (existing or '') ~= ARGV[7] then return {-1} end
 local function audit(stored)
-  if #ARGV <= 8 + OUTN then return end
-  local entry = {}
-  for i = 9 + OUTN, #ARGV do entry[#entry + 1] = ARGV[i] end
   local outcome = { 'stored', stored }
   if stored == 'false' then
     outcome[3] = 'existingSubmission'
     outcome[4] = existing
   end
-  auditAppend(KEYS[9], KEYS[10], entry, outcome)
+  local i = 9 + OUTN
+  while i <= #ARGV do
+    local n = tonumber(ARGV[i])
+    local entry = {}
+    for j = i + 1, i + n do entry[#entry + 1] = ARGV[j] end
+    auditAppend(KEYS[9], KEYS[10], entry, outcome)
+    i = i + n + 1
+  end
 end
 if existing then
   local ex = redis.call('HMGET', KEYS[12], 'status', 'hash')

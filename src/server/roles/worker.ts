@@ -9,9 +9,11 @@ import { Lease, redisKeys } from '../../redis/index.ts';
 import type { RawSigner } from '../../signing/index.ts';
 import {
   closeWorker,
+  expireOverdueRounds,
   type JobData,
   type LedgerPort,
   requeueStranded,
+  type SignaturePorts,
   startWorker,
 } from '../../submissions/index.ts';
 import { executorConfig, indexedLedger, type Shared } from './shared.ts';
@@ -20,6 +22,8 @@ export interface WorkerRoleOptions {
   ledger: LedgerPort;
   /** The ledger watcher's reads and the parties it follows (absent: no watcher). */
   watch?: { ledger: WatcherLedger; parties: () => Promise<string[]> };
+  /** Signing sets and Quill's keys: the worker re-signs after a key rotation (absent: stored signatures only). */
+  signatures?: SignaturePorts;
   /** The key ring holding AUDIT_KEY (absent: no audit checkpoints). */
   auditSigner?: RawSigner;
   /** Test overrides of the queue's and the sweeps' timing. */
@@ -89,6 +93,7 @@ export function startWorkerRole(s: Shared, o: WorkerRoleOptions): WorkerRole {
       ledger: indexed ? indexedLedger(s, o.ledger) : o.ledger,
       metrics: s.metrics,
       config: executorConfig(config),
+      ...(o.signatures ? { signatures: o.signatures } : {}),
     },
     {
       connection: workerConn,
@@ -137,6 +142,9 @@ export function startWorkerRole(s: Shared, o: WorkerRoleOptions): WorkerRole {
       if (!leader.held && !(await leader.acquire().catch(() => false))) return;
       const n = await requeueStranded(store, s.queue, every);
       if (n > 0) log('info', `requeued ${n} stranded submissions`);
+      // Signature rounds past their deadline end here too when nobody reads them (SIGNATURES_MISSING).
+      const ended = await expireOverdueRounds(store, Date.now());
+      if (ended > 0) log('info', `expired ${ended} signature rounds past their deadline`);
       await store.dropPayloads(Date.now() - config.payloadRetentionMs);
     } catch (err) {
       log('warn', `sweep: ${(err as Error).message}`);

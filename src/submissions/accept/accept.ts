@@ -13,6 +13,8 @@ import {
 } from '../../policy/index.ts';
 import { SubmissionRefused } from '../errors.ts';
 import type { SubmissionRecord } from '../record.ts';
+import { distinctSigners, newRound, quillKeys, signingSetFor, usesRound } from '../round.ts';
+import { type QuillSigned, signWithQuillKeys } from '../round-sign.ts';
 import { newSubmissionId } from '../store/index.ts';
 import { inSpan } from '../tracing.ts';
 import { queue } from '../transitions.ts';
@@ -110,10 +112,13 @@ async function accept(
     throw commandIdInUse(who, tx.commandId, earlier);
   }
 
-  const keyFingerprint = await ports.partyKey(party);
-  if (!keyFingerprint) {
+  const set = await signingSetFor(ports, party);
+  if (!set) {
     throw new SubmissionRefused(422, 'UNKNOWN_PARTY', `party ${echo(party)} is not held by this wallet`);
   }
+  // M of N: the record names the first key Quill signs with (a single-key party: its one key, as before).
+  const round = usesRound(set);
+  const keyFingerprint = quillKeys(set)[0] ?? (set.keys[0]?.fingerprint as string);
   await checkPackageNames(ports, req);
   const canCommitUntil = checkWindow(tx, {
     allowedSynchronizers: deps.allowedSynchronizers,
@@ -143,14 +148,33 @@ async function accept(
     }
     const waits = verdict?.decision.outcome.action === 'approve' ? verdict.decision.outcome : undefined;
 
-    // Policy passed: sign (unless approvers must decide first). The signature is logged (audit stream) in the
-    // same script that stores the record.
-    const signature = waits
+    // Policy passed: sign with every key Quill holds in the party's set (unless approvers must decide first).
+    // The signatures are logged (audit stream) in the same script that stores the record.
+    const signed: QuillSigned | undefined = waits
       ? undefined
-      : await inSpan('quill.sign', { 'quill.key_fingerprint': keyFingerprint }, () =>
-          ports.sign(keyFingerprint, tx.hash),
+      : await signWithQuillKeys(ports.sign, quillKeys(set), tx.hash);
+    const signatures = signed?.signatures ?? [];
+    for (const sig of signatures) deps.metrics?.signed.inc({ algorithm: sig.signingAlgorithmSpec });
+    const signers = distinctSigners(signatures, (fp) => set.keys.some((k) => k.fingerprint === fp));
+    if (signed && signers.length < set.threshold) {
+      // Short of M: a round waits for the external holders, unless even all of them could not make it up.
+      const external = set.keys.filter((k) => k.holder === 'external').length;
+      if (!round || signers.length + external < set.threshold) {
+        throw (
+          signed.refusals[0] ??
+          new SubmissionRefused(
+            422,
+            'SIGNATURES_UNAVAILABLE',
+            `party ${echo(party)} needs ${set.threshold} signatures and only ${signers.length + external} of its keys can sign`,
+          )
         );
-    if (signature) deps.metrics?.signed.inc({ algorithm: signature.signingAlgorithmSpec });
+      }
+    }
+    const status: SubmissionRecord['status'] = waits
+      ? 'awaiting_approval'
+      : signers.length >= set.threshold
+        ? 'accepted'
+        : 'awaiting_signatures';
     const at = new Date(now()).toISOString();
     const id = newSubmissionId();
     const approvalDeadline = waits
@@ -161,7 +185,7 @@ async function accept(
       : undefined;
     const record: SubmissionRecord = {
       id,
-      status: waits ? 'awaiting_approval' : 'accepted',
+      status,
       party,
       commandId: tx.commandId,
       userId,
@@ -203,28 +227,36 @@ async function accept(
             approvals: [],
           }
         : {}),
+      ...(round
+        ? {
+            signatureRound: newRound(
+              set,
+              canCommitUntil !== undefined ? new Date(canCommitUntil).toISOString() : null,
+              signers,
+              at,
+            ),
+          }
+        : {}),
     };
     const stored = await store.create(
       record,
       {
         preparedTransaction: req.preparedTransaction,
-        partySignatures: { signatures: signature ? [{ party, signatures: [signature] }] : [] },
+        partySignatures: { signatures: signatures.length > 0 ? [{ party, signatures }] : [] },
         ...(dedupSeconds !== undefined ? { deduplicationSeconds: dedupSeconds } : {}),
         ...(req.minLedgerTime !== undefined ? { minLedgerTime: req.minLedgerTime } : {}),
         ...(req.transactionFormat !== undefined ? { transactionFormat: req.transactionFormat } : {}),
       },
       idempotencyKey !== undefined ? { scope, key: idempotencyKey, fingerprint } : undefined,
-      signature
-        ? {
-            at,
-            actor: who.subject,
-            party,
-            keyFingerprint,
-            hash: hashHex,
-            commandId: tx.commandId,
-            submission: id,
-          }
-        : undefined,
+      signatures.map((sig) => ({
+        at,
+        actor: who.subject,
+        party,
+        keyFingerprint: sig.signedBy,
+        hash: hashHex,
+        commandId: tx.commandId,
+        submission: id,
+      })),
       // The command index as read above: the store's step checks it has not changed since.
       earlier?.id ?? '',
     );
@@ -251,6 +283,19 @@ async function accept(
       hash: hashHex,
       rule: verdict?.decision.rule ?? null,
       quorum: waits.quorum,
+      requestedBy: who.subject,
+    });
+    return { record: stored.record, created: true };
+  }
+  if (stored.record.status === 'awaiting_signatures') {
+    deps.metrics?.accepted.inc({ outcome: 'new' });
+    deps.log?.('info', 'awaiting signatures', {
+      submission: id,
+      commandId: tx.commandId,
+      party,
+      hash: hashHex,
+      threshold: set.threshold,
+      signed: stored.record.signatureRound?.keys.filter((k) => k.signedAt !== null).length ?? 0,
       requestedBy: who.subject,
     });
     return { record: stored.record, created: true };

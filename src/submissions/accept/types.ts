@@ -12,6 +12,7 @@ import type { PolicyDocument, TransactionFacts, VelocityLookup } from '../../pol
 import type { Durability } from '../../redis/index.ts';
 import type { PipelineMetrics } from '../metrics.ts';
 import type { HashingSchemeVersion, Intent, SubmissionRecord } from '../record.ts';
+import type { SigningSet } from '../round.ts';
 import type { SubmissionStore } from '../store/index.ts';
 
 /** What the accept step needs to know about a prepared transaction (inspect.ts decodes and hashes it). */
@@ -50,6 +51,11 @@ export interface AcceptPorts {
   ): InspectedTransaction | Promise<InspectedTransaction>;
   /** The key that controls the party, if this wallet holds it. */
   partyKey(party: string): Promise<string | undefined>;
+  /**
+   * The party's signing set (M of N keys, each held by Quill or an external holder). Absent, or undefined for a
+   * party: its `partyKey`, threshold 1.
+   */
+  signingSet?(party: string): Promise<SigningSet | undefined>;
   /**
    * Signs the 32-byte hash and verifies the signature before returning it. A disabled or missing key is a
    * SubmissionRefused (KEY_DISABLED / UNKNOWN_KEY): the key's status is checked where it is used.

@@ -1,10 +1,9 @@
 // Redis store of submission records: atomic creation with indexes, CAS transitions that never go backwards,
 // cursor-paged listings and idempotency keys. A change that signs, decides or ends a record appends its audit
-// entry and outbox entry in the same Lua step (src/redis/lua/create.lua, transition.lua).
+// entry and outbox entry in the same Lua step (src/redis/lua/create.lua, transition.lua, signatures.lua).
 import { randomBytes } from 'node:crypto';
-import type { Signature } from '@quill/canton/ledger';
 import type { Redis } from 'ioredis';
-import { AUDITED, auditFields, type SignatureEntry } from '../../audit/index.ts';
+import { auditFields, type SignatureEntry } from '../../audit/index.ts';
 import { consumerStep } from '../../redis/consumer.ts';
 import { redisFailed, StoreError } from '../../redis/errors.ts';
 import { type RedisKeys, redisKeys } from '../../redis/keys.ts';
@@ -20,7 +19,7 @@ import {
 } from '../record.ts';
 import { KeyFlags } from './key-flags.ts';
 import { decodeOutboxEntry, Outbox, outboxFields } from './outbox.ts';
-import { CREATE, DROP_PAYLOADS, TRANSITION } from './scripts.ts';
+import { CREATE, DROP_PAYLOADS, SIGNATURES, TRANSITION } from './scripts.ts';
 import { decodeRecord } from './stored.ts';
 
 export interface VersionedRecord {
@@ -55,6 +54,10 @@ export function newSubmissionId(): string {
 /** A list of ARGV items preceded by its length (the scripts take several variable-length parts). */
 const withCount = (items: string[]): string[] => [String(items.length), ...items];
 
+/** Audit entries as the create and signatures scripts take them: each its item count, then its items. */
+const auditEntries = (entries: Record<string, string>[]): string[] =>
+  entries.flatMap((e) => withCount(auditFields(e)));
+
 /** Attempts of a script whose optimistic read went stale before giving up (CONFLICT). */
 const MAX_TRIES = 100;
 
@@ -82,7 +85,8 @@ export class SubmissionStore {
     record: SubmissionRecord,
     payload: SubmissionPayload,
     idempotency?: { scope: string; key: string; fingerprint: string },
-    audit?: SignatureEntry,
+    /** One per signature made for this request (several when the party's signing set has several Quill keys). */
+    audit?: SignatureEntry | SignatureEntry[],
     holder?: string,
   ): Promise<VersionedRecord & { created: boolean }> {
     const k = this.keys;
@@ -118,7 +122,12 @@ export class SubmissionStore {
           idempotency ? JSON.stringify({ fingerprint: idempotency.fingerprint, id: record.id }) : '',
           seen,
           ...withCount(outbox),
-          ...(audit ? auditFields(audit) : []),
+          ...auditEntries(
+            (audit === undefined ? [] : Array.isArray(audit) ? audit : [audit]) as unknown as Record<
+              string,
+              string
+            >[],
+          ),
         ],
       ).catch(redisFailed)) as [number, string?];
       if (res[0] === 1) return { created: true, record, version: 1 };
@@ -367,26 +376,66 @@ export class SubmissionStore {
   }
 
   /**
-   * Stores the signature made after an approval quorum in the record's payload and logs it in the audit chain,
-   * in one step (only the caller whose write reached the quorum calls this).
+   * Adds signatures to a record (a signature round's, the worker's re-signing after a key rotation): `change`
+   * plans the new record and payload from the current ones (undefined: nothing to write), and the signatures
+   * script writes both with their audit entries (and an outbox entry when `announce`), by compare-and-set on the
+   * version and status it read. Of concurrent callers whose changes move the record on, exactly one write lands;
+   * the others re-plan from the record it left. `written` is true when this call's write is the one returned.
    */
-  async attachSignature(
+  async addSignatures(
     id: string,
-    party: string,
-    signature: Signature,
-    audit: SignatureEntry,
-  ): Promise<void> {
+    change: (
+      current: SubmissionRecord,
+      payload: SubmissionPayload,
+    ) =>
+      | {
+          record: SubmissionRecord;
+          payload: SubmissionPayload;
+          audit: Record<string, string>[];
+          announce: boolean;
+        }
+      | undefined,
+  ): Promise<VersionedRecord & { written: boolean }> {
     const k = this.keys;
-    const raw = await this.redis.hget(k.record(id), 'payload').catch(redisFailed);
-    if (!raw) throw new StoreError('NOT_FOUND', `no submission ${id}`);
-    const payload = JSON.parse(raw) as SubmissionPayload;
-    payload.partySignatures = { signatures: [{ party, signatures: [signature] }] };
-    await runScript(
-      this.redis,
-      AUDITED,
-      [k.audit, k.auditHead, k.record(id)],
-      ['payload', JSON.stringify(payload), ...auditFields(audit)],
-    ).catch(redisFailed);
+    for (let i = 0; i < MAX_TRIES; i++) {
+      const cur = await this.get(id);
+      if (!cur) throw new StoreError('NOT_FOUND', `no submission ${id}`);
+      if (isTerminal(cur.record.status) || !cur.payload) return { ...cur, written: false };
+      const planned = change(structuredClone(cur.record), structuredClone(cur.payload));
+      if (!planned) return { ...cur, written: false };
+      const next = planned.record;
+      if (STATUS_RANK[next.status] < STATUS_RANK[cur.record.status]) return { ...cur, written: false };
+      next.updatedAt = new Date().toISOString();
+      const was = cur.record.status;
+      const res = (await runScript(
+        this.redis,
+        SIGNATURES,
+        [
+          k.record(id),
+          k.statusIndex(was),
+          k.statusIndex(next.status),
+          k.partyStatusIndex(next.party, was),
+          k.partyStatusIndex(next.party, next.status),
+          k.outbox,
+          k.audit,
+          k.auditHead,
+        ],
+        [
+          String(cur.version),
+          was,
+          next.status,
+          JSON.stringify(next),
+          JSON.stringify(planned.payload),
+          id,
+          ...withCount(planned.announce ? outboxFields(next, was) : []),
+          ...auditEntries(planned.audit),
+        ],
+      ).catch(redisFailed)) as [number, string | number];
+      if (res[0] === 1) return { record: next, version: Number(res[1]), written: true };
+      if (res[0] === -2) throw new StoreError('NOT_FOUND', `no submission ${id}`);
+      // 0: another write came first (a signature, an expiry): plan again from the record it left.
+    }
+    throw new StoreError('CONFLICT', `submission ${id}: too many concurrent updates`);
   }
 }
 

@@ -25,4 +25,5 @@ const RECORD = [
 
 export const CREATE = loadScript('create', { record: RECORD });
 export const TRANSITION = loadScript('transition', { record: RECORD });
+export const SIGNATURES = loadScript('signatures', { record: RECORD });
 export const DROP_PAYLOADS = loadScript('drop-payloads');

@@ -211,6 +211,21 @@ const TABLE: Record<string, Expect> = {
     submit: [403, 403, 403],
     admin: [409, 409, 404],
   },
+  // Signature rounds: the harness's parties sign with one key, so their submissions have no round (409).
+  'GET /wallet/v1/submissions/{id}/signatures': {
+    none: 401,
+    read: [409, 409, 404],
+    approve: [409, 409, 404],
+    submit: [409, 409, 404],
+    admin: [409, 409, 404],
+  },
+  'POST /wallet/v1/submissions/{id}/signatures': {
+    none: 401,
+    read: [403, 403, 403],
+    approve: [409, 409, 404],
+    submit: [403, 403, 403],
+    admin: [409, 409, 404],
+  },
   'GET /wallet/v1/approvals': {
     none: 401,
     read: [200, 200, 200],
@@ -796,6 +811,29 @@ const ROUTES: Record<
         })
       ).status;
     },
+  },
+  'GET /wallet/v1/submissions/{id}/signatures': {
+    needsSubmission: true,
+    run: async (t, token) =>
+      (await h.call('GET', `/wallet/v1/submissions/${t.submission}/signatures`, token ? { token } : {}))
+        .status,
+  },
+  'POST /wallet/v1/submissions/{id}/signatures': {
+    needsSubmission: true,
+    run: async (t, token) =>
+      (
+        await h.call('POST', `/wallet/v1/submissions/${t.submission}/signatures`, {
+          ...(token ? { token } : {}),
+          body: {
+            signature: {
+              format: 'SIGNATURE_FORMAT_CONCAT',
+              signature: Buffer.alloc(64).toString('base64'),
+              signedBy: t.fingerprint,
+              signingAlgorithmSpec: 'SIGNING_ALGORITHM_SPEC_ED25519',
+            },
+          },
+        })
+      ).status,
   },
   'GET /wallet/v1/approvals': {
     needsSubmission: false,

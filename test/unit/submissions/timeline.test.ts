@@ -126,3 +126,46 @@ describe('explain', () => {
     expect(spentInputs({ code: 'KEY_DISABLED', message: '' })).toBe(false);
   });
 });
+
+describe('signature rounds in the timeline', () => {
+  const round = (signed: (string | null)[], deadline: string | null = at(50)) => ({
+    threshold: 2,
+    deadline,
+    keys: signed.map((s, i) => ({
+      fingerprint: `1220${String(i).repeat(64)}`,
+      holder: (i === 0 ? 'quill' : 'external') as 'quill' | 'external',
+      label: i === 0 ? null : `holder-${i}`,
+      signedAt: s,
+    })),
+  });
+
+  it('shows who signed when and who is awaited, until the deadline, and explains the wait', () => {
+    const rec = record({
+      createdAt: at(0),
+      status: 'awaiting_signatures',
+      signatureRound: round([at(0), null, null]),
+    });
+    const steps = timeline(rec);
+    expect(steps.map((s) => s.kind)).toEqual(['accepted', 'signature', 'waiting']);
+    expect(steps[0]?.text).toContain('signs 2 of 3 keys');
+    expect(steps[1]?.text).toContain('held by Quill');
+    expect(steps[2]?.text).toBe(
+      `Waiting for 1 more signature (1 of 2) until ${at(50)}: awaiting holder-1 (122011111111…), holder-2 (122022222222…)`,
+    );
+    expect(explain(rec)?.code).toBe('AWAITING_SIGNATURES');
+  });
+
+  it('explains SIGNATURES_MISSING and KEYS_ROTATED', () => {
+    for (const code of ['SIGNATURES_MISSING', 'KEYS_ROTATED']) {
+      const rec = record({
+        status: 'expired',
+        error: { code, message: code },
+        signatureRound: round([at(0), at(3), null]),
+      });
+      expect(explain(rec)?.title).not.toMatch(/^Refused/);
+      const steps = timeline(rec);
+      expect(steps.filter((s) => s.kind === 'signature').map((s) => s.at)).toEqual([at(0), at(3)]);
+      expect(steps.at(-1)).toMatchObject({ kind: 'expired', code });
+    }
+  });
+});
