@@ -10,7 +10,7 @@ import { type Sandbox, startAdminApi, startSandbox } from '@quill/sandbox';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openPkcs11Backend } from '../../../src/signing/index.ts';
 import { softhsmToken } from '../../support/softhsm.ts';
-import { LEDGER_USER, noteCommand, startFullWallet, walletConfig } from '../../support/wallet.ts';
+import { LEDGER_USER, noteCommand, prepareOn, startFullWallet, walletConfig } from '../../support/wallet.ts';
 
 let sandbox: Sandbox;
 let adminApi: { url: string; close(): Promise<void> };
@@ -80,6 +80,7 @@ beforeAll(async () => {
   );
 });
 afterAll(async () => {
+  sandbox?.faults.configure({});
   await w?.wallet.close();
   await w?.keys.close();
   await adminApi?.close();
@@ -123,6 +124,32 @@ async function executeWith(
     userId: LEDGER_USER,
     hashingSchemeVersion: 'HASHING_SCHEME_VERSION_V3',
   } as never);
+}
+
+/** A note for `party` through Quill's API (prepared on the sandbox, then submitted, `?wait` seconds). */
+async function submitNote(party: string, wait = 20) {
+  const body = await prepareOn(w.client, party, noteCommand(party));
+  const res = await w.call('POST', `/wallet/v1/submissions${wait ? `?wait=${wait}` : ''}`, {
+    ...body,
+    party,
+  });
+  expect(res.status, JSON.stringify(res.json)).toBeLessThan(300);
+  return res.json as { id: string; status: string; error?: { code: string } | null } & Record<
+    string,
+    unknown
+  >;
+}
+
+async function waitFor(id: string, status: string) {
+  // `?wait` holds the answer until the record is final: a status before that is polled.
+  const final = ['committed', 'rejected', 'expired'].includes(status);
+  let res = await w.call('GET', `/wallet/v1/submissions/${id}${final ? '?wait=20' : ''}`);
+  for (let i = 0; !final && res.json.status !== status && i < 100; i++) {
+    await new Promise((done) => setTimeout(done, 100));
+    res = await w.call('GET', `/wallet/v1/submissions/${id}`);
+  }
+  expect(res.json.status, JSON.stringify(res.json.error)).toBe(status);
+  return res.json;
 }
 
 const ana = externalSigner('Ana');
@@ -216,6 +243,57 @@ describe('an M-of-N party with a cold namespace key', () => {
     ).rejects.toMatchObject({ code: 'FAILED_TO_EXECUTE_TRANSACTION' });
   });
 
+  it('through Quill: its two held keys sign at once and it commits; the namespace key signs nothing', async () => {
+    const done = await submitNote(vault.party);
+    expect(done.status, JSON.stringify(done.error)).toBe('committed');
+    expect(done.signatureRound).toMatchObject({ threshold: 2 });
+    const signed = (await audit(undefined))
+      .filter((e) => e.submission === done.id)
+      .map((e) => e.keyFingerprint);
+    expect(signed.sort()).toEqual([vault.fileKey, vault.hsmKey].sort());
+    expect((await audit(undefined)).some((e) => e.keyFingerprint === vault.namespaceKey)).toBe(false);
+  });
+
+  it('a round waits for the external signer, verifies what it posts, then commits once', async () => {
+    const key = await newKey('p256');
+    const bo = externalSigner('Bo');
+    const namespaceKey = await newKey('ed25519');
+    const body = {
+      partyHint: 'duo',
+      namespaceKey,
+      signingKeys: [{ fingerprint: key }, bo.ref],
+      threshold: 2,
+    };
+    const prepared = await w.call('POST', '/wallet/v1/parties/prepare', body);
+    bo.fingerprint = (prepared.json.awaiting as string[])[0] as string;
+    const proof = signWith(
+      bo.privateKey,
+      bo.fingerprint,
+      hexBytes(prepared.json.partyToParticipantHash as string),
+    );
+    const made = await w.call('POST', '/wallet/v1/parties', { ...body, signatures: [proof] });
+    expect(made.status, JSON.stringify(made.json)).toBe(201);
+    const party = made.json.partyId as string;
+
+    const waiting = await submitNote(party, 0);
+    expect((await waitFor(waiting.id, 'awaiting_signatures')).signatureRound).toMatchObject({ threshold: 2 });
+    const round = (await w.call('GET', `/wallet/v1/submissions/${waiting.id}/signatures`)).json as {
+      hash: string;
+      awaiting: { fingerprint: string }[];
+    };
+    expect(round.awaiting.map((k) => k.fingerprint)).toEqual([bo.fingerprint]);
+    const wrong = await w.call('POST', `/wallet/v1/submissions/${waiting.id}/signatures`, {
+      signature: signWith(bo.privateKey, bo.fingerprint, new Uint8Array(32)),
+    });
+    expect(wrong.json.error?.code).toBe('BAD_SIGNATURE');
+    const posted = await w.call('POST', `/wallet/v1/submissions/${waiting.id}/signatures`, {
+      signature: signWith(bo.privateKey, bo.fingerprint, hexBytes(round.hash)),
+    });
+    expect(posted.status, JSON.stringify(posted.json)).toBe(200);
+    const done = await waitFor(waiting.id, 'committed');
+    expect(done.updateId).toBeTruthy();
+  });
+
   it('a namespace key is made for a party when none is named', async () => {
     const a = await newKey('ed25519');
     const b = await newKey('ed25519');
@@ -260,6 +338,7 @@ describe('a party hosted by three participants', () => {
     const { prepared, hash } = await preparedNote(party);
     const done = await executeWith(party, prepared, [await signer.sign(key, hash)]);
     expect(done.transaction.updateId).toBeTruthy();
+    expect((await submitNote(party)).status).toBe('committed');
   });
 
   it('refuses a host LEDGER_HOSTS does not name', async () => {
@@ -277,6 +356,16 @@ describe('a party hosted by three participants', () => {
 
 describe('key changes through the admin API', () => {
   it('adds a key, waits until effective, removes the old one: the old key no longer counts', async () => {
+    // Work signed under the old set, held in the queue (the participant answers 503) across the change.
+    sandbox.faults.configure({
+      rules: [{ kind: 'unavailable', endpoint: '/v2/interactive-submission/execute*' }],
+    });
+    const queued = await submitNote(vault.party, 0);
+    for (let i = 0; i < 100; i++) {
+      const r = await w.call('GET', `/wallet/v1/submissions/${queued.id}`);
+      if ((r.json.attempts as unknown[]).length > 0) break;
+      await new Promise((done) => setTimeout(done, 100));
+    }
     const fresh = await newKey('ed25519');
     const added = await w.call('POST', `/wallet/v1/parties/${encodeURIComponent(vault.party)}/keys`, {
       add: [{ fingerprint: fresh }],
@@ -292,6 +381,15 @@ describe('key changes through the admin API', () => {
       (k) => k.fingerprint,
     );
     expect(keys).toEqual([vault.hsmKey, ana.fingerprint, fresh]);
+
+    // The queued record: the removed key's signature dropped, the set's Quill keys sign again, it commits once.
+    sandbox.faults.configure({});
+    const settled = await waitFor(queued.id, 'committed');
+    expect(settled.updateId).toBeTruthy();
+    const resigned = (await audit(undefined)).filter(
+      (e) => e.submission === queued.id && e.actor === 'worker',
+    );
+    expect(resigned.map((e) => e.keyFingerprint)).toContain(fresh);
 
     const signer = (await import('../../../src/signing/index.ts')).verifyingSigner(w.keys);
     let { prepared, hash } = await preparedNote(vault.party);
