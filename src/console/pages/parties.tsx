@@ -71,7 +71,8 @@ export async function partiesPage(c: Ctx, form?: { error: string; values: Record
             <thead>
               <tr>
                 <th scope="col">Party</th>
-                <th scope="col">Key</th>
+                <th scope="col">Namespace key</th>
+                <th scope="col">Signs</th>
                 <th scope="col">Synchronizer</th>
               </tr>
             </thead>
@@ -83,6 +84,9 @@ export async function partiesPage(c: Ctx, form?: { error: string; values: Record
                   </td>
                   <td>
                     <Id value={p.keyFingerprint} href={`/console/keys/${p.keyFingerprint}`} />
+                  </td>
+                  <td>
+                    {p.threshold} of {p.signingKeys.length}
                   </td>
                   <td>
                     <Id value={p.synchronizerId} />
@@ -135,8 +139,13 @@ export async function partyPage(c: Ctx, party: string) {
   // continue on their own pages.
   const txBefore = offsetParam(c.req.query('txBefore'));
   const txAfter = offsetParam(c.req.query('txAfter'));
-  const [subs, history, holdings, offers, feed] = await Promise.all([
+  const [subs, rounds, history, holdings, offers, feed] = await Promise.all([
     answer(api.wallet.v1.submissions.$get({ query: { party, limit: String(PAGE) } })),
+    answer(
+      api.wallet.v1.submissions.$get({
+        query: { party, status: 'awaiting_signatures', limit: String(PAGE) },
+      }),
+    ),
     answer(
       one.transactions.$get({
         param: { party },
@@ -200,6 +209,34 @@ export async function partyPage(c: Ctx, party: string) {
         )}
       </dl>
       {view && view.layout === 'separate' && <PartyKeys view={view} />}
+      {rounds.status === 200 && rounds.body.items.length > 0 && (
+        <section aria-labelledby="h-rounds">
+          <h2 id="h-rounds">Open signature rounds</h2>
+          <ul data-testid="party-rounds">
+            {rounds.body.items.map((r) => {
+              const keys = r.signatureRound?.keys ?? [];
+              const signed = keys.filter((k) => k.signedAt !== null).length;
+              return (
+                <li>
+                  <a href={`/console/submissions/${encodeURIComponent(r.id)}`}>{r.id}</a>: {signed} of{' '}
+                  {r.signatureRound?.threshold ?? '?'} signed, awaiting{' '}
+                  {keys
+                    .filter((k) => k.signedAt === null)
+                    .map((k) => k.label ?? `${k.fingerprint.slice(0, 12)}…`)
+                    .join(', ')}
+                  {r.signatureRound?.deadline ? (
+                    <>
+                      {' '}
+                      · closes <Time at={r.signatureRound.deadline} />
+                    </>
+                  ) : null}{' '}
+                  · <a href={`/console/submissions/${encodeURIComponent(r.id)}/sign`}>Sign it</a>
+                </li>
+              );
+            })}
+          </ul>
+        </section>
+      )}
       <section aria-labelledby="h-psubs">
         <h2 id="h-psubs">Submissions</h2>
         {subs.status !== 200 ? (
