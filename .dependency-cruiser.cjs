@@ -70,7 +70,7 @@ module.exports = {
       `^${wallet('audit', 'redis', 'signing')}`,
       'The audit chain lives in Redis; its checkpoints are signed by a key of the key ring.',
     ),
-    only('signing-uses-ledger', `^${wallet('signing')}`, `^(${wallet('signing')}|${canton('ledger')})`, 'Signers speak the ledger Signature shapes.'),
+    only('signing-uses-ledger', `^${wallet('signing')}`, `^(${wallet('signing')}|${canton('ledger', 'topology')})`, 'Signers speak the ledger Signature shapes and fingerprint keys by the topology codec.'),
     only(
       'parties-use-leaves',
       `^${wallet('parties')}`,

@@ -8,6 +8,7 @@ import { echo } from '@quill/canton/errors';
 import type { Signature } from '@quill/canton/ledger';
 import type { Principal } from '../auth/index.ts';
 import { describeMovements } from '../policy/index.ts';
+import { externalKey } from '../signing/index.ts';
 import type { AcceptPorts } from './accept/types.ts';
 import { SubmissionRefused } from './errors.ts';
 import type { PipelineMetrics } from './metrics.ts';
@@ -18,6 +19,7 @@ import {
   markSigned,
   mergeSignatures,
   roundOverdue,
+  type SetKey,
   type SigningSet,
   signaturesMissing,
   signedCount,
@@ -26,7 +28,6 @@ import {
 } from './round.ts';
 import type { SubmissionStore, VersionedRecord } from './store/index.ts';
 import { expire, queue } from './transitions.ts';
-import { verifyPosted } from './verify-posted.ts';
 
 export interface SignatureDeps {
   store: SubmissionStore;
@@ -255,7 +256,7 @@ export async function postSignature(
   if (!key || !round.keys.some((k) => k.fingerprint === posted.signedBy))
     throw REFUSED.notSigner(posted.signedBy);
   const hash = Buffer.from(rec.preparedTransactionHash, 'hex');
-  const sig = verifyPosted(key, hash, posted as Signature);
+  const sig = verifiedPost(key, hash, posted as Signature);
   if (!sig) throw REFUSED.bad(posted.signedBy);
   if (round.keys.some((k) => k.fingerprint === sig.signedBy && k.signedAt !== null))
     return { record: rec, counted: false, queued: false };
@@ -285,4 +286,18 @@ export async function postSignature(
     return { record: cur, counted: false, queued: false };
   if (cur.error?.code === 'SIGNATURES_MISSING') throw REFUSED.expired(cur);
   throw REFUSED.notAwaiting(cur);
+}
+
+/**
+ * A posted signature checked against the public key registered in the party's set (never anything the poster
+ * sends), over the 32-byte hash; in the canonical form it is stored and sent, or undefined.
+ */
+function verifiedPost(key: SetKey, hash: Uint8Array, posted: Signature): Signature | undefined {
+  if (!key.publicKey || !key.keySpec) return undefined;
+  try {
+    const checked = externalKey(key.publicKey, key.keySpec).check(posted, hash);
+    return 'signature' in checked ? checked.signature : undefined;
+  } catch {
+    return undefined;
+  }
 }
