@@ -35,8 +35,11 @@ export interface GovernedOnboardInput {
   synchronizerId?: string;
   /** The wallet's ledger user on the primary: allocate grants it CanActAs. */
   userId?: string;
-  /** K0: a key Quill holds, used for topology only. */
-  namespaceKey: string;
+  /**
+   * K0: a key Quill holds, used for topology only; or how to make one, called once the request is known to be
+   * good (so a refused request leaves no key behind). External keys need it named: they sign a hash over it.
+   */
+  namespaceKey: string | (() => Promise<string>);
   signingKeys: KeyRef[];
   threshold: number;
   otherHosts?: { host: string; permission: 'confirmation' | 'observation' }[];
@@ -164,11 +167,6 @@ export async function onboardGovernedParty(input: GovernedOnboardInput): Promise
   const hintProblem = partyHintProblem(input.partyHint);
   if (hintProblem) throw new PartyError('BAD_INPUT', hintProblem);
   const opts = input.signal ? { signal: input.signal } : {};
-  const namespaceView = await quillKey(
-    input.keys,
-    fingerprintIn(input.namespaceKey, 'namespaceKey'),
-    'namespace key',
-  );
   const signingKeys = await resolveKeys(input.keys, input.signingKeys);
   if (!Number.isInteger(input.threshold) || input.threshold < 1 || input.threshold > signingKeys.length) {
     throw new PartyError(
@@ -176,17 +174,18 @@ export async function onboardGovernedParty(input: GovernedOnboardInput): Promise
       `the threshold must be 1 to ${signingKeys.length} (the number of signing keys)`,
     );
   }
-  const partyId = partyIdOf(input.partyHint, namespaceView.fingerprint);
+  if (typeof input.namespaceKey !== 'string' && signingKeys.some((k) => k.holder === 'external')) {
+    throw new PartyError(
+      'BAD_INPUT',
+      'name the namespaceKey: external keys prove possession by signing a hash that depends on it ' +
+        '(POST /wallet/v1/parties/prepare shows it)',
+    );
+  }
   const synchronizerId = await pickSynchronizer({
     ledger: input.primary,
     ...(input.synchronizerId !== undefined ? { synchronizerId: input.synchronizerId } : {}),
     ...opts,
   });
-  const known = await input.registry.get(partyId);
-  if (known && !input.prepareOnly) {
-    if (known.synchronizerId === synchronizerId) return { kind: 'onboarded', record: known };
-    throw new PartyError('CONFLICT', `party ${partyId} is already registered on ${known.synchronizerId}`);
-  }
   const hosts = await resolveHosts(input, opts);
   const confirming = hosts.filter((h) => h.permission === 'confirmation').length;
   const confirmationThreshold = input.confirmationThreshold ?? confirming;
@@ -199,6 +198,19 @@ export async function onboardGovernedParty(input: GovernedOnboardInput): Promise
       'BAD_INPUT',
       `the confirmation threshold must be 1 to ${confirming} (the confirming hosts)`,
     );
+  }
+  const namespaceFingerprint =
+    typeof input.namespaceKey === 'string' ? input.namespaceKey : await input.namespaceKey();
+  const namespaceView = await quillKey(
+    input.keys,
+    fingerprintIn(namespaceFingerprint, 'namespaceKey'),
+    'namespace key',
+  );
+  const partyId = partyIdOf(input.partyHint, namespaceView.fingerprint);
+  const known = await input.registry.get(partyId);
+  if (known && !input.prepareOnly) {
+    if (known.synchronizerId === synchronizerId) return { kind: 'onboarded', record: known };
+    throw new PartyError('CONFLICT', `party ${partyId} is already registered on ${known.synchronizerId}`);
   }
   const asTopologyKey = (k: {
     fingerprint: string;

@@ -102,14 +102,14 @@ export function partyServices(opts: {
   allocationTimeoutMs?: number;
 }): PartyLookup & PartyAdmin {
   const governed = async (input: NewPartyBody, prepareOnly: boolean) => {
-    // The namespace key signs topology only: unless one is named, a new one is made for the party.
+    // The namespace key signs topology only: unless one is named, a new one is made, once the request is good.
+    if (prepareOnly && !input.namespaceKey) {
+      throw new PartyError('BAD_INPUT', 'preparing needs the namespaceKey the party will use');
+    }
     const namespaceKey =
       input.namespaceKey ??
-      (prepareOnly
-        ? undefined
-        : (await opts.keys.generate('ed25519', `namespace of ${input.partyHint}`.slice(0, 120))).fingerprint);
-    if (!namespaceKey)
-      throw new PartyError('BAD_INPUT', 'preparing needs the namespaceKey the party will use');
+      (async () =>
+        (await opts.keys.generate('ed25519', `namespace of ${input.partyHint}`.slice(0, 120))).fingerprint);
     return onboardGovernedParty({
       primary: opts.ledger,
       hosts: opts.hosts ?? new Map(),

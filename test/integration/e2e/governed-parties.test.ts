@@ -341,8 +341,9 @@ describe('a party hosted by three participants', () => {
     expect((await submitNote(party)).status).toBe('committed');
   });
 
-  it('refuses a host LEDGER_HOSTS does not name', async () => {
+  it('refuses a host LEDGER_HOSTS does not name, and makes no namespace key for a refused request', async () => {
     const key = await newKey('ed25519');
+    const before = ((await w.call('GET', '/wallet/v1/keys')).json.items as unknown[]).length;
     const res = await w.call('POST', '/wallet/v1/parties', {
       partyHint: 'nowhere',
       signingKeys: [{ fingerprint: key }],
@@ -351,6 +352,7 @@ describe('a party hosted by three participants', () => {
     });
     expect(res.status).toBe(400);
     expect(res.json.error?.code).toBe('UNKNOWN_HOST');
+    expect(((await w.call('GET', '/wallet/v1/keys')).json.items as unknown[]).length).toBe(before);
   });
 });
 
