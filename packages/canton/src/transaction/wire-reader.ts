@@ -8,6 +8,9 @@
 import { BinaryReader, PbLong, type WireType } from '@protobuf-ts/runtime';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+/** Strings up to this many bytes are looked up in the per-decode intern table (1024 slots, last one wins). */
+const INTERN_MAX = 160;
+const INTERN_MASK = 1023;
 
 export class FastBinaryReader extends BinaryReader {
   /** The input (the base class keeps it private). */
@@ -16,6 +19,7 @@ export class FastBinaryReader extends BinaryReader {
   private readonly native: Buffer;
   private readonly pair: [number, WireType] = [0, 0];
   private readonly long = new PbLong(0, 0);
+  private readonly interned: (string | undefined)[] = new Array(INTERN_MASK + 1).fill(undefined);
 
   constructor(buf: Uint8Array) {
     super(buf, utf8);
@@ -56,8 +60,20 @@ export class FastBinaryReader extends BinaryReader {
     for (let i = start; i < end; i++) {
       if (b[i]! > 0x7f) return utf8.decode(b.subarray(start, end));
     }
+    if (len > INTERN_MAX) return this.native.toString('latin1', start, end);
+    // Transactions repeat a few strings (parties, package and template ids, labels) on every node: one
+    // string per distinct byte run keeps the decoded tree, which the GC copies and marks, much smaller.
+    const slot = (len * 31 + b[start]! * 7 + b[end - 1]! * 131 + b[start + (len >> 1)]! * 17) & INTERN_MASK;
+    const hit = this.interned[slot];
+    if (hit !== undefined && hit.length === len) {
+      let i = len - 1;
+      while (i >= 0 && hit.charCodeAt(i) === b[start + i]) i--;
+      if (i < 0) return hit;
+    }
     // All bytes < 0x80: latin1 and UTF-8 decode them to the same code units.
-    return this.native.toString('latin1', start, end);
+    const s = this.native.toString('latin1', start, end);
+    this.interned[slot] = s;
+    return s;
   }
 
   override sint64(): PbLong {

@@ -5,6 +5,8 @@ import type { IBinaryWriter, WireType } from '@protobuf-ts/runtime';
 import { GrowableBytes } from './growable.ts';
 
 const utf8 = new TextEncoder();
+/** Bytes reserved for a forked message's length prefix. */
+const RESERVED = 2;
 
 export class FastBinaryWriter extends GrowableBytes implements IBinaryWriter {
   private readonly forks: number[] = [];
@@ -33,18 +35,27 @@ export class FastBinaryWriter extends GrowableBytes implements IBinaryWriter {
     return out;
   }
 
+  // A forked message's length prefix is only known at its join. Two bytes are reserved for it up front
+  // (enough for any message under 16 KiB), so a join moves the message only when its varint length is
+  // not 2 bytes: a short move for messages under 128 bytes, a rare one for the few large outer messages.
+  // Moving every message at its join, as before, moved each byte once per enclosing message.
   fork(): IBinaryWriter {
+    this.ensure(RESERVED);
     this.forks.push(this.pos);
+    this.pos += RESERVED;
     return this;
   }
 
   join(): IBinaryWriter {
     const start = this.forks.pop();
     if (start === undefined) throw new Error('invalid state, fork stack empty');
-    const len = this.pos - start;
+    const len = this.pos - start - RESERVED;
     const n = varintSize(len);
-    this.ensure(n);
-    this.buf.copyWithin(start + n, start, this.pos);
+    if (n !== RESERVED) {
+      this.ensure(n - RESERVED);
+      this.buf.copyWithin(start + n, start + RESERVED, this.pos);
+      this.pos += n - RESERVED;
+    }
     let p = start;
     let v = len;
     while (v > 0x7f) {
@@ -52,7 +63,6 @@ export class FastBinaryWriter extends GrowableBytes implements IBinaryWriter {
       v >>>= 7;
     }
     this.buf[p] = v;
-    this.pos += n;
     return this;
   }
 
