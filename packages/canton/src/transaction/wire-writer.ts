@@ -111,13 +111,26 @@ export class FastBinaryWriter extends GrowableBytes implements IBinaryWriter {
   }
 
   string(value: string): IBinaryWriter {
-    let ascii = value.length < 128;
-    for (let i = 0; ascii && i < value.length; i++) if (value.charCodeAt(i) > 0x7f) ascii = false;
-    if (ascii) {
-      this.ensure(1 + value.length);
-      this.buf[this.pos++] = value.length;
-      for (let i = 0; i < value.length; i++) this.buf[this.pos++] = value.charCodeAt(i);
-      return this;
+    const n = value.length;
+    if (n < 128) {
+      // Short ASCII (nearly every string): length byte and characters in one pass; the first non-ASCII
+      // character abandons it for the general path, which overwrites what was written.
+      this.ensure(1 + n);
+      const buf = this.buf;
+      let p = this.pos + 1;
+      for (let i = 0; i < n; i++) {
+        const c = value.charCodeAt(i);
+        if (c > 0x7f) {
+          p = -1;
+          break;
+        }
+        buf[p++] = c;
+      }
+      if (p >= 0) {
+        buf[this.pos] = n;
+        this.pos = p;
+        return this;
+      }
     }
     const bytes = utf8.encode(value);
     this.uint32(bytes.length);
