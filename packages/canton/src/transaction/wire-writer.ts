@@ -67,7 +67,14 @@ export class FastBinaryWriter extends GrowableBytes implements IBinaryWriter {
   }
 
   tag(fieldNo: number, type: WireType): IBinaryWriter {
-    return this.uint32(((fieldNo << 3) | type) >>> 0);
+    const t = ((fieldNo << 3) | type) >>> 0;
+    if (t < 0x80) {
+      // Field numbers below 16 (all but a few): a one-byte tag.
+      this.ensure(1);
+      this.buf[this.pos++] = t;
+      return this;
+    }
+    return this.uint32(t);
   }
 
   raw(chunk: Uint8Array): IBinaryWriter {
