@@ -43,9 +43,24 @@ export function decodePreparedTransactionBase64(text: string): PreparedTransacti
     throw new TransactionError('BAD_BASE64', 'prepared transaction must be a base64 string');
   const s = text.trim();
   if (s.length === 0) throw new TransactionError('BAD_BASE64', 'prepared transaction is empty');
-  if (!isStandardBase64(s))
+  const bytes = standardBase64Bytes(s);
+  if (bytes === undefined)
     throw new TransactionError('BAD_BASE64', 'prepared transaction is not valid base64');
-  return decodePreparedTransaction(Buffer.from(s, 'base64'));
+  return decodePreparedTransaction(bytes);
+}
+
+/**
+ * The bytes of `s` if it is standard padded base64, by the rule of `isStandardBase64` (re-encoding agrees
+ * with it on all but the last four characters, which are checked one by one), decoding it only once.
+ */
+function standardBase64Bytes(s: string): Buffer | undefined {
+  const n = s.length;
+  const bytes = Buffer.from(s, 'base64');
+  if (n % 4 !== 0 || n <= 4) return isStandardBase64(s) ? bytes : undefined;
+  const tail = n - 4;
+  const again = bytes.toString('base64');
+  if (again.length !== n || again.slice(0, tail) !== s.slice(0, tail)) return undefined;
+  return isStandardBase64(s.slice(tail)) ? bytes : undefined;
 }
 
 export function encodePreparedTransaction(tx: PreparedTransaction): Uint8Array {

@@ -5,6 +5,8 @@ import type { IBinaryWriter, WireType } from '@protobuf-ts/runtime';
 import { GrowableBytes } from './growable.ts';
 
 const utf8 = new TextEncoder();
+/** Bytes reserved for a forked message's length prefix. */
+const RESERVED = 2;
 
 export class FastBinaryWriter extends GrowableBytes implements IBinaryWriter {
   private readonly forks: number[] = [];
@@ -33,18 +35,27 @@ export class FastBinaryWriter extends GrowableBytes implements IBinaryWriter {
     return out;
   }
 
+  // A forked message's length prefix is only known at its join. Two bytes are reserved for it up front
+  // (enough for any message under 16 KiB), so a join moves the message only when its varint length is
+  // not 2 bytes: a short move for messages under 128 bytes, a rare one for the few large outer messages.
+  // Moving every message at its join, as before, moved each byte once per enclosing message.
   fork(): IBinaryWriter {
+    this.ensure(RESERVED);
     this.forks.push(this.pos);
+    this.pos += RESERVED;
     return this;
   }
 
   join(): IBinaryWriter {
     const start = this.forks.pop();
     if (start === undefined) throw new Error('invalid state, fork stack empty');
-    const len = this.pos - start;
+    const len = this.pos - start - RESERVED;
     const n = varintSize(len);
-    this.ensure(n);
-    this.buf.copyWithin(start + n, start, this.pos);
+    if (n !== RESERVED) {
+      this.ensure(n - RESERVED);
+      this.buf.copyWithin(start + n, start + RESERVED, this.pos);
+      this.pos += n - RESERVED;
+    }
     let p = start;
     let v = len;
     while (v > 0x7f) {
@@ -52,12 +63,18 @@ export class FastBinaryWriter extends GrowableBytes implements IBinaryWriter {
       v >>>= 7;
     }
     this.buf[p] = v;
-    this.pos += n;
     return this;
   }
 
   tag(fieldNo: number, type: WireType): IBinaryWriter {
-    return this.uint32(((fieldNo << 3) | type) >>> 0);
+    const t = ((fieldNo << 3) | type) >>> 0;
+    if (t < 0x80) {
+      // Field numbers below 16 (all but a few): a one-byte tag.
+      this.ensure(1);
+      this.buf[this.pos++] = t;
+      return this;
+    }
+    return this.uint32(t);
   }
 
   raw(chunk: Uint8Array): IBinaryWriter {
@@ -101,13 +118,26 @@ export class FastBinaryWriter extends GrowableBytes implements IBinaryWriter {
   }
 
   string(value: string): IBinaryWriter {
-    let ascii = value.length < 128;
-    for (let i = 0; ascii && i < value.length; i++) if (value.charCodeAt(i) > 0x7f) ascii = false;
-    if (ascii) {
-      this.ensure(1 + value.length);
-      this.buf[this.pos++] = value.length;
-      for (let i = 0; i < value.length; i++) this.buf[this.pos++] = value.charCodeAt(i);
-      return this;
+    const n = value.length;
+    if (n < 128) {
+      // Short ASCII (nearly every string): length byte and characters in one pass; the first non-ASCII
+      // character abandons it for the general path, which overwrites what was written.
+      this.ensure(1 + n);
+      const buf = this.buf;
+      let p = this.pos + 1;
+      for (let i = 0; i < n; i++) {
+        const c = value.charCodeAt(i);
+        if (c > 0x7f) {
+          p = -1;
+          break;
+        }
+        buf[p++] = c;
+      }
+      if (p >= 0) {
+        buf[this.pos] = n;
+        this.pos = p;
+        return this;
+      }
     }
     const bytes = utf8.encode(value);
     this.uint32(bytes.length);

@@ -1,9 +1,10 @@
 // Public hashing entry points: the 32-byte hash an external party signs, plus the intermediate hashes.
-import { sha256 } from '@noble/hashes/sha2.js';
+
 import { fail } from '../errors.ts';
 import type { HashingSchemeVersion, PreparedTransaction } from '../types.ts';
 import { validatePreparedTransaction } from '../validate.ts';
 import type { Scheme } from './nodes.ts';
+import { sha256 } from './sha256.ts';
 import { finalPreimage, metadataPreimage, nodeHashes, transactionPreimage } from './transaction.ts';
 import { ByteWriter } from './writer.ts';
 

@@ -1,5 +1,5 @@
 // Transaction, metadata and final hash of a PreparedTransaction (V2 and V3), over validated input.
-import { sha256 } from '@noble/hashes/sha2.js';
+
 import { fail } from '../errors.ts';
 import type { Metadata, PreparedTransaction } from '../types.ts';
 import type { TransactionIndex } from '../validate.ts';
@@ -13,6 +13,7 @@ import {
   writeRollback,
   writeStringSet,
 } from './nodes.ts';
+import { sha256 } from './sha256.ts';
 import type { ByteWriter } from './writer.ts';
 
 /** HashPurpose.PreparedSubmission (48) as 4 big-endian bytes. */
