@@ -293,8 +293,59 @@ export interface paths {
         /** Parties this wallet holds keys for (admin) */
         get: operations["listParties"];
         put?: never;
-        /** Onboard an external party controlled by one of our keys (admin) */
+        /** Onboard an external party: one key, or M of N keys with a cold namespace key (admin) */
         post: operations["createParty"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallet/v1/parties/prepare": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The topology an M-of-N onboarding sends and the hashes its keys sign; nothing is sent (admin) */
+        post: operations["prepareParty"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallet/v1/parties/{party}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A party’s signing keys, threshold and hosts (admin) */
+        get: operations["getParty"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/wallet/v1/parties/{party}/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Add or remove signing keys, or change the threshold, through the participant’s admin API (admin) */
+        post: operations["changePartyKeys"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1662,13 +1713,114 @@ export interface components {
         };
         Party: {
             partyId: string;
+            /** @description the party’s namespace key (the fingerprint in its id) */
             keyFingerprint: string;
             synchronizerId: string;
+            /**
+             * @description single: the namespace key is the one signing key; separate: a cold namespace key and N keys
+             * @enum {string}
+             */
+            layout: "single" | "separate";
+            threshold: number;
+            signingKeys: {
+                fingerprint: string;
+                /** @enum {string} */
+                holder: "quill" | "external";
+                label: string | null;
+            }[];
+            hosts: {
+                participantUid: string;
+                /** @enum {string} */
+                permission: "confirmation" | "observation";
+                host: string | null;
+            }[];
+            confirmationThreshold: number | null;
+            serial: number;
         };
         NewPartyRequest: {
-            keyFingerprint: string;
             partyHint: string;
             synchronizerId?: string;
+            /** @description a single-key party: this key is its namespace and its one signing key */
+            keyFingerprint?: string;
+            /** @description an M-of-N party: its protocol signing keys (with `threshold`) */
+            signingKeys?: components["schemas"]["KeyRef"][];
+            threshold?: number;
+            /** @description the key that signs the party’s topology only (kept cold); unset = a new Ed25519 key is made for it */
+            namespaceKey?: string;
+            /** @description other hosting participants */
+            hosts?: {
+                /** @description a name LEDGER_HOSTS configures */
+                host: string;
+                /** @enum {string} */
+                permission: "confirmation" | "observation";
+            }[];
+            confirmationThreshold?: number;
+            /** @description proof of possession by external keys, each over the topology hash they must sign */
+            signatures?: {
+                /** @enum {string} */
+                format: "SIGNATURE_FORMAT_UNSPECIFIED" | "SIGNATURE_FORMAT_RAW" | "SIGNATURE_FORMAT_DER" | "SIGNATURE_FORMAT_CONCAT" | "SIGNATURE_FORMAT_SYMBOLIC" | "UNRECOGNIZED";
+                signature: string;
+                signedBy: string;
+                /** @enum {string} */
+                signingAlgorithmSpec: "SIGNING_ALGORITHM_SPEC_UNSPECIFIED" | "SIGNING_ALGORITHM_SPEC_ED25519" | "SIGNING_ALGORITHM_SPEC_EC_DSA_SHA_256" | "SIGNING_ALGORITHM_SPEC_EC_DSA_SHA_384" | "UNRECOGNIZED";
+            }[];
+        };
+        /** @description A key Quill holds, by fingerprint, or an external signer’s public key */
+        KeyRef: {
+            fingerprint: string;
+        } | {
+            /** @description DER SubjectPublicKeyInfo, base64 */
+            publicKey: string;
+            /** @enum {string} */
+            keySpec: "SIGNING_KEY_SPEC_EC_CURVE25519" | "SIGNING_KEY_SPEC_EC_P256" | "SIGNING_KEY_SPEC_EC_P384" | "SIGNING_KEY_SPEC_EC_SECP256K1";
+            label?: string;
+        };
+        PreparedParty: {
+            partyId: string;
+            synchronizerId: string;
+            /** @description base64, in the order they are sent */
+            transactions: string[];
+            /** @description hex: what each signing key signs (proof of possession) */
+            partyToParticipantHash: string;
+            /** @description hex: what the namespace key signs */
+            multiHash: string;
+            /** @description external keys whose proof is still missing */
+            awaiting: string[];
+            hosts: {
+                participantUid: string;
+                /** @enum {string} */
+                permission: "confirmation" | "observation";
+                host: string | null;
+            }[];
+            confirmationThreshold: number;
+        };
+        KeyChange: {
+            party?: components["schemas"]["Party"];
+            prepared?: {
+                serial: number;
+                transaction: string;
+                /** @description hex: what the namespace key and every added key sign */
+                hash: string;
+                awaiting: string[];
+            };
+            added: string[];
+            removed: string[];
+        };
+        KeyChangeRequest: {
+            add?: components["schemas"]["KeyRef"][];
+            remove?: string[];
+            threshold?: number;
+            /** @description proof of possession by external keys, each over the topology hash they must sign */
+            signatures?: {
+                /** @enum {string} */
+                format: "SIGNATURE_FORMAT_UNSPECIFIED" | "SIGNATURE_FORMAT_RAW" | "SIGNATURE_FORMAT_DER" | "SIGNATURE_FORMAT_CONCAT" | "SIGNATURE_FORMAT_SYMBOLIC" | "UNRECOGNIZED";
+                signature: string;
+                signedBy: string;
+                /** @enum {string} */
+                signingAlgorithmSpec: "SIGNING_ALGORITHM_SPEC_UNSPECIFIED" | "SIGNING_ALGORITHM_SPEC_ED25519" | "SIGNING_ALGORITHM_SPEC_EC_DSA_SHA_256" | "SIGNING_ALGORITHM_SPEC_EC_DSA_SHA_384" | "UNRECOGNIZED";
+            }[];
+            /** @description build and return the change, send nothing */
+            prepareOnly?: boolean;
         };
         HistoryPage: {
             items: components["schemas"]["HistoryTransaction"][];
@@ -5155,6 +5307,384 @@ export interface operations {
                      *       "error": {
                      *         "code": "UNAVAILABLE",
                      *         "message": "the ledger is unavailable, try again"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Still in progress when the wait ran out (a party not yet hosted everywhere, a change not yet effective): the same request again resumes */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ALLOCATION_PENDING",
+                     *         "message": "party treasury::1220… is not yet hosted on p2::1220…; onboarding again with the same request resumes"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    prepareParty: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewPartyRequest"];
+            };
+        };
+        responses: {
+            /** @description The prepared party */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PreparedParty"];
+                };
+            };
+            /** @description Malformed request: the body, a parameter or the prepared transaction is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INVALID_REQUEST",
+                     *         "message": "preparedTransaction: must be standard base64"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHENTICATED",
+                     *         "message": "a bearer token is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the role or party scope for this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PARTY_NOT_ALLOWED",
+                     *         "message": "this token may not submit for that party"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Well-formed but refused by policy (hash mismatch, unknown party, disabled key, expired, …) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "HASH_MISMATCH",
+                     *         "message": "preparedTransactionHash does not match the recomputed hash"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (Redis, the ledger) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAVAILABLE",
+                     *         "message": "the ledger is unavailable, try again"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getParty: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                party: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The party */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Party"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHENTICATED",
+                     *         "message": "a bearer token is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the role or party scope for this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PARTY_NOT_ALLOWED",
+                     *         "message": "this token may not submit for that party"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "no submission sub_Jv8bj7IHoah0oOndAh2y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (Redis, the ledger) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAVAILABLE",
+                     *         "message": "the ledger is unavailable, try again"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    changePartyKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                party: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["KeyChangeRequest"];
+            };
+        };
+        responses: {
+            /** @description The party as changed, or the prepared change */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["KeyChange"];
+                };
+            };
+            /** @description Malformed request: the body, a parameter or the prepared transaction is invalid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "INVALID_REQUEST",
+                     *         "message": "preparedTransaction: must be standard base64"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or invalid bearer token */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAUTHENTICATED",
+                     *         "message": "a bearer token is required"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The token lacks the role or party scope for this */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "PARTY_NOT_ALLOWED",
+                     *         "message": "this token may not submit for that party"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "NOT_FOUND",
+                     *         "message": "no submission sub_Jv8bj7IHoah0oOndAh2y"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with an existing resource */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "COMMAND_ID_IN_USE",
+                     *         "message": "command id greeting-1 is already used by another transaction"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Well-formed but refused by policy (hash mismatch, unknown party, disabled key, expired, …) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "HASH_MISMATCH",
+                     *         "message": "preparedTransactionHash does not match the recomputed hash"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (Redis, the ledger) is unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "UNAVAILABLE",
+                     *         "message": "the ledger is unavailable, try again"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Still in progress when the wait ran out (a party not yet hosted everywhere, a change not yet effective): the same request again resumes */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "ALLOCATION_PENDING",
+                     *         "message": "party treasury::1220… is not yet hosted on p2::1220…; onboarding again with the same request resumes"
                      *       }
                      *     }
                      */
