@@ -87,11 +87,12 @@ describe('the console in a browser', () => {
     expect(fingerprint).toMatch(/^1220[0-9a-f]{64}$/);
 
     await page.goto(path('/parties'));
-    await page.getByLabel('Key').selectOption(fingerprint);
-    await page.getByLabel('Party hint').fill('treasury');
+    const form = page.getByTestId('onboard-party');
+    await form.getByLabel('Key').selectOption(fingerprint);
+    await form.getByLabel('Party hint').fill('treasury');
     await Promise.all([
       page.waitForURL(/\/console\/parties\/treasury/),
-      page.getByRole('button', { name: 'Onboard' }).click(),
+      form.getByRole('button', { name: 'Onboard' }).click(),
     ]);
     party = (await page.getByTestId('party-id').textContent()) ?? '';
     expect(party).toMatch(/^treasury::1220/);
