@@ -5657,6 +5657,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A token registry answered badly or not at all (REGISTRY_UNAVAILABLE) */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "REGISTRY_UNAVAILABLE",
+                     *         "message": "the registry of DSO::1220… did not answer (TimeoutError): retry later"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A dependency (Redis, the ledger) is unavailable */
             503: {
                 headers: {

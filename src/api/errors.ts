@@ -1,6 +1,7 @@
 // The API's one error shape: every 4xx/5xx body is { error: { code, message } }, and the one table from a
 // thrown value to that body and its HTTP status (`toHttpError`), used by onError and by the batch route.
 import { z } from '@hono/zod-openapi';
+import { AdminApiError } from '@quill/canton/admin';
 import { echo, QuillError, walkCauses } from '@quill/canton/errors';
 import { isLedgerError, LedgerError } from '@quill/canton/ledger';
 import { TransactionError } from '@quill/canton/transaction';
@@ -108,6 +109,16 @@ export function toHttpError(err: unknown): HttpError {
   }
   if (err instanceof TransactionError) {
     return answer(400, 'INVALID_PREPARED_TRANSACTION', `preparedTransaction: ${err.message}`);
+  }
+  if (err instanceof AdminApiError) {
+    // The participant's admin API (a key change): not reachable, Quill's credentials refused, or the change refused.
+    if (err.code === 'UNAVAILABLE' || err.code === 'DEADLINE_EXCEEDED') {
+      return answer(503, 'ADMIN_API_UNREACHABLE', `the participant's admin API: ${firstLine(err.message)}`);
+    }
+    if (err.code === 'UNAUTHENTICATED' || err.code === 'PERMISSION_DENIED') {
+      return answer(502, 'ADMIN_API_REFUSED', `the participant's admin API refused Quill: ${err.code}`);
+    }
+    return answer(422, 'TOPOLOGY_REFUSED', `${err.cantonCode ?? err.code}: ${firstLine(err.message)}`);
   }
   if (err instanceof LedgerError) {
     // A ledger refusal (e.g. while onboarding a party): its code passed on, as a policy failure.

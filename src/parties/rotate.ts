@@ -99,7 +99,15 @@ export async function changePartyKeys(input: KeyChangeInput): Promise<KeyChangeR
   if (current.serial > (record.serial ?? 1)) {
     // Changed since Quill last wrote it (a change that timed out waiting, or the operator's own): the participant
     // is the truth, so Quill's record follows it before building on it.
-    const decoded = decodeTopologyTransaction(current.transaction);
+    let decoded: ReturnType<typeof decodeTopologyTransaction>;
+    try {
+      decoded = decodeTopologyTransaction(current.transaction);
+    } catch (err) {
+      throw new PartyError(
+        'MISMATCH',
+        `the participant's head state does not decode: ${(err as Error).message}`,
+      );
+    }
     if (decoded.mapping.kind !== 'party-to-participant') {
       throw new PartyError(
         'MISMATCH',

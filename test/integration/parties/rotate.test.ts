@@ -4,10 +4,11 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { rename } from 'node:fs/promises';
 import { join } from 'node:path';
-import { TopologyAdminClient } from '@quill/canton/admin';
+import { AdminApiError, TopologyAdminClient } from '@quill/canton/admin';
 import { LedgerClient } from '@quill/canton/ledger';
 import { type Sandbox, startAdminApi, startSandbox } from '@quill/sandbox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toHttpError } from '../../../src/api/errors.ts';
 import {
   changePartyKeys,
   NO_ADMIN_API,
@@ -66,6 +67,19 @@ describe('changing a governed party’s keys', () => {
     expect(err.code).toBe('ADMIN_API_UNAVAILABLE');
     expect(err.message).toBe(NO_ADMIN_API);
     expect(err.message).toMatch(/onboard a new party with the new keys, move its holdings/);
+  });
+
+  it('an admin API that does not answer is a 503 naming it, and nothing changes', async () => {
+    const dead = new TopologyAdminClient({ url: '127.0.0.1:9', deadlineMs: 2000 });
+    try {
+      const err = await changePartyKeys({ ...base(), admin: dead, threshold: 1 }).catch((e) => e);
+      expect(err).toBeInstanceOf(AdminApiError);
+      const answer = toHttpError(err);
+      expect(answer.status).toBe(503);
+      expect(answer.body.error.code).toBe('ADMIN_API_UNREACHABLE');
+    } finally {
+      dead.close();
+    }
   });
 
   it('with the namespace key kept cold: NAMESPACE_KEY_OFFLINE, and nothing changes until it is back', async () => {

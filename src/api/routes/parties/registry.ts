@@ -78,7 +78,7 @@ const changeKeys = createRoute({
   request: { params: PartyParam, ...body(KeyChangeBody) },
   responses: {
     200: json(KeyChangeView, 'The party as changed, or the prepared change'),
-    ...errorResponses(400, 401, 403, 404, 409, 422, 503, 504),
+    ...errorResponses(400, 401, 403, 404, 409, 422, 502, 503, 504),
   },
 });
 
