@@ -293,7 +293,7 @@ export async function onboardGovernedParty(input: GovernedOnboardInput): Promise
       if (!alreadyExists(err)) throw err;
     }
   }
-  await waitHosted(partyId, hosts, input.allocationTimeoutMs ?? 30_000, opts);
+  await waitHosted(partyId, namespaceView.fingerprint, hosts, input.allocationTimeoutMs ?? 30_000, opts);
   const now = new Date().toISOString();
   const record = await input.registry.add({
     partyId,
@@ -312,6 +312,7 @@ export async function onboardGovernedParty(input: GovernedOnboardInput): Promise
 /** Polls each host until the party is visible there (its PartyToParticipant is active). */
 async function waitHosted(
   partyId: string,
+  namespaceFingerprint: string,
   hosts: { participantUid: string; ledger: HostLedger }[],
   timeoutMs: number,
   opts: { signal?: AbortSignal },
@@ -324,7 +325,8 @@ async function waitHosted(
       if (Date.now() >= until) {
         throw new PartyError(
           'ALLOCATION_PENDING',
-          `party ${partyId} is not yet hosted on ${h.participantUid}; onboarding again with the same request resumes`,
+          `party ${partyId} is not yet hosted on ${h.participantUid}; the same request again, with namespaceKey ` +
+            `${namespaceFingerprint}, resumes`,
         );
       }
       await new Promise((r) => setTimeout(r, POLL_MS));
