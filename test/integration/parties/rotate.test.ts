@@ -150,3 +150,50 @@ describe('changing a governed party’s keys', () => {
     expect(done.record.signing?.keys[2]).toMatchObject({ holder: 'external', label: null });
   });
 });
+
+describe('onboarding on several hosts', () => {
+  it('a host that has not allocated yet is ALLOCATION_PENDING; the same request again resumes it', async () => {
+    const hosted = await startSandbox({
+      port: 0,
+      scanPort: 0,
+      host: '127.0.0.1',
+      auth: 'none',
+      hosts: ['p2'],
+    });
+    try {
+      const p2 = new LedgerClient({ baseUrl: hosted.hosts[0]?.url ?? '' });
+      const key = (await keys.generate('ed25519')).fingerprint;
+      const ns = (await keys.generate('ed25519')).fingerprint;
+      // The first time, p2 answers as a host does before its approval is in: the party id, and nothing hosted yet.
+      const late = {
+        participantId: p2.participantId.bind(p2),
+        getParty: p2.getParty.bind(p2),
+        allocateExternalParty: async () => ({ partyId: `late::${ns}` }),
+      };
+      const request = {
+        primary: new LedgerClient({ baseUrl: hosted.url }),
+        signer,
+        keys,
+        registry,
+        partyHint: 'late',
+        namespaceKey: ns,
+        signingKeys: [{ fingerprint: key }],
+        threshold: 1,
+        otherHosts: [{ host: 'p2', permission: 'confirmation' as const }],
+        allocationTimeoutMs: 600,
+      };
+      const pending = await onboardGovernedParty({ ...request, hosts: new Map([['p2', late]]) }).catch(
+        (e) => e,
+      );
+      expect(pending).toBeInstanceOf(PartyError);
+      expect(pending.code).toBe('ALLOCATION_PENDING');
+      expect(pending.message).toContain(`with namespaceKey ${ns}, resumes`);
+      expect(await registry.get(`late::${ns}`)).toBeUndefined();
+      const done = await onboardGovernedParty({ ...request, hosts: new Map([['p2', p2]]) });
+      expect(done.kind).toBe('onboarded');
+      expect((await p2.getParty(`late::${ns}`)).partyDetails?.map((p) => p.party)).toEqual([`late::${ns}`]);
+    } finally {
+      await hosted.close();
+    }
+  });
+});
