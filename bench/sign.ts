@@ -92,7 +92,7 @@ try {
       algorithm === 'ed25519'
         ? ed25519.sign(hash, secret)
         : NOBLE[algorithm].sign(hash, secret, { format: 'der', lowS: true, prehash: true });
-    const perKey = keyVerifier(algorithm, raw);
+    const perKey = await keyVerifier(algorithm, raw);
     if (!verifySignature(algorithm, raw, hash, good) || !perKey(hash, good)) {
       throw new Error(`${algorithm}: the bench signature does not verify`);
     }

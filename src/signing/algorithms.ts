@@ -1,16 +1,17 @@
 // The four signing algorithms the participant accepts for external parties (ledger-json-api.md §4.1).
-// Signing runs on node:crypto (OpenSSL, much faster here); every signature is then verified with
-// @noble/curves' arithmetic, an independent implementation, before anyone sees it (per key: the public
-// point is decoded and tabled once). Keys are created with noble.
+// Signing runs on node:crypto (OpenSSL, much faster here); every signature is then verified by an independent
+// implementation before anyone sees it (`keyVerifier`: libsodium for Ed25519, noble's arithmetic for ECDSA).
+// Posted signatures are checked with noble (`verifySignature`). Keys are created with noble.
 import { createPrivateKey, createPublicKey, type KeyObject, sign as nativeSign } from 'node:crypto';
 import { inspect } from 'node:util';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { p256, p384 } from '@noble/curves/nist.js';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
-import { bytesToNumberBE, bytesToNumberLE } from '@noble/curves/utils.js';
-import { sha256, sha384, sha512 } from '@noble/hashes/sha2.js';
+import { bytesToNumberBE } from '@noble/curves/utils.js';
+import { sha256, sha384 } from '@noble/hashes/sha2.js';
 import { pkcs8FromSecret, rawFromSpki, spkiFromRaw } from './der.ts';
 import { isKeyAlgorithm, KEY_ALGORITHMS, type KeyAlgorithm } from './key-algorithm.ts';
+import { sodiumEd25519Verifier, sodiumReady } from './sodium.ts';
 
 export { isKeyAlgorithm, KEY_ALGORITHMS, type KeyAlgorithm };
 
@@ -124,15 +125,20 @@ const KEY_TABLE_WINDOW = 6;
 const rejectAll: KeyVerifier = () => false;
 
 /**
- * `verifySignature` for one public key, with the same accept/reject rules, computed with noble's own
- * point arithmetic but with the public point decoded and checked once, and its multiplication table built
- * on the first verification (not at unlock: `list()` unlocks every key). An invalid key rejects everything.
+ * The verifier of one public key that checks every signature before it leaves Quill, never OpenSSL's: Ed25519
+ * by libsodium (sodium.ts: cofactorless, so it also refuses the torsion-R signatures noble accepts), ECDSA by
+ * noble's point arithmetic with the public point decoded and checked once and its multiplication table built
+ * on the first verification (not at unlock: `list()` unlocks every key), with `verifySignature`'s rules. An
+ * invalid key rejects everything.
  */
-export function keyVerifier(algorithm: KeyAlgorithm, rawPublicKey: Uint8Array): KeyVerifier {
-  const check =
-    algorithm === 'ed25519'
-      ? ed25519Verifier(Uint8Array.from(rawPublicKey))
-      : ecdsaVerifier(algorithm, rawPublicKey);
+export async function keyVerifier(algorithm: KeyAlgorithm, rawPublicKey: Uint8Array): Promise<KeyVerifier> {
+  let check: KeyVerifier;
+  if (algorithm === 'ed25519') {
+    await sodiumReady();
+    check = sodiumEd25519Verifier(rawPublicKey);
+  } else {
+    check = ecdsaVerifier(algorithm, rawPublicKey);
+  }
   // Like verifySignature: anything unexpected is a rejection, never an escape.
   return (message, signature) => {
     try {
@@ -140,38 +146,6 @@ export function keyVerifier(algorithm: KeyAlgorithm, rawPublicKey: Uint8Array): 
     } catch {
       return false;
     }
-  };
-}
-
-/** noble's `ed25519.verify(sig, msg, pk, { zip215: false })`: RFC 8032 strict, cofactored equation. */
-function ed25519Verifier(publicKey: Uint8Array): KeyVerifier {
-  const { Point } = ed25519;
-  const { Fn } = Point;
-  let A: InstanceType<typeof Point>;
-  try {
-    A = Point.fromBytes(publicKey, false);
-  } catch {
-    return rejectAll;
-  }
-  if (A.isSmallOrder()) return rejectAll; // noble's strict mode refuses small-order keys
-  A.precompute(KEY_TABLE_WINDOW); // lazy: the table is built by the first multiplication
-  return (message, signature) => {
-    if (signature.length !== 64) return false;
-    const rBytes = signature.subarray(0, 32);
-    const s = bytesToNumberLE(signature.subarray(32, 64));
-    if (s >= Fn.ORDER) return false; // non-canonical s (malleability)
-    let R: InstanceType<typeof Point>;
-    try {
-      R = Point.fromBytes(rBytes, false);
-    } catch {
-      return false;
-    }
-    // k over the exact signature and key bytes, as noble hashes them.
-    const k = Fn.create(
-      bytesToNumberLE(sha512.create().update(rBytes).update(publicKey).update(message).digest()),
-    );
-    const sB = Point.BASE.multiplyUnsafe(s);
-    return R.add(A.multiplyUnsafe(k)).subtract(sB).clearCofactor().is0();
   };
 }
 

@@ -1,7 +1,7 @@
 // The Signer seam, shaped like viem's accounts: callers (submissions, onboarding, API) ask a `Signer` for a wire
 // `Signature` by key fingerprint and never see key material. A backend (encrypted files, a PKCS#11 token, later
 // a cloud KMS) only produces raw signature bytes (`RawSigner`); `verifyingSigner` puts every one of them in
-// canonical form and verifies it with an independent implementation (noble) before it leaves, whatever the
+// canonical form and verifies it with an implementation other than OpenSSL's (algorithms.ts keyVerifier) before it leaves, whatever the
 // backend, so a faulty token or driver can never hand out a signature the participant would refuse.
 import type { PartySignatures, Signature } from '@quill/canton/ledger';
 import {
@@ -40,13 +40,13 @@ export function messageProblem(message: Uint8Array): string | undefined {
  * built once) before it is returned.
  */
 export function verifyingSigner(backend: RawSigner): Signer {
-  const verifiers = new Map<string, KeyVerifier>();
-  const verifierOf = (view: KeyView): KeyVerifier => {
+  const verifiers = new Map<string, Promise<KeyVerifier>>();
+  const verifierOf = (view: KeyView): Promise<KeyVerifier> => {
     const id = `${view.fingerprint}:${view.publicKey}`;
     let verify = verifiers.get(id);
     if (!verify) {
       const raw = rawPublicKeyFromSpki(view.algorithm, Buffer.from(view.publicKey, 'base64'));
-      verify = raw ? keyVerifier(view.algorithm, raw) : () => false;
+      verify = raw ? keyVerifier(view.algorithm, raw) : Promise.resolve(() => false);
       verifiers.set(id, verify);
     }
     return verify;
@@ -58,7 +58,7 @@ export function verifyingSigner(backend: RawSigner): Signer {
       const { view, signature } = await backend.signBytes(keyFingerprint, message);
       if (view.status !== 'active') throw new SigningError('DISABLED', `key ${view.fingerprint} is disabled`);
       const canonical = canonicalSignature(view.algorithm, signature);
-      if (!canonical || !verifierOf(view)(message, canonical)) {
+      if (!canonical || !(await verifierOf(view))(message, canonical)) {
         throw new SigningError(
           'SIGNING_FAILED',
           `signing with key ${view.fingerprint} (${view.backend}) failed its own verification; nothing was returned`,
