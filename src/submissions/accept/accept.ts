@@ -17,7 +17,6 @@ import { distinctSigners, newRound, quillKeys, signingSetFor, usesRound } from '
 import { type QuillSigned, signWithQuillKeys } from '../round-sign.ts';
 import { newSubmissionId } from '../store/index.ts';
 import { inSpan } from '../tracing.ts';
-import { queue } from '../transitions.ts';
 import {
   checkClaims,
   checkWindow,
@@ -170,10 +169,12 @@ async function accept(
         );
       }
     }
+    // Signed in full, the record is stored `queued` and its job added next, not stored `accepted` and moved on in a
+    // second write: if the job is never added (a crash, Redis away), the recovery sweep adds it (requeueStranded).
     const status: SubmissionRecord['status'] = waits
       ? 'awaiting_approval'
       : signers.length >= set.threshold
-        ? 'accepted'
+        ? 'queued'
         : 'awaiting_signatures';
     const at = new Date(now()).toISOString();
     const id = newSubmissionId();
@@ -301,7 +302,6 @@ async function accept(
     return { record: stored.record, created: true };
   }
   await deps.enqueue(stored.record);
-  const queued = await store.transition(id, queue, stored);
   deps.metrics?.accepted.inc({ outcome: 'new' });
   deps.log?.('info', 'accepted', {
     submission: id,
@@ -311,7 +311,7 @@ async function accept(
     hash: hashHex,
     requestedBy: who.subject,
   });
-  return { record: queued.record, created: true };
+  return { record: stored.record, created: true };
 }
 
 /** Distinct package names a `transactionFormat` may filter by (all checked in one ledger request). */
