@@ -24,7 +24,13 @@ export function jobIdFor(record: Pick<SubmissionRecord, 'commandId' | 'id'>): st
   return `c-${Buffer.from(record.commandId).toString('base64url')}-${record.id.slice(4)}`;
 }
 
-const KEEP_JOBS = { age: 7 * 86_400, count: 200_000 };
+/** Failed jobs (a step that threw 1,000 times) are kept a week for inspection, at most 200,000. */
+const KEEP_FAILED = { age: 7 * 86_400, count: 200_000 };
+/**
+ * A completed job is removed at once: the record holds the outcome, and a job added again for it (the recovery
+ * sweep) finds it final and does nothing. Keeping them cost Redis memory per submission and work per completion.
+ */
+const KEEP_COMPLETED = { count: 0 };
 
 /**
  * The backoff of a step that threw (Redis away, a write not replicated in time): doubling from 500 ms with jitter,
@@ -45,8 +51,8 @@ export function createQueue(connection: Redis, name: string, prefix: string): Qu
     defaultJobOptions: {
       attempts: 1000,
       backoff: { type: STEP_BACKOFF, delay: 500 },
-      removeOnComplete: KEEP_JOBS,
-      removeOnFail: KEEP_JOBS,
+      removeOnComplete: KEEP_COMPLETED,
+      removeOnFail: KEEP_FAILED,
     },
   });
   queue.on('error', () => {}); // connection errors: ioredis reconnects, callers see their own failures
@@ -170,8 +176,8 @@ export function startWorker(deps: ExecutorDeps, opts: WorkerOptions): Worker<Job
       stalledInterval: opts.stalledIntervalMs ?? Math.min(5_000, lockDuration),
       maxStalledCount: 1_000_000,
       settings: { backoffStrategy: (attemptsMade: number) => stepBackoffMs(attemptsMade) },
-      removeOnComplete: KEEP_JOBS,
-      removeOnFail: KEEP_JOBS,
+      removeOnComplete: KEEP_COMPLETED,
+      removeOnFail: KEEP_FAILED,
     },
   );
   // Losing the lock does not abort the processor by itself; cancel so it stops before any side effect.
