@@ -216,29 +216,58 @@ const ownCpuSeconds = () => {
   return (u.user + u.system) / 1e6;
 };
 
+/** Write system calls a process has made so far (/proc/<pid>/io `syscw`; 0 where it cannot be read). */
+function writeCalls(pid: number | undefined): number {
+  try {
+    const io = readFileSync(`/proc/${pid ?? 'self'}/io`, 'utf8');
+    return Number(/^syscw: (\d+)$/m.exec(io)?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
 /**
  * Starts a CPU meter over named processes (`bench` is this one; a pid not known counts 0); `perTx(n)` gives
- * "name X.XX ms, …" per transaction.
+ * "name X.XX ms, …" per transaction, then the write system calls per transaction of each Quill process (a count
+ * the machine's load does not change, unlike CPU time).
  */
 function cpuMeter(processes: Record<string, number | undefined | (number | undefined)[]>) {
+  const pidsOf = (name: string) => [processes[name]].flat();
   const read = () =>
     Object.fromEntries(
-      Object.entries(processes).map(([name, pids]) => [
+      Object.keys(processes).map((name) => [
         name,
         name === 'bench'
           ? ownCpuSeconds()
-          : [pids].flat().reduce<number>((sum, pid) => sum + cpuSeconds(pid), 0),
+          : pidsOf(name).reduce<number>((sum, pid) => sum + cpuSeconds(pid), 0),
       ]),
     );
+  const quill = Object.keys(processes).filter((name) => name === 'api' || name === 'workers');
+  const writes = () =>
+    Object.fromEntries(
+      quill.map((name) => [name, pidsOf(name).reduce<number>((sum, pid) => sum + writeCalls(pid), 0)]),
+    );
   const start = read();
+  const startWrites = writes();
   return {
     perTx(n: number): string {
       const end = read();
+      const endWrites = writes();
       const parts = Object.keys(processes).map(
         (name) => [name, ((end[name]! - start[name]!) * 1000) / n] as const,
       );
       const total = parts.reduce((sum, [, ms]) => sum + ms, 0);
-      return `CPU per transaction ${total.toFixed(2)} ms (${parts.map(([name, ms]) => `${name} ${ms.toFixed(2)}`).join(', ')})`;
+      // Quill's own share (issue 32's measure): the API, the workers and Redis, not the sandbox or the callers.
+      const own = parts.filter(([name]) => ['api', 'workers', 'redis'].includes(name));
+      const ownLine =
+        quill.length > 0 ? `; Quill's own ${own.reduce((sum, [, ms]) => sum + ms, 0).toFixed(2)} ms` : '';
+      const writeLine = quill
+        .map((name) => `${name} ${((endWrites[name]! - startWrites[name]!) / n).toFixed(1)}`)
+        .join(', ');
+      return (
+        `CPU per transaction ${total.toFixed(2)} ms (${parts.map(([name, ms]) => `${name} ${ms.toFixed(2)}`).join(', ')})${ownLine}` +
+        (writeLine ? `; write calls per transaction: ${writeLine}` : '')
+      );
     },
   };
 }
