@@ -10,6 +10,7 @@ import { SubmissionRefused } from '../submissions/index.ts';
 import { type AppDeps, type AppEnv, inProcessPrincipal } from './context.ts';
 import { docsRoutes } from './docs.ts';
 import { describeCause, errorJson, invalidRequest, toHttpError } from './errors.ts';
+import { setResponseHeader } from './headers.ts';
 import { PROBE_DOCS, probeRoutes } from './probes.ts';
 import { approvalRoutes } from './routes/approvals.ts';
 import { auditRoutes } from './routes/audit.ts';
@@ -41,7 +42,7 @@ function accessLog(log: Log): MiddlewareHandler<AppEnv> {
     const requestId = given && CALLER_REQUEST_ID.test(given) ? given : randomUUID();
     c.set('requestId', requestId);
     await next();
-    c.header('X-Request-Id', requestId);
+    setResponseHeader(c, 'X-Request-Id', requestId);
     const status = c.res.status;
     const level = status >= 500 ? 'error' : c.req.path.startsWith('/wallet/') ? 'info' : 'debug';
     log(level, 'request', {

@@ -10,6 +10,7 @@ export {
   type PartyAdmin,
 } from './context.ts';
 export { ApiError, describeCause, ErrorBody, type HttpError, toHttpError } from './errors.ts';
+export { setResponseHeader } from './headers.ts';
 export { ledgerReads } from './ledger-reads.ts';
 export type { PartyView } from './party-schemas.ts';
 export { type ProbeDeps, probeRoutes } from './probes.ts';

@@ -3,7 +3,7 @@
 // pages that never show a stack.
 import type { Context, MiddlewareHandler } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
-import type { WalletApp } from '../api/index.ts';
+import { setResponseHeader, type WalletApp } from '../api/index.ts';
 import type { Principal } from '../auth/index.ts';
 import { type Api, apiClient, type Ok } from './client.ts';
 import type { ConsoleDeps } from './deps.ts';
@@ -37,12 +37,12 @@ export const CSP = [
 export function securityHeaders(): MiddlewareHandler {
   return async (c, next) => {
     await next();
-    c.header('Content-Security-Policy', CSP);
-    c.header('X-Frame-Options', 'DENY');
-    c.header('Referrer-Policy', 'no-referrer');
-    c.header('X-Content-Type-Options', 'nosniff');
-    c.header('Cross-Origin-Opener-Policy', 'same-origin');
-    if (!c.req.path.startsWith('/console/assets/')) c.header('Cache-Control', 'no-store');
+    setResponseHeader(c, 'Content-Security-Policy', CSP);
+    setResponseHeader(c, 'X-Frame-Options', 'DENY');
+    setResponseHeader(c, 'Referrer-Policy', 'no-referrer');
+    setResponseHeader(c, 'X-Content-Type-Options', 'nosniff');
+    setResponseHeader(c, 'Cross-Origin-Opener-Policy', 'same-origin');
+    if (!c.req.path.startsWith('/console/assets/')) setResponseHeader(c, 'Cache-Control', 'no-store');
   };
 }
 

@@ -224,6 +224,23 @@ describe('operator logs', () => {
     expect(JSON.stringify(h.logs)).not.toContain(read);
   });
 
+  it('puts the request id on every kind of response: JSON, an error, plain text, a file', async () => {
+    // Set after the route answered, on the response itself (src/api/headers.ts): each kind keeps it.
+    const read = await h.token('read');
+    for (const [path, token] of [
+      ['/wallet/v1/submissions', read],
+      ['/wallet/v1/no-such-route', read],
+      ['/metrics', undefined],
+      ['/openapi.json', undefined],
+    ] as const) {
+      const res = await h.call('GET', path, {
+        ...(token ? { token } : {}),
+        headers: { 'x-request-id': `id-${path.length}` },
+      });
+      expect(res.headers.get('x-request-id'), path).toBe(`id-${path.length}`);
+    }
+  });
+
   it('answers an unexpected failure with a bare 500 and logs the cause with the request id', async () => {
     const broken = await apiHarness();
     try {
