@@ -28,6 +28,8 @@ import { webhookRoutes } from './routes/webhooks.ts';
 import { BatchItem } from './schemas.ts';
 import { traceContext } from './tracing.ts';
 
+const UTF8 = new TextDecoder();
+
 /** A caller's own X-Request-Id is kept when it is a sane token; otherwise one is made. */
 const CALLER_REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -139,8 +141,13 @@ export function createApp(deps: AppDeps) {
       c.req.json = <T>() => json as Promise<T>;
       return next();
     }
-    // Decoded once here (hono caches the text for the route's own parsing), before anything recurses on it.
-    if (jsonTooDeep(await c.req.text())) return tooDeep(c);
+    // Decoded once here, as Request.text() decodes (UTF-8, a BOM dropped, bad bytes replaced), and kept for the
+    // route's own parsing, before anything recurses on it. (Asked for the text after the bytes, hono would rebuild
+    // the body as a web Response to decode it: a stream per request.)
+    const text = UTF8.decode(bytes);
+    // hono keeps each body form as a promise (its type says otherwise).
+    (c.req.bodyCache as Record<string, unknown>).text = Promise.resolve(text);
+    if (jsonTooDeep(text)) return tooDeep(c);
     return next();
   });
   // After the /wallet/* middleware: Hono runs what matches in the order it was added.

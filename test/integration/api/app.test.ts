@@ -241,6 +241,29 @@ describe('operator logs', () => {
     }
   });
 
+  it('reads a body as Request.text() does: a BOM dropped, bad UTF-8 replaced, not-JSON refused', async () => {
+    const token = await h.token('submit');
+    const post = async (body: Uint8Array) => {
+      const res = await fetch(`${h.wallet.url}/wallet/v1/submissions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body,
+      });
+      return { status: res.status, json: await res.json() };
+    };
+    const bytes = (...parts: (string | number[])[]) =>
+      Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : Buffer.from(p))));
+    const plain = await post(bytes('{"preparedTransaction":"x"}'));
+    expect(plain.status).toBe(400);
+    expect(await post(bytes([0xef, 0xbb, 0xbf], '{"preparedTransaction":"x"}'))).toEqual(plain);
+    // An invalid byte inside a string becomes U+FFFD, as the replacement character itself would read.
+    expect(await post(bytes('{"preparedTransaction":"', [0xff], '"}'))).toEqual(
+      await post(bytes('{"preparedTransaction":"\uFFFD"}')),
+    );
+    const notJson = await post(bytes('{"preparedTransaction":'));
+    expect(notJson).toMatchObject({ status: 400, json: { error: { code: 'INVALID_JSON' } } });
+  });
+
   it('answers an unexpected failure with a bare 500 and logs the cause with the request id', async () => {
     const broken = await apiHarness();
     try {
