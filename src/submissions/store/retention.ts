@@ -9,7 +9,26 @@ import { isTerminal } from '../record.ts';
 import { decodeOutboxEntry } from './outbox.ts';
 import type { SubmissionStore } from './records.ts';
 import { DROP_RECORDS, OUTBOX_TRIM } from './scripts.ts';
-import { decodeRecord } from './stored.ts';
+import { RECORD_SCHEMA_VERSION } from './stored.ts';
+
+/** What names a record's index entries, from its stored JSON; undefined when it is not one this code wrote. */
+function namesOf(
+  raw: string,
+  schema: string | null | undefined,
+): { commandId: string; party: string; updateId: string | null } | undefined {
+  if ((schema ?? '1') !== String(RECORD_SCHEMA_VERSION)) return undefined;
+  try {
+    const r = JSON.parse(raw) as { commandId?: unknown; party?: unknown; updateId?: unknown };
+    if (typeof r.commandId !== 'string' || typeof r.party !== 'string') return undefined;
+    return {
+      commandId: r.commandId,
+      party: r.party,
+      updateId: typeof r.updateId === 'string' ? r.updateId : null,
+    };
+  } catch {
+    return undefined;
+  }
+}
 
 /** Stream entry ids (`<ms>-<seq>`) in order. */
 export function compareIds(a: string, b: string): number {
@@ -59,12 +78,9 @@ export async function dropRecords(store: SubmissionStore, cutoffMs: number): Pro
         const [status, raw, schema, idem] = value as (string | null)[];
         const id = ids[i] as string;
         if (!status || !raw || !isTerminal(status as never)) continue;
-        let r: ReturnType<typeof decodeRecord>;
-        try {
-          r = decodeRecord(id, raw, schema);
-        } catch {
-          continue; // a record this code cannot read is kept as it is (CORRUPT on every read), never guessed at
-        }
+        // Only the names of its index entries are needed: no full schema check of a large record per sweep.
+        const r = namesOf(raw, schema);
+        if (!r) continue; // a record this code cannot read is kept as it is (CORRUPT on every read)
         const own = k.record(id);
         groups.push(
           own,
