@@ -10,6 +10,44 @@ import type { IndexedTransaction } from './index-store.ts';
 const PRUNE = loadScript('history-prune');
 
 /**
+ * The parties whose oldest history entry is past the cutoff: two round trips per 500 parties, so a sweep every few
+ * seconds over many parties costs little when there is nothing to remove.
+ */
+async function withOldEntries(
+  redis: Redis,
+  k: ReturnType<typeof redisKeys>,
+  parties: readonly string[],
+  cutoffMs: number,
+): Promise<string[]> {
+  const out: string[] = [];
+  for (let i = 0; i < parties.length; i += 500) {
+    const chunk = parties.slice(i, i + 500);
+    const pipe = redis.pipeline();
+    for (const p of chunk) pipe.zrange(k.historyOfParty(p), '0', '0');
+    const firsts = ((await pipe.exec()) ?? []).map(([err, v]) => {
+      if (err) throw err;
+      return (v as string[])[0];
+    });
+    const ids = firsts.filter((u): u is string => u !== undefined);
+    if (ids.length === 0) continue;
+    const raw = await redis.hmget(k.historyByUpdate, ...ids);
+    const time = new Map(ids.map((u, j) => [u, raw[j]]));
+    for (const [j, u] of firsts.entries()) {
+      if (u === undefined) continue;
+      const v = time.get(u);
+      // A missing transaction (an orphan entry) is removed too.
+      if (
+        v === null ||
+        v === undefined ||
+        Date.parse((JSON.parse(v) as IndexedTransaction).recordTime) < cutoffMs
+      )
+        out.push(chunk[j] as string);
+    }
+  }
+  return out;
+}
+
+/**
  * Removes the history entries of `parties` whose record time is before `cutoffMs`; returns how many transactions
  * went. Each step's reads are checked again in its Lua step, so two sweeps side by side remove each entry once.
  */
@@ -24,7 +62,7 @@ export async function pruneHistory(
   const partyPrefix = k.historyOfParty('');
   let removed = 0;
   try {
-    for (const party of parties) {
+    for (const party of await withOldEntries(redis, k, parties, cutoffMs)) {
       const own = k.historyOfParty(party);
       for (;;) {
         const ids = await redis.zrange(own, '0', String(batch - 1));
