@@ -1,13 +1,14 @@
 // Events, the live stream and webhooks (issue 14 part B): retention, heartbeat, delivery and its retries.
 import { z } from 'zod';
 import { intIn } from './env.ts';
+import { hoursIn } from './retention.ts';
 import { section } from './section.ts';
 
 export const events = section({
   summary: 'The event stream and webhooks: retention, heartbeat, delivery (see docs/events.md).',
   vars: {
-    EVENTS_RETENTION_HOURS: intIn(0, 24 * 3650, 168).describe(
-      'events older than this many hours are trimmed; `0` = no age limit',
+    EVENTS_RETENTION_HOURS: hoursIn(0, 24 * 3650, 168).describe(
+      'events older than this many hours are trimmed; `0` = no age limit; decimals allowed',
     ),
     EVENTS_RETENTION_MAX: intIn(0, 1_000_000_000, 1_000_000).describe(
       'at most this many events are kept; `0` = no count limit',
@@ -45,7 +46,7 @@ export const events = section({
     return {
       events: {
         /** Events older than this are trimmed (0 = no age limit). */
-        retentionMs: e.EVENTS_RETENTION_HOURS * 3_600_000,
+        retentionMs: Math.round(e.EVENTS_RETENTION_HOURS * 3_600_000),
         /** At most this many events are kept (0 = no count limit). */
         retentionMax: e.EVENTS_RETENTION_MAX,
         heartbeatMs: e.EVENTS_HEARTBEAT_SECONDS * 1000,

@@ -8,5 +8,6 @@ export {
   type IngestBatch,
 } from './index-store.ts';
 export { watcherMetrics } from './metrics.ts';
+export { pruneHistory } from './retention.ts';
 export { type IndexedHolding, type IndexedInstruction, isLocked } from './tokens.ts';
 export { concerned, LedgerWatcher, type WatcherLedger, type WatcherOptions } from './watcher.ts';

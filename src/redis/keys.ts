@@ -37,6 +37,8 @@ export function redisKeys(prefix: string) {
     outbox: `${p}outbox`,
     /** Payload retention's place in the outbox. */
     retentionCursor: `${p}retention:cursor`,
+    /** Record retention's place in the outbox (records final before its window are removed as it passes). */
+    recordRetentionCursor: `${p}retention:records:cursor`,
     /** The BullMQ prefix of both queues (`<prefix>bull:<queue>:…`). */
     bull: `${p}bull`,
 

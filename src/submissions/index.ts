@@ -76,12 +76,16 @@ export {
   signatureRequest,
 } from './signatures.ts';
 export {
+  compareIds,
   decodeOutboxEntry,
+  dropRecords,
   newSubmissionId,
   Outbox,
   type OutboxEntry,
+  outboxStats,
   type StoredSubmission,
   SubmissionStore,
+  trimOutbox,
   type VersionedRecord,
 } from './store/index.ts';
 export { type TimelineStep, timeline } from './timeline.ts';

@@ -7,6 +7,7 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Log } from '../../log.ts';
 import { type RedisKeys, redisKeys } from '../../redis/keys.ts';
+import { loadScript, runScript } from '../../redis/scripts.ts';
 import type { EventLog } from '../log.ts';
 import type { WebhookRegistry } from './registry.ts';
 import type { PrivateTargets, Resolve } from './targets.ts';
@@ -55,6 +56,8 @@ export interface ChainJob {
 /** The queue of chain jobs (its workers: drain.ts). */
 export const WEBHOOK_QUEUE = 'webhooks';
 export const ATTEMPT_LOG_MAX = 1000;
+
+const PRUNE = loadScript('webhook-prune');
 
 /** What became of the delivery attempts of this process (src/events/metrics.ts counts them on /metrics). */
 export interface DeliveryOutcomes {
@@ -176,6 +179,38 @@ export class Deliveries {
     return s;
   }
 
+  /**
+   * Removes the delivery states that ended (delivered or dead) before `cutoffMs`, with their dead letters and
+   * attempts (WEBHOOK_RETENTION_HOURS), for every webhook; pending ones stay whatever their age. Returns how many
+   * states went. Safe to run twice or side by side: the script checks each state again when it removes it.
+   */
+  async prune(cutoffMs: number): Promise<number> {
+    const cutoff = new Date(cutoffMs).toISOString();
+    let n = 0;
+    for (const hook of await this.hooks.list()) {
+      const states = this.keys.webhookDeliveries(hook.id);
+      let cursor = '0';
+      do {
+        const [next, flat] = await this.redis.hscan(states, cursor, 'COUNT', 500);
+        cursor = next;
+        const past: string[] = [];
+        for (let i = 0; i + 1 < flat.length; i += 2) {
+          const id = flat[i] as string;
+          // An event id starts with the time it was written, before any attempt: a newer one cannot be past.
+          if (Number(id.slice(0, id.indexOf('-'))) >= cutoffMs) continue;
+          const s = JSON.parse(flat[i + 1] as string) as DeliveryState;
+          if (s.state !== 'pending' && (s.lastAttemptAt ?? s.queuedAt) < cutoff) past.push(id);
+        }
+        // Without any past state, attempts of events no state names are still worth a look once a pass.
+        if (past.length > 0 || cursor === '0') {
+          const keys = [states, this.keys.webhookAttempts(hook.id), this.keys.webhookDead(hook.id)];
+          n += Number(await runScript(this.redis, PRUNE, keys, [cutoff, ...past]));
+        }
+      } while (cursor !== '0');
+    }
+    return n;
+  }
+
   /** Forgets a deleted webhook's chains and log. */
   async forget(webhook: string): Promise<void> {
     const members = (await this.redis.smembers(this.keys.webhookChains)).filter((m) =>
@@ -185,7 +220,11 @@ export class Deliveries {
       await this.redis.del(this.keys.webhookChain(webhook, m.slice(webhook.length + 1)));
       await this.redis.srem(this.keys.webhookChains, m);
     }
-    await this.redis.del(this.keys.webhookDeliveries(webhook), this.keys.webhookAttempts(webhook));
+    await this.redis.del(
+      this.keys.webhookDeliveries(webhook),
+      this.keys.webhookAttempts(webhook),
+      this.keys.webhookDead(webhook),
+    );
   }
 
   async close(): Promise<void> {

@@ -188,6 +188,8 @@ export function startDelivery(
     connection: Redis;
     reader: Redis;
     sweepEveryMs?: number;
+    /** WEBHOOK_RETENTION_HOURS: ended deliveries older than this are pruned by the sweep (0/absent = kept). */
+    retentionMs?: number;
     pollMs?: number;
     lockDurationMs?: number;
     /** Where the worker's own errors (its Redis connection failing) go instead of one warning each. */
@@ -209,9 +211,27 @@ export function startDelivery(
     ...dispatcher(d, o.reader),
     ...(o.pollMs ? { pollMs: o.pollMs } : {}),
   });
-  const timer = setInterval(() => {
-    d.sweep().catch(() => {});
-  }, o.sweepEveryMs ?? 5000);
+  // A prune reads every state of every webhook: a quarter of the window between passes bounds what waits past it
+  // to a quarter of the window, at the cost of one pass per quarter (at least a second, at most an hour apart).
+  const retention = o.retentionMs ?? 0;
+  const pruneEveryMs = Math.min(3_600_000, Math.max(1000, retention / 4));
+  let pruned = 0;
+  let pruning = false;
+  const timer = setInterval(
+    () => {
+      d.sweep().catch(() => {});
+      if (retention > 0 && !pruning && Date.now() - pruned >= pruneEveryMs) {
+        pruning = true;
+        pruned = Date.now();
+        d.prune(Date.now() - retention)
+          .catch((err: Error) => d.log?.('warn', `webhook retention: ${err.message}`))
+          .finally(() => {
+            pruning = false;
+          });
+      }
+    },
+    Math.min(o.sweepEveryMs ?? 5000, retention > 0 ? pruneEveryMs : Number.POSITIVE_INFINITY),
+  );
   timer.unref();
   return {
     async stop() {

@@ -49,6 +49,6 @@ redis.call('ZADD', KEYS[4], seq, ARGV[1])
 redis.call('ZADD', KEYS[5], seq, ARGV[1])
 redis.call('ZADD', KEYS[6], seq, ARGV[1])
 redis.call('ZADD', KEYS[7], seq, ARGV[1])
-if ARGV[6] ~= '' then redis.call('SET', KEYS[8], ARGV[6]) end
+if ARGV[6] ~= '' then redis.call('SET', KEYS[8], ARGV[6]) redis.call('HSET', KEYS[1], 'idem', KEYS[8]) end
 if OUTN > 0 then redis.call('XADD', KEYS[11], '*', unpack(ARGV, 9, 8 + OUTN)) end
 return {1, ARGV[1], seq}

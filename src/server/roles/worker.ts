@@ -1,20 +1,30 @@
 // The worker role: the submissions worker, the ledger watcher (one across workers, by lease), the leader's
-// once-per-deployment work (recovery sweep, payload retention), the event relay and webhook delivery.
+// once-per-deployment work (recovery sweep, retention of payloads, records, the outbox and history), the event
+// relay and webhook delivery.
 import type { Worker } from 'bullmq';
 import { Counter, Gauge } from 'prom-client';
 import { AuditCheckpointer } from '../../audit/index.ts';
 import { startDelivery, startRelay } from '../../events/index.ts';
-import { HistoryIndex, LedgerWatcher, type WatcherLedger, watcherMetrics } from '../../history/index.ts';
+import {
+  HistoryIndex,
+  LedgerWatcher,
+  pruneHistory,
+  type WatcherLedger,
+  watcherMetrics,
+} from '../../history/index.ts';
 import { Lease, redisKeys } from '../../redis/index.ts';
 import type { RawSigner } from '../../signing/index.ts';
 import {
   closeWorker,
+  dropRecords,
   expireOverdueRounds,
   type JobData,
   type LedgerPort,
+  outboxStats,
   requeueStranded,
   type SignaturePorts,
   startWorker,
+  trimOutbox,
 } from '../../submissions/index.ts';
 import { executorConfig, indexedLedger, type Shared } from './shared.ts';
 
@@ -35,6 +45,8 @@ export interface WorkerRoleOptions {
     webhookSweepEveryMs?: number;
     /** Audit checkpoints are considered this often (default AUDIT_CHECKPOINT_SECONDS). */
     checkpointEveryMs?: number;
+    /** Retention (payloads, records, outbox, history) runs this often (default: see retentionEveryMs). */
+    retentionEveryMs?: number;
   };
 }
 
@@ -74,6 +86,56 @@ function checkpointMetrics(s: Shared, c: AuditCheckpointer): void {
     collect() {
       this.reset();
       for (const [where, n] of Object.entries(c.failures)) this.inc({ where }, n);
+    },
+  });
+}
+
+/**
+ * How often the leader enforces retention: at least as often as the recovery sweep, and often enough for the
+ * shortest window (a quarter of it, but not more than once a second), so what passed a window waits at most a
+ * quarter of it more.
+ */
+export function retentionEveryMs(sweepEveryMs: number, windowsMs: readonly number[]): number {
+  const shortest = Math.min(...windowsMs.filter((w) => w > 0), Number.POSITIVE_INFINITY);
+  return Math.min(sweepEveryMs, Math.max(1000, shortest / 4));
+}
+
+/** The outbox's size and age, and what retention removed, in the process's metrics. */
+function retentionMetrics(s: Shared, removed: Record<string, number>): void {
+  const read = () => outboxStats(s.store);
+  new Gauge({
+    name: 'quill_outbox_entries',
+    help: 'Entries in the submission outbox: trimmed up to the slowest of the relay and retention cursors, so a stopped relay shows as growth',
+    registers: [s.registry],
+    async collect() {
+      try {
+        this.set((await read()).length);
+      } catch {
+        // Redis unreachable: quill_redis_up says so.
+      }
+    },
+  });
+  new Gauge({
+    name: 'quill_outbox_oldest_entry_age_seconds',
+    help: 'Age of the oldest submission outbox entry (0: empty); beyond the retention windows a consumer is behind',
+    registers: [s.registry],
+    async collect() {
+      try {
+        const { oldestMs } = await read();
+        this.set(oldestMs === undefined ? 0 : Math.max(0, (Date.now() - oldestMs) / 1000));
+      } catch {
+        // As above.
+      }
+    },
+  });
+  new Counter({
+    name: 'quill_retention_removed_total',
+    help: "What this process's retention sweeps removed, by what (payloads, records, outbox, history)",
+    labelNames: ['what'],
+    registers: [s.registry],
+    collect() {
+      this.reset();
+      for (const [what, n] of Object.entries(removed)) this.inc({ what }, n);
     },
   });
 }
@@ -145,7 +207,6 @@ export function startWorkerRole(s: Shared, o: WorkerRoleOptions): WorkerRole {
       // Signature rounds past their deadline end here too when nobody reads them (SIGNATURES_MISSING).
       const ended = await expireOverdueRounds(store, Date.now());
       if (ended > 0) log('info', `expired ${ended} signature rounds past their deadline`);
-      await store.dropPayloads(Date.now() - config.payloadRetentionMs);
     } catch (err) {
       log('warn', `sweep: ${(err as Error).message}`);
     } finally {
@@ -154,6 +215,43 @@ export function startWorkerRole(s: Shared, o: WorkerRoleOptions): WorkerRole {
   };
   const timer = setInterval(sweep, every);
   timer.unref();
+
+  // Retention, by the leader too: payloads, then records (each following the outbox with its own cursor), then the
+  // outbox up to the slowest cursor, then the watcher's history. Every step is safe to run twice.
+  const windows = config.retention;
+  const removed = { payloads: 0, records: 0, outbox: 0, history: 0 };
+  retentionMetrics(s, removed);
+  const historyOn = Boolean(o.watch && config.watcher.enabled && windows.historyMs > 0);
+  let retaining = false;
+  const retain = async () => {
+    if (retaining) return;
+    retaining = true;
+    try {
+      if (!leader.held && !(await leader.acquire().catch(() => false))) return;
+      const now = Date.now();
+      removed.payloads += await store.dropPayloads(now - config.payloadRetentionMs);
+      if (windows.recordsMs > 0) removed.records += await dropRecords(store, now - windows.recordsMs);
+      removed.outbox += await trimOutbox(store, { records: windows.recordsMs > 0 });
+      if (historyOn && o.watch) {
+        const parties = await o.watch.parties();
+        removed.history += await pruneHistory(s.redis, config.redisPrefix, parties, now - windows.historyMs);
+      }
+    } catch (err) {
+      log('warn', `retention: ${(err as Error).message}`);
+    } finally {
+      retaining = false;
+    }
+  };
+  const retentionTimer = setInterval(
+    retain,
+    o.timing?.retentionEveryMs ??
+      retentionEveryMs(every, [
+        config.payloadRetentionMs,
+        windows.recordsMs,
+        ...(historyOn ? [windows.historyMs] : []),
+      ]),
+  );
+  retentionTimer.unref();
 
   // Audit checkpoints (AUDIT_KEY): signed by the leader only, and only when the chain moved since the last one.
   const audit = config.auditCheckpoints;
@@ -191,11 +289,14 @@ export function startWorkerRole(s: Shared, o: WorkerRoleOptions): WorkerRole {
     reader: s.connect(),
     prefix: config.redisPrefix,
     events: s.events,
+    // Event retention as often as its window needs (EVENTS_RETENTION_HOURS may be minutes in a soak run).
+    trimEveryMs: Math.min(60_000, retentionEveryMs(60_000, [config.events.retentionMs])),
     log,
   });
   const delivery = startDelivery(s.deliveries, {
     connection: s.connect(),
     reader: s.connect(),
+    retentionMs: windows.webhooksMs,
     onError: (err) => s.outage.failed('webhook worker', err),
     ...(o.timing?.webhookSweepEveryMs ? { sweepEveryMs: o.timing.webhookSweepEveryMs } : {}),
   });
@@ -209,6 +310,7 @@ export function startWorkerRole(s: Shared, o: WorkerRoleOptions): WorkerRole {
   });
   closers.push(async () => {
     clearInterval(timer);
+    clearInterval(retentionTimer);
     await closeWorker(worker, config.shutdownTimeoutMs);
     workerConn.disconnect();
   });

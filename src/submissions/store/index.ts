@@ -10,3 +10,4 @@ export {
   SubmissionStore,
   type VersionedRecord,
 } from './records.ts';
+export { compareIds, dropRecords, outboxStats, trimOutbox } from './retention.ts';

@@ -27,3 +27,5 @@ export const CREATE = loadScript('create', { record: RECORD });
 export const TRANSITION = loadScript('transition', { record: RECORD });
 export const SIGNATURES = loadScript('signatures', { record: RECORD });
 export const DROP_PAYLOADS = loadScript('drop-payloads');
+export const DROP_RECORDS = loadScript('drop-records', { record: RECORD });
+export const OUTBOX_TRIM = loadScript('outbox-trim');
