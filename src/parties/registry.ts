@@ -156,6 +156,24 @@ export class PartyRegistry {
     return record;
   }
 
+  /**
+   * The ids of every registered party, for the ledger watcher, which asks before every page it reads: the listing
+   * is read again only when the directory changed (adding, rewriting or removing a party renames a file in it, which
+   * moves its mtime). A listing taken within a second of that mtime is not trusted (file times are coarse: a
+   * second change in the same tick would not move it).
+   */
+  async partyIds(): Promise<string[]> {
+    const mtimeMs = await mtimeOf(this.dir);
+    const hit = this.#listing;
+    if (hit && mtimeMs !== undefined && hit.mtimeMs === mtimeMs && hit.listedAt - mtimeMs > FRESH_MS)
+      return hit.ids;
+    const listedAt = Date.now();
+    const ids = (await this.list()).map((r) => r.partyId);
+    this.#listing = mtimeMs === undefined ? undefined : { ids, mtimeMs, listedAt };
+    return ids;
+  }
+  #listing: { ids: string[]; mtimeMs: number; listedAt: number } | undefined;
+
   /** Every registered party, oldest first. */
   async list(): Promise<PartyRecord[]> {
     let names: string[];

@@ -101,6 +101,8 @@ export async function serve(o: ServeOptions): Promise<Serving> {
     ? o.embedded.token
     : ledgerTokenOption(loaded.ledgerToken, { timeoutMs: loaded.ledgerTimeoutMs });
   const client = ledgerClient(loaded, ledgerUrl, token);
+  // The parties the ledger watcher follows: one registry, so its listing is cached between pages.
+  const watched = new PartyRegistry({ dir: loaded.keysDir });
   // The ledger user the wallet executes as (the userId the API records on each submission; onboarding grants it
   // CanActAs for each new party): LEDGER_USER_ID, or the user the ledger token names; known before the API
   // starts. A worker executes as each record says and needs none.
@@ -187,7 +189,7 @@ export async function serve(o: ServeOptions): Promise<Serving> {
       ),
       watch: {
         ledger: client,
-        parties: async () => (await new PartyRegistry({ dir: config.keysDir }).list()).map((r) => r.partyId),
+        parties: () => watched.partyIds(),
       },
       recognizers,
       auth,

@@ -1,5 +1,5 @@
 // PartyRegistry: one 0600 file per party, idempotent add, conflicts, corrupt files named.
-import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { readdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -67,5 +67,32 @@ describe('PartyRegistry', () => {
     });
     await writeFile(fa!, '{');
     await expect(registry.list()).rejects.toMatchObject({ code: 'CORRUPT' });
+  });
+});
+
+describe('PartyRegistry.partyIds (what the ledger watcher follows)', () => {
+  it('sees a party added by another process at once, and reads an unchanged directory only once', async () => {
+    const dir = await tempDir();
+    const watcher = new PartyRegistry({ dir });
+    const other = new PartyRegistry({ dir }); // the API process onboarding parties
+    const a = record(`a::${fp('1')}`);
+    const b = record(`b::${fp('2')}`);
+    await other.add(a);
+    expect(await watcher.partyIds()).toEqual([a.partyId]);
+    await other.add(b); // within the same second: the listing is not trusted, read again
+    expect((await watcher.partyIds()).sort()).toEqual([a.partyId, b.partyId].sort());
+
+    // An old directory: its listing is kept while its mtime stays.
+    const parties = join(dir, 'parties');
+    const old = new Date(Date.now() - 60_000);
+    await utimes(parties, old, old);
+    expect(await watcher.partyIds()).toHaveLength(2);
+    const c = record(`c::${fp('3')}`);
+    await other.add(c);
+    await utimes(parties, old, old); // the change hidden: the cached listing answers
+    expect(await watcher.partyIds()).toHaveLength(2);
+    const now = new Date();
+    await utimes(parties, now, now); // what the rename itself did
+    expect(await watcher.partyIds()).toHaveLength(3);
   });
 });
