@@ -38,8 +38,26 @@ function isParty(p: string): boolean {
   return true;
 }
 
+// The last few strings that passed a check: transactions repeat the same parties and identifiers on every
+// node (decoding interns them, so the comparison is usually by reference). Only passes are remembered.
+const goodParties: string[] = ['', '', '', ''];
+let nextParty = 0;
+let goodPackageName = '';
+let goodPackageId = '';
+let goodModule = '';
+let goodEntity = '';
+
 export function checkParty(p: string, where: string): void {
-  if (!isParty(p)) fail('INVALID_PARTY', `${where}: "${p.slice(0, 80)}" is not a valid party id`);
+  const g = goodParties;
+  if (p === g[0] || p === g[1] || p === g[2] || p === g[3]) {
+    if (p !== '') return;
+  }
+  if (isParty(p)) {
+    g[nextParty] = p;
+    nextParty = (nextParty + 1) & 3;
+    return;
+  }
+  fail('INVALID_PARTY', `${where}: "${p.slice(0, 80)}" is not a valid party id`);
 }
 
 export function checkParties(ps: readonly string[], where: string, nonEmpty: boolean): void {
@@ -48,7 +66,12 @@ export function checkParties(ps: readonly string[], where: string, nonEmpty: boo
 }
 
 export function checkPackageName(s: string, where: string): void {
-  if (!PACKAGE_NAME.test(s)) fail('INVALID_IDENTIFIER', `${where}: "${s}" is not a valid package name`);
+  if (s === goodPackageName && s !== '') return;
+  if (PACKAGE_NAME.test(s)) {
+    goodPackageName = s;
+    return;
+  }
+  fail('INVALID_IDENTIFIER', `${where}: "${s}" is not a valid package name`);
 }
 
 export function checkLedgerString(s: string, where: string): void {
@@ -62,6 +85,10 @@ export function checkUuid(s: string, where: string): void {
 
 export function checkIdentifier(id: Identifier | undefined, where: string): asserts id is Identifier {
   if (id === undefined) fail('MISSING_FIELD', `${where} is missing`);
+  const { packageId, moduleName, entityName } = id;
+  if (packageId === goodPackageId && moduleName === goodModule && entityName === goodEntity) {
+    if (packageId !== '') return;
+  }
   if (id.packageId.length === 0 || id.packageId.length > 64 || !/^[A-Za-z0-9\-_ ]+$/.test(id.packageId)) {
     fail('INVALID_IDENTIFIER', `${where}: invalid package id "${id.packageId}"`);
   }
@@ -69,6 +96,9 @@ export function checkIdentifier(id: Identifier | undefined, where: string): asse
     fail('INVALID_IDENTIFIER', `${where}: invalid module name "${id.moduleName}"`);
   if (!DOTTED.test(id.entityName))
     fail('INVALID_IDENTIFIER', `${where}: invalid entity name "${id.entityName}"`);
+  goodPackageId = packageId;
+  goodModule = moduleName;
+  goodEntity = entityName;
 }
 
 /** Contract ids are lowercase hex of a V1 (00 + 32-byte hash + suffix <= 94) or V2 (01 + 12 + suffix <= 33) id. */
@@ -145,11 +175,19 @@ export function checkValue(v: Value | undefined, where: string, depth = 0): asse
       for (const e of s.list.elements) checkValue(e, where, d);
       return;
     case 'textMap': {
-      const seen = new Set<string>();
-      for (const e of s.textMap.entries) {
-        if (seen.has(e.key))
-          fail('INVALID_VALUE', `${where}: text map key "${e.key.slice(0, 60)}" duplicated`);
-        seen.add(e.key);
+      const entries = s.textMap.entries;
+      // small maps (the usual) compared pairwise, without allocating a set; the same first duplicate found
+      const seen = entries.length > 8 ? new Set<string>() : undefined;
+      for (let i = 0; i < entries.length; i++) {
+        const e = entries[i]!;
+        let dup = false;
+        if (seen === undefined) {
+          for (let j = 0; j < i && !dup; j++) dup = entries[j]!.key === e.key;
+        } else {
+          dup = seen.has(e.key);
+          seen.add(e.key);
+        }
+        if (dup) fail('INVALID_VALUE', `${where}: text map key "${e.key.slice(0, 60)}" duplicated`);
         checkValue(e.value, where, d);
       }
       return;

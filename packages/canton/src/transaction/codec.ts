@@ -1,7 +1,10 @@
 // Strict decoding and encoding of the base64 / binary PreparedTransaction: unknown fields refused, the
 // input must be the canonical encoding of what was decoded (re-encoding reproduces it byte for byte),
-// and the decoded transaction must be structurally valid.
+// and the decoded transaction must be structurally valid. Canonical input (all a participant produces) is
+// read in one pass by `decodeCanonical`; anything it is not sure of takes the protobuf-ts path, which
+// decides whether and how to refuse it.
 import { isStandardBase64 } from '../ledger/schemas/common.ts';
+import { decodeCanonical } from './canonical-reader.ts';
 import { TransactionError } from './errors.ts';
 import { PreparedTransaction } from './types.ts';
 import { validatePreparedTransaction } from './validate.ts';
@@ -19,6 +22,19 @@ const canonical = new FastBinaryWriter();
 /** Decodes the protobuf bytes of a PreparedTransaction; throws `TransactionError` on any defect. */
 export function decodePreparedTransaction(bytes: Uint8Array): PreparedTransaction {
   if (!(bytes instanceof Uint8Array)) throw new TransactionError('INVALID_INPUT', 'expected protobuf bytes');
+  const canonicalTx = decodeCanonical(bytes);
+  if (canonicalTx !== undefined) {
+    validatePreparedTransaction(canonicalTx);
+    return canonicalTx;
+  }
+  return decodeStrict(bytes);
+}
+
+/**
+ * The reference decoder: protobuf-ts (unknown fields refused), then the canonical-form check by
+ * re-encoding and comparing, then validation. Exported for the differential tests.
+ */
+export function decodeStrict(bytes: Uint8Array): PreparedTransaction {
   let tx: PreparedTransaction;
   try {
     tx = PreparedTransaction.fromBinary(bytes, READ);
@@ -49,18 +65,22 @@ export function decodePreparedTransactionBase64(text: string): PreparedTransacti
   return decodePreparedTransaction(bytes);
 }
 
+/** The standard alphabet, padding excluded. */
+const BASE64_BODY = /^[A-Za-z0-9+/]*$/;
+
 /**
- * The bytes of `s` if it is standard padded base64, by the rule of `isStandardBase64` (re-encoding agrees
- * with it on all but the last four characters, which are checked one by one), decoding it only once.
+ * The bytes of `s` if it is standard padded base64, by the rule of `isStandardBase64`, decoding it only
+ * once. That rule re-encodes the decoded bytes and compares all but the last four characters; a group of
+ * four alphabet characters re-encodes to itself, so that comparison holds exactly when those characters
+ * are all in the alphabet, which a regular expression checks several times faster than re-encoding. The
+ * last four characters (padding) are checked by `isStandardBase64` itself.
  */
 function standardBase64Bytes(s: string): Buffer | undefined {
   const n = s.length;
-  const bytes = Buffer.from(s, 'base64');
-  if (n % 4 !== 0 || n <= 4) return isStandardBase64(s) ? bytes : undefined;
+  if (n % 4 !== 0 || n <= 4) return isStandardBase64(s) ? Buffer.from(s, 'base64') : undefined;
   const tail = n - 4;
-  const again = bytes.toString('base64');
-  if (again.length !== n || again.slice(0, tail) !== s.slice(0, tail)) return undefined;
-  return isStandardBase64(s.slice(tail)) ? bytes : undefined;
+  if (!BASE64_BODY.test(s.slice(0, tail)) || !isStandardBase64(s.slice(tail))) return undefined;
+  return Buffer.from(s, 'base64');
 }
 
 export function encodePreparedTransaction(tx: PreparedTransaction): Uint8Array {

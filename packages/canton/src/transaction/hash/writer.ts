@@ -57,15 +57,25 @@ export class ByteWriter extends GrowableBytes {
 
   /** int32 UTF-8 byte length || UTF-8 bytes. */
   string(s: string): void {
-    if (s.length < 64 && isAscii(s)) {
-      this.ensure(4 + s.length);
-      this.view.setInt32(this.pos, s.length, false);
-      let p = this.pos + 4;
-      for (let i = 0; i < s.length; i++) this.buf[p++] = s.charCodeAt(i);
-      this.pos = p;
-      return;
+    const n = s.length;
+    if (n <= 256) {
+      // ASCII (parties, names, ids) copied in one pass; the first other character falls back to encodeInto
+      this.ensure(4 + n);
+      const b = this.buf;
+      const p = this.pos + 4;
+      let i = 0;
+      for (; i < n; i++) {
+        const c = s.charCodeAt(i);
+        if (c > 0x7f) break;
+        b[p + i] = c;
+      }
+      if (i === n) {
+        this.view.setInt32(this.pos, n, false);
+        this.pos = p + n;
+        return;
+      }
     }
-    this.ensure(4 + s.length * 3);
+    this.ensure(4 + n * 3);
     const start = this.pos + 4;
     const { written } = utf8.encodeInto(s, this.buf.subarray(start));
     this.view.setInt32(this.pos, written, false);
@@ -82,11 +92,6 @@ export class ByteWriter extends GrowableBytes {
       this.buf[p++] = (nibble(s.charCodeAt(i)) << 4) | nibble(s.charCodeAt(i + 1));
     this.pos = p;
   }
-}
-
-function isAscii(s: string): boolean {
-  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return false;
-  return true;
 }
 
 function nibble(c: number): number {
