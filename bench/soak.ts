@@ -639,12 +639,17 @@ async function main(): Promise<void> {
   const usedMemory = async () => Number(/used_memory:(\d+)/.exec(await redis.info('memory'))?.[1] ?? 0);
   /** CPU the per-minute key scan cost (Redis and this process): left out of the CPU per transaction. */
   const scanCpu = { redis: 0, bench: 0 };
-  // Every key of the run's prefix, by SCAN (1000 a step); strings (indexes, idempotency keys: a few hundred bytes
-  // each) are counted but not sized, every other key is sized with MEMORY USAGE.
+  // Every key of the run's prefix, by SCAN (1000 a step). Strings (indexes, idempotency keys: a few hundred bytes
+  // each) are counted, not sized. One key per record (the record hash `sub:<id>`, BullMQ's job hash
+  // `bull:<queue>:<n>`) is counted and only the first PER_RECORD_SAMPLE of each family are sized, so the scan stays
+  // bounded as records pile up; every other key (the aggregates: streams, indexes, logs) is sized with MEMORY USAGE.
+  const PER_RECORD = /^(sub:|bull:[^:]+:\d+$)/;
+  const PER_RECORD_SAMPLE = 200;
   const largestKeys = async () => {
     const before = readCpu();
     const started = performance.now();
     const top: [string, number][] = [];
+    const perRecord = { count: 0, sampled: [] as string[] };
     let count = 0;
     for (const type of ['string', 'hash', 'zset', 'list', 'set', 'stream'])
       for (let cursor = '0'; ; ) {
@@ -659,24 +664,38 @@ async function main(): Promise<void> {
         );
         cursor = next;
         count += batch.length;
-        if (type !== 'string' && batch.length > 0) await sizeKeys(batch, top);
+        const aggregates: string[] = [];
+        if (type !== 'string')
+          for (const k of batch) {
+            if (!PER_RECORD.test(k.slice(keyset.prefix.length))) aggregates.push(k);
+            else if (perRecord.count++ < PER_RECORD_SAMPLE) perRecord.sampled.push(k);
+          }
+        if (aggregates.length > 0) await sizeKeys(aggregates, top);
         if (cursor === '0') break;
       }
+    const sample: [string, number][] = [];
+    if (perRecord.sampled.length > 0) await sizeKeys(perRecord.sampled, sample, perRecord.sampled.length);
+    const perRecordBytes = sample.length ? sample.reduce((a, [, b]) => a + b, 0) / sample.length : 0;
     const after = readCpu();
     scanCpu.redis += (after.redis ?? 0) - (before.redis ?? 0);
     scanCpu.bench += (after.bench ?? 0) - (before.bench ?? 0);
-    return { top, count, scanMs: performance.now() - started };
+    return {
+      top,
+      count,
+      perRecord: { count: perRecord.count, avgBytes: perRecordBytes },
+      scanMs: performance.now() - started,
+    };
   };
-  const sizeKeys = async (batch: string[], top: [string, number][]) => {
+  const sizeKeys = async (batch: string[], top: [string, number][], keep = 5) => {
     const pipe = redis.pipeline();
     for (const k of batch) pipe.memory('USAGE', k);
     const sizes = (await pipe.exec()) ?? [];
     batch.forEach((k, i) => {
       const bytes = Number(sizes[i]?.[1] ?? 0);
-      if (top.length < 5 || bytes > (top[4] as [string, number])[1]) {
+      if (top.length < keep || bytes > (top[keep - 1] as [string, number])[1]) {
         top.push([k.startsWith(keyset.prefix) ? k.slice(keyset.prefix.length) : k, bytes]);
         top.sort((a, b) => b[1] - a[1]);
-        top.length = Math.min(top.length, 5);
+        top.length = Math.min(top.length, keep);
       }
     });
   };
@@ -721,6 +740,8 @@ async function main(): Promise<void> {
   let accepted = 0;
   let offeredCounted = 0;
   let starved = 0;
+  let answeredTotal = 0;
+  const minuteSent = () => answeredTotal;
   const send = async () => {
     for (;;) {
       const i = next++;
@@ -736,6 +757,7 @@ async function main(): Promise<void> {
       }
       const id = await submit(p);
       minute.accept.push(performance.now() - due);
+      answeredTotal++;
       if (id === undefined) continue;
       accepted++;
       minute.accepted++;
@@ -841,6 +863,7 @@ async function main(): Promise<void> {
       redisUsedMemory: cur.usedMemory,
       redisKeys: keysNow.count,
       redisLargest: keysNow.top,
+      redisPerRecordKeys: keysNow.perRecord,
       scanMs: keysNow.scanMs,
     };
     rows.push(row);
@@ -857,7 +880,7 @@ async function main(): Promise<void> {
         `  relay lag (final → event) p50 ${ms(row.relayLagMs.p50)} p99 ${ms(row.relayLagMs.p99)}; webhook lag (event → received) p50 ${ms(row.webhookLagMs.p50)} p99 ${ms(row.webhookLagMs.p99)}; awaiting a final event ${pending.size}`,
         `  CPU ms/tx: ${names.map((n) => `${n} ${f(cpuMs[n] as number)}`).join(', ')}; Quill (api+worker+redis) ${f(quillCpu)}`,
         `  RSS: ${names.map((n) => `${n} ${mb(cur.rss[n] ?? 0)}`).join(', ')}`,
-        `  redis used_memory ${mb(cur.usedMemory)}, ${keysNow.count} keys; largest: ${keysNow.top.map(([k, b]) => `${k} ${(b / 1024).toFixed(0)} KB`).join(', ')} (scan ${ms(keysNow.scanMs)}, its CPU left out)`,
+        `  redis used_memory ${mb(cur.usedMemory)}, ${keysNow.count} keys; largest: ${keysNow.top.map(([k, b]) => `${k} ${(b / 1024).toFixed(0)} KB`).join(', ')} ; per-record hashes (sub:*, bull job) ${keysNow.perRecord.count} × ~${(keysNow.perRecord.avgBytes / 1024).toFixed(1)} KB (scan ${ms(keysNow.scanMs)}, its CPU left out)`,
       ].join('\n'),
     );
     prev = cur;
@@ -868,10 +891,17 @@ async function main(): Promise<void> {
   const allSent = Promise.all(senders);
   const minutes = Math.ceil(FLAGS.minutes - 1e-9);
   let reporting = Promise.resolve();
-  for (let m = 1; m <= minutes; m++) {
-    const endMs = Math.min(m * 60_000, RUN_MS);
+  // Sends due in the run but answered after it (a backlog) go on being reported, in blocks after the schedule.
+  let sendsDone = false;
+  void allSent.then(() => {
+    sendsDone = true;
+  });
+  for (let m = 1; m <= minutes || !sendsDone; m++) {
+    const endMs = m <= minutes ? Math.min(m * 60_000, RUN_MS) : RUN_MS + (m - minutes) * 60_000;
     const wait = t0 + endMs - performance.now();
-    if (wait > 0) await sleep(wait);
+    if (m > minutes)
+      console.log(`(the schedule has ended; sends still due from it: ${TOTAL - minuteSent()})`);
+    if (wait > 0) await (m <= minutes ? sleep(wait) : Promise.race([sleep(wait), allSent]));
     await reporting;
     reporting = report(m, endMs);
   }
