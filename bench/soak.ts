@@ -639,11 +639,11 @@ async function main(): Promise<void> {
   const usedMemory = async () => Number(/used_memory:(\d+)/.exec(await redis.info('memory'))?.[1] ?? 0);
   /** CPU the per-minute key scan cost (Redis and this process): left out of the CPU per transaction. */
   const scanCpu = { redis: 0, bench: 0 };
-  // Every key of the run's prefix, by SCAN (1000 a step). Strings (indexes, idempotency keys: a few hundred bytes
-  // each) are counted, not sized. One key per record (the record hash `sub:<id>`, BullMQ's job hash
-  // `bull:<queue>:<n>`) is counted and only the first PER_RECORD_SAMPLE of each family are sized, so the scan stays
-  // bounded as records pile up; every other key (the aggregates: streams, indexes, logs) is sized with MEMORY USAGE.
-  const PER_RECORD = /^(sub:|bull:[^:]+:\d+$)/;
+  // Every key of the run's prefix, by one SCAN (1000 a step). The keys of one record each (the record hash
+  // `sub:<id>`, its command/update/idempotency index strings, BullMQ's job keys `bull:<queue>:<n>…`) are counted
+  // and only the first PER_RECORD_SAMPLE sized, so the scan stays bounded as records pile up; every other key (the
+  // aggregates: streams, indexes, logs, chains) is sized with MEMORY USAGE.
+  const PER_RECORD = /^(sub:|idx:cmd:|idx:update:|idem:|bull:[^:]+:\d+(:|$))/;
   const PER_RECORD_SAMPLE = 200;
   const largestKeys = async () => {
     const before = readCpu();
@@ -651,28 +651,18 @@ async function main(): Promise<void> {
     const top: [string, number][] = [];
     const perRecord = { count: 0, sampled: [] as string[] };
     let count = 0;
-    for (const type of ['string', 'hash', 'zset', 'list', 'set', 'stream'])
-      for (let cursor = '0'; ; ) {
-        const [next, batch] = await redis.scan(
-          cursor,
-          'MATCH',
-          `${keyset.prefix}*`,
-          'COUNT',
-          1000,
-          'TYPE',
-          type,
-        );
-        cursor = next;
-        count += batch.length;
-        const aggregates: string[] = [];
-        if (type !== 'string')
-          for (const k of batch) {
-            if (!PER_RECORD.test(k.slice(keyset.prefix.length))) aggregates.push(k);
-            else if (perRecord.count++ < PER_RECORD_SAMPLE) perRecord.sampled.push(k);
-          }
-        if (aggregates.length > 0) await sizeKeys(aggregates, top);
-        if (cursor === '0') break;
+    for (let cursor = '0'; ; ) {
+      const [next, batch] = await redis.scan(cursor, 'MATCH', `${keyset.prefix}*`, 'COUNT', 1000);
+      cursor = next;
+      count += batch.length;
+      const aggregates: string[] = [];
+      for (const k of batch) {
+        if (!PER_RECORD.test(k.slice(keyset.prefix.length))) aggregates.push(k);
+        else if (perRecord.count++ < PER_RECORD_SAMPLE) perRecord.sampled.push(k);
       }
+      if (aggregates.length > 0) await sizeKeys(aggregates, top);
+      if (cursor === '0') break;
+    }
     const sample: [string, number][] = [];
     if (perRecord.sampled.length > 0) await sizeKeys(perRecord.sampled, sample, perRecord.sampled.length);
     const perRecordBytes = sample.length ? sample.reduce((a, [, b]) => a + b, 0) / sample.length : 0;
@@ -880,7 +870,7 @@ async function main(): Promise<void> {
         `  relay lag (final → event) p50 ${ms(row.relayLagMs.p50)} p99 ${ms(row.relayLagMs.p99)}; webhook lag (event → received) p50 ${ms(row.webhookLagMs.p50)} p99 ${ms(row.webhookLagMs.p99)}; awaiting a final event ${pending.size}`,
         `  CPU ms/tx: ${names.map((n) => `${n} ${f(cpuMs[n] as number)}`).join(', ')}; Quill (api+worker+redis) ${f(quillCpu)}`,
         `  RSS: ${names.map((n) => `${n} ${mb(cur.rss[n] ?? 0)}`).join(', ')}`,
-        `  redis used_memory ${mb(cur.usedMemory)}, ${keysNow.count} keys; largest: ${keysNow.top.map(([k, b]) => `${k} ${(b / 1024).toFixed(0)} KB`).join(', ')} ; per-record hashes (sub:*, bull job) ${keysNow.perRecord.count} × ~${(keysNow.perRecord.avgBytes / 1024).toFixed(1)} KB (scan ${ms(keysNow.scanMs)}, its CPU left out)`,
+        `  redis used_memory ${mb(cur.usedMemory)}, ${keysNow.count} keys; largest: ${keysNow.top.map(([k, b]) => `${k} ${(b / 1024).toFixed(0)} KB`).join(', ')} ; per-record keys (sub:, idx:cmd:, idx:update:, idem:, bull jobs) ${keysNow.perRecord.count} × ~${(keysNow.perRecord.avgBytes / 1024).toFixed(1)} KB (scan ${ms(keysNow.scanMs)}, its CPU left out)`,
       ].join('\n'),
     );
     prev = cur;
@@ -898,9 +888,11 @@ async function main(): Promise<void> {
   });
   for (let m = 1; m <= minutes || !sendsDone; m++) {
     const endMs = m <= minutes ? Math.min(m * 60_000, RUN_MS) : RUN_MS + (m - minutes) * 60_000;
+    if (m > minutes) {
+      await reporting;
+      console.log(`(the schedule has ended; sends due in it not answered yet: ${TOTAL - minuteSent()})`);
+    }
     const wait = t0 + endMs - performance.now();
-    if (m > minutes)
-      console.log(`(the schedule has ended; sends still due from it: ${TOTAL - minuteSent()})`);
     if (wait > 0) await (m <= minutes ? sleep(wait) : Promise.race([sleep(wait), allSent]));
     await reporting;
     reporting = report(m, endMs);
