@@ -83,8 +83,10 @@ const AHEAD_SECONDS = 3;
 const BUFFER_TARGET = Math.max(32, Math.ceil(RATE * AHEAD_SECONDS));
 /** Concurrent prepares against the sandbox refilling the buffer. */
 const PREPARERS = 8;
-/** After the last send: how long accepted submissions have to become final (and their events to arrive). */
-const DRAIN_MS = 120_000;
+/** After the last send, the drain ends when every accepted submission's final event arrived, or when none arrived
+ * for DRAIN_IDLE_MS (a backlog still moving is waited for, up to DRAIN_MAX_MS). */
+const DRAIN_IDLE_MS = 60_000;
+const DRAIN_MAX_MS = 30 * 60_000;
 const RETENTION_VARS = [
   'PAYLOAD_RETENTION_HOURS',
   'RECORD_RETENTION_HOURS',
@@ -904,8 +906,10 @@ async function main(): Promise<void> {
 
   // Drain: every accepted submission final, and its final event received.
   const drainStart = performance.now();
-  for (;;) {
-    if (pending.size === 0 || performance.now() - drainStart > DRAIN_MS) break;
+  for (let last = pending.size, lastMoved = drainStart; pending.size > 0; ) {
+    const now = performance.now();
+    if (pending.size < last) [last, lastMoved] = [pending.size, now];
+    if (now - lastMoved > DRAIN_IDLE_MS || now - drainStart > DRAIN_MAX_MS) break;
     await sleep(200);
   }
   const drainMs = performance.now() - drainStart;
@@ -913,15 +917,20 @@ async function main(): Promise<void> {
   // still open or gone: lost).
   const { committed, rejected, expired } = finals;
   const missing = { finalNoEvent: 0, open: 0, gone: 0 };
-  for (const id of [...pending.keys()].slice(0, 2000)) {
-    const r = await call('GET', `${apiUrl}/wallet/v1/submissions/${id}`, {
-      authorization: `Bearer ${submitToken}`,
-    });
-    const status = r.status === 200 ? (JSON.parse(r.text) as { status: string }).status : '';
-    if (/^(committed|rejected|expired)$/.test(status)) missing.finalNoEvent++;
-    else if (r.status === 404) missing.gone++;
-    else missing.open++;
-  }
+  const left = [...pending.keys()];
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      for (let id = left.pop(); id !== undefined; id = left.pop()) {
+        const r = await call('GET', `${apiUrl}/wallet/v1/submissions/${id}`, {
+          authorization: `Bearer ${submitToken}`,
+        });
+        const status = r.status === 200 ? (JSON.parse(r.text) as { status: string }).status : '';
+        if (/^(committed|rejected|expired)$/.test(status)) missing.finalNoEvent++;
+        else if (r.status === 404) missing.gone++;
+        else missing.open++;
+      }
+    }),
+  );
   const lost = pending.size - missing.finalNoEvent;
   const refusedTotal = [...refused.values()].reduce((a, b) => a + b, 0);
   const transportTotal = [...transportErrors.values()].reduce((a, b) => a + b, 0);
@@ -942,7 +951,7 @@ async function main(): Promise<void> {
   lines.push(
     `  webhook: ${whEvents} events received, ${whDuplicates} repeats, ${whBadSignatures} bad signatures, ${pending.size} accepted submissions without a final event` +
       (pending.size > 0
-        ? ` (the API has ${missing.finalNoEvent} of them final, ${missing.open} open, ${missing.gone} gone${pending.size > 2000 ? '; first 2000 looked up' : ''})`
+        ? ` (the API has ${missing.finalNoEvent} of them final, ${missing.open} open, ${missing.gone} gone)`
         : '') +
       `; the store counts ${(await storeCount()).committed - base.committed} committed`,
   );
