@@ -18,7 +18,6 @@ import { LedgerClient } from '@quill/canton/ledger';
 import { Redis } from 'ioredis';
 import { issueToken } from '../src/auth/index.ts';
 import { ConfigError, loadConfig } from '../src/config/index.ts';
-import { SECTIONS } from '../src/config/sections.ts';
 import { verifySignature } from '../src/events/index.ts';
 import { onboardExternalParty, PartyRegistry } from '../src/parties/index.ts';
 import { redisKeys } from '../src/redis/keys.ts';
@@ -217,47 +216,39 @@ async function until(what: string, ms: number, ok: () => Promise<boolean>): Prom
 }
 
 /**
- * The retention variables for the children: K/60 hours each with --retention-minutes. A variable this build's
- * config does not know is ignored by it (passed anyway); one it knows but refuses as a decimal (whole hours only
- * here) is rounded up to whole hours, never shorter than asked. Returns the env and a line per variable.
+ * The retention windows for the children: K/60 hours each with --retention-minutes, else the environment's (unset:
+ * the defaults). Returns the env, a line per variable and the longest window (infinite when one keeps forever or is
+ * left at its default of days). Windows the configuration refuses end the bench with its message (exit 2).
  */
 function retentionEnv(base: NodeJS.ProcessEnv): {
   env: Record<string, string>;
   lines: string[];
   windowMs: number;
 } {
-  const knownVars = new Set(Object.values(SECTIONS).flatMap((s) => Object.keys(s.vars)));
   const env: Record<string, string> = {};
   const lines: string[] = [];
   let windowMs = 0;
   for (const name of RETENTION_VARS) {
-    let value = FLAGS.retentionMinutes !== undefined ? String(FLAGS.retentionMinutes / 60) : base[name];
-    let note =
+    const value = FLAGS.retentionMinutes !== undefined ? String(FLAGS.retentionMinutes / 60) : base[name];
+    if (value !== undefined) env[name] = value;
+    const hours = value === undefined ? Number.NaN : Number(value);
+    // 0 keeps forever, but for payloads, which it drops at the next sweep.
+    const ms =
+      hours > 0 ? hours * 3_600_000 : hours === 0 && name === 'PAYLOAD_RETENTION_HOURS' ? 0 : Infinity;
+    windowMs = Math.max(windowMs, ms);
+    const from =
       FLAGS.retentionMinutes !== undefined
         ? ''
         : value === undefined
-          ? ' (unset: the default)'
+          ? ' (the default)'
           : ' (from the environment)';
-    if (!knownVars.has(name)) {
-      if (value !== undefined) env[name] = value;
-      lines.push(`${name}=${value ?? '–'} — not known to this build: ignored`);
-      continue;
-    }
-    if (value !== undefined) {
-      try {
-        loadConfig({ ...base, [name]: value }, ['retention', 'events'] as never);
-      } catch (err) {
-        if (!(err instanceof ConfigError) || !String(err.message).includes(name)) throw err;
-        const whole = String(Math.max(1, Math.ceil(Number(value))));
-        note = ` (this build takes whole hours only: ${value} refused, rounded up)`;
-        value = whole;
-      }
-      env[name] = value;
-    }
-    const hours = value !== undefined ? Number(value) : Number.NaN;
-    if (Number.isFinite(hours) && hours > 0) windowMs = Math.max(windowMs, hours * 3_600_000);
-    else if (value === undefined) windowMs = Math.max(windowMs, Number.POSITIVE_INFINITY);
-    lines.push(`${name}=${value ?? 'default'}${note}`);
+    lines.push(`${name}=${value ?? 'default'}${from}`);
+  }
+  try {
+    loadConfig({ ...base, ...env }, ['retention', 'events'] as never);
+  } catch (err) {
+    if (err instanceof ConfigError) bad(err.message);
+    throw err;
   }
   return { env, lines, windowMs };
 }
