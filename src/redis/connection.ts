@@ -27,6 +27,8 @@ export function redisConnection(target: string | RedisTarget, extra: RedisOption
     conn = new Cluster(t.clusterNodes, {
       redisOptions: { ...base, ...auth },
       enableReadyCheck: true,
+      // A Cluster option, not a node's: the cluster client batches per node.
+      ...(base.enableAutoPipelining ? { enableAutoPipelining: true } : {}),
       ...(base.maxRetriesPerRequest !== undefined ? { maxRedirections: 16 } : {}),
     }) as unknown as Redis;
   } else if (t.sentinels?.length) {
