@@ -1,8 +1,9 @@
 // The Signer seam, shaped like viem's accounts: callers (submissions, onboarding, API) ask a `Signer` for a wire
 // `Signature` by key fingerprint and never see key material. A backend (encrypted files, a PKCS#11 token, later
 // a cloud KMS) only produces raw signature bytes (`RawSigner`); `verifyingSigner` puts every one of them in
-// canonical form and verifies it with an implementation other than OpenSSL's (algorithms.ts keyVerifier) before it leaves, whatever the
-// backend, so a faulty token or driver can never hand out a signature the participant would refuse.
+// canonical form and verifies it with an implementation other than OpenSSL's (algorithms.ts keyVerifier) before
+// it leaves, whatever the backend, so a faulty token or driver can never hand out a signature the participant
+// would refuse.
 import type { PartySignatures, Signature } from '@quill/canton/ledger';
 import {
   ALGORITHMS,
