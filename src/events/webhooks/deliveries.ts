@@ -9,6 +9,7 @@ import type { Log } from '../../log.ts';
 import { type RedisKeys, redisKeys } from '../../redis/keys.ts';
 import { loadScript, runScript } from '../../redis/scripts.ts';
 import type { EventLog } from '../log.ts';
+import { type Connections, connections } from './connections.ts';
 import type { WebhookRegistry } from './registry.ts';
 import type { PrivateTargets, Resolve } from './targets.ts';
 
@@ -58,6 +59,7 @@ export const WEBHOOK_QUEUE = 'webhooks';
 export const ATTEMPT_LOG_MAX = 1000;
 
 const PRUNE = loadScript('webhook-prune');
+const SETTLE = loadScript('webhook-settle');
 
 /** What became of the delivery attempts of this process (src/events/metrics.ts counts them on /metrics). */
 export interface DeliveryOutcomes {
@@ -75,6 +77,8 @@ export class Deliveries {
   readonly keys: RedisKeys;
   readonly queue: Queue<ChainJob>;
   readonly outcomes: DeliveryOutcomes = { delivered: 0, failed: 0, dead: 0, expired: 0 };
+  /** Kept-alive sockets to the targets, pooled by checked addresses (connections.ts). */
+  readonly connections: Connections = connections();
   constructor(
     readonly redis: Redis,
     bull: Redis,
@@ -134,6 +138,39 @@ export class Deliveries {
 
   async setState(webhook: string, s: DeliveryState): Promise<void> {
     await this.redis.hset(this.keys.webhookDeliveries(webhook), s.eventId, JSON.stringify(s));
+  }
+
+  /**
+   * Writes a chain head's new state with, in the same step, its attempt (the newest ATTEMPT_LOG_MAX are kept), a
+   * dead letter, and the head's removal when `pop` (only while it is still this event). Returns the chain's head
+   * afterwards (null: empty).
+   */
+  async settle(
+    webhook: string,
+    party: string,
+    s: DeliveryState,
+    o: { attempt?: AttemptLog; pop: boolean; dead?: boolean },
+  ): Promise<string | null> {
+    const k = this.keys;
+    const head = await runScript(
+      this.redis,
+      SETTLE,
+      [
+        k.webhookChain(webhook, party),
+        k.webhookDeliveries(webhook),
+        k.webhookAttempts(webhook),
+        k.webhookDead(webhook),
+      ],
+      [
+        s.eventId,
+        JSON.stringify(s),
+        o.attempt ? JSON.stringify(o.attempt) : '',
+        ATTEMPT_LOG_MAX,
+        o.pop ? '1' : '0',
+        o.dead ? '1' : '0',
+      ],
+    );
+    return typeof head === 'string' ? head : null;
   }
 
   /** Notes one attempt in the webhook's attempts log (the newest ATTEMPT_LOG_MAX are kept). */
@@ -228,6 +265,7 @@ export class Deliveries {
   }
 
   async close(): Promise<void> {
+    this.connections.close();
     await this.queue.close().catch(() => {});
   }
 }

@@ -5,12 +5,12 @@
 import { randomInt } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
 import { DelayedError, type Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { type Running, startConsumer } from '../../redis/consumer.ts';
-import { loadScript, runScript } from '../../redis/scripts.ts';
 import type { QuillEvent } from '../log.ts';
+import type { Connections } from './connections.ts';
 import {
   type AttemptLog,
   type ChainJob,
@@ -22,8 +22,6 @@ import { dispatcher } from './dispatch.ts';
 import { signatureHeader } from './sign.ts';
 import { resolveTarget, type Target } from './targets.ts';
 
-const POP_IF = loadScript('pop-if');
-
 /** Exponential backoff with full jitter between base and the cap. */
 export function backoff(d: Deliveries, attempt: number): number {
   const exp = Math.min(d.config.retryMaxDelayMs, d.config.retryBaseMs * 2 ** Math.min(30, attempt - 1));
@@ -32,19 +30,18 @@ export function backoff(d: Deliveries, attempt: number): number {
 
 /**
  * POSTs to the checked addresses only: the socket's lookup answers them instead of resolving the name again (DNS
- * rebinding), while the Host header and TLS SNI carry the URL's name. No redirect is followed, no socket pooled.
+ * rebinding), while the Host header and TLS SNI carry the URL's name. No redirect is followed. Sockets are kept
+ * alive in a pool of their own per set of checked addresses (connections.ts); a kept socket the receiver closed
+ * just before it was reused fails before any answer, and the POST is sent once more on a new one.
  */
 function post(
+  pool: Connections,
   t: Target,
   headers: Record<string, string>,
   body: string,
   signal: AbortSignal,
+  again = true,
 ): Promise<number> {
-  const first = t.addresses[0] as Target['addresses'][number];
-  const lookup = ((_name, opts, cb) => {
-    if (opts.all) cb(null, t.addresses);
-    else cb(null, first.address, first.family);
-  }) as LookupFunction;
   return new Promise((resolve, reject) => {
     const req = (t.url.protocol === 'https:' ? httpsRequest : httpRequest)(
       {
@@ -54,8 +51,7 @@ function post(
         path: `${t.url.pathname}${t.url.search}`,
         headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
         ...(isIP(t.host) ? {} : { servername: t.host }),
-        lookup,
-        agent: false,
+        agent: pool.agent(t),
         signal,
       },
       (res) => {
@@ -66,7 +62,12 @@ function post(
         res.resume();
       },
     );
-    req.on('error', reject);
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      const stale = req.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE');
+      if (stale && again && !signal.aborted)
+        post(pool, t, headers, body, signal, false).then(resolve, reject);
+      else reject(err);
+    });
     req.end(body);
   });
 }
@@ -94,6 +95,7 @@ export async function send(
   const signal = AbortSignal.timeout(d.config.timeoutMs);
   try {
     const status = await post(
+      d.connections,
       target,
       {
         'content-type': 'application/json',
@@ -117,38 +119,43 @@ export async function send(
 
 /**
  * Delivers a chain's events in order until it is empty or its head must wait (then the job is delayed by the
- * backoff of that head's attempts).
+ * backoff of that head's attempts). Each step reads the webhook, the head's state and its event together and ends
+ * in one write (`Deliveries.settle`), which also answers the next head.
  */
 export async function drain(d: Deliveries, job: Job<ChainJob>, token: string | undefined): Promise<void> {
   const { webhook, party } = job.data;
-  const key = d.keys.webhookChain(webhook, party);
-  for (;;) {
-    const head = await d.redis.lindex(key, 0);
-    if (head === null) return;
-    const hook = await d.hooks.signing(webhook);
+  let head = await d.redis.lindex(d.keys.webhookChain(webhook, party), 0);
+  while (head !== null) {
+    const [hook, saved, e] = await Promise.all([
+      d.hooks.signing(webhook),
+      d.state(webhook, head),
+      d.events.get(head),
+    ]);
     if (!hook) {
       await d.forget(webhook);
       return;
     }
     const now = new Date();
-    const s: DeliveryState = (await d.state(webhook, head)) ?? {
+    const s: DeliveryState = saved ?? {
       eventId: head,
       party,
       state: 'pending',
       attempts: 0,
       queuedAt: now.toISOString(),
     };
-    const e = await d.events.get(head);
     if (!e) {
-      await d.setState(webhook, { ...s, state: 'dead', lastError: 'EVENT_EXPIRED' });
+      head = await d.settle(
+        webhook,
+        party,
+        { ...s, state: 'dead', lastError: 'EVENT_EXPIRED' },
+        { pop: true },
+      );
       d.outcomes.expired++;
-      await runScript(d.redis, POP_IF, [key], [head]);
       continue;
     }
     const r = await send(d, hook.webhook.url, hook.secrets, webhook, e);
     const attempt = s.attempts + 1;
     const entry: AttemptLog = { eventId: head, attempt, at: now.toISOString(), ...r };
-    await d.noteAttempt(webhook, entry);
     const next: DeliveryState = {
       ...s,
       attempts: attempt,
@@ -160,22 +167,21 @@ export async function drain(d: Deliveries, job: Job<ChainJob>, token: string | u
     };
     delete next.nextAttemptAt;
     if (r.error === null) {
-      await d.setState(webhook, { ...next, state: 'delivered' });
+      head = await d.settle(webhook, party, { ...next, state: 'delivered' }, { attempt: entry, pop: true });
       d.outcomes.delivered++;
-      await runScript(d.redis, POP_IF, [key], [head]);
       continue;
     }
     if (Date.now() - Date.parse(next.firstAttemptAt as string) >= d.config.retryForMs) {
-      await d.setState(webhook, { ...next, state: 'dead' });
-      await d.redis.rpush(d.keys.webhookDead(webhook), head);
-      d.outcomes.dead++;
-      await runScript(d.redis, POP_IF, [key], [head]);
+      const dead = { ...next, state: 'dead' as const };
       d.log?.('warn', 'webhook delivery dead-lettered', { webhook, eventId: head, error: r.error });
+      head = await d.settle(webhook, party, dead, { attempt: entry, pop: true, dead: true });
+      d.outcomes.dead++;
       continue;
     }
-    d.outcomes.failed++;
     const at = Date.now() + backoff(d, attempt);
-    await d.setState(webhook, { ...next, nextAttemptAt: new Date(at).toISOString() });
+    const waiting = { ...next, nextAttemptAt: new Date(at).toISOString() };
+    await d.settle(webhook, party, waiting, { attempt: entry, pop: false });
+    d.outcomes.failed++;
     await job.moveToDelayed(at, token);
     throw new DelayedError();
   }
