@@ -30,6 +30,7 @@ export default defineConfig({
           name: 'integration',
           include: ['test/integration/**/*.test.ts', 'packages/sandbox/test/**/*.test.ts'],
           globalSetup: withRedis,
+          isolate: false,
         },
       },
       {

@@ -31,6 +31,9 @@ export async function runCli(args: string[], env: Record<string, string | undefi
   } finally {
     process.stdout.write = out;
     process.stderr.write = err;
-    process.env = saved;
+    // Restored key by key: assigning a copy to process.env would cut it off from the real environment, and native
+    // code (a PKCS#11 library reading SOFTHSM2_CONF) would no longer see what later tests set.
+    for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
+    Object.assign(process.env, saved);
   }
 }
