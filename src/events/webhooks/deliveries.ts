@@ -77,6 +77,10 @@ export class Deliveries {
   readonly keys: RedisKeys;
   readonly queue: Queue<ChainJob>;
   readonly outcomes: DeliveryOutcomes = { delivered: 0, failed: 0, dead: 0, expired: 0 };
+  /** Chains whose job in this process is delivering or looking for new events (drain.ts): not kicked again. */
+  readonly draining = new Set<string>();
+  /** Set when delivery stops: a job looking for new events ends at once. */
+  closing = false;
   /** Kept-alive sockets to the targets, pooled by checked addresses (connections.ts). */
   readonly connections: Connections = connections();
   constructor(
@@ -265,6 +269,7 @@ export class Deliveries {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     this.connections.close();
     await this.queue.close().catch(() => {});
   }

@@ -41,7 +41,10 @@ export function dispatcher(d: Deliveries, reader: Redis, count = 200): ConsumerO
         [k.webhookCursor, k.webhookChains, ...keys],
         [from, to, new Date().toISOString(), ...args],
       );
-      if (Number(applied) === 1) for (const c of chains.values()) await d.kick(c);
+      if (Number(applied) !== 1) return;
+      // A chain whose job in this process is still looking needs no job: it reads the chain again before it ends.
+      for (const c of chains.values())
+        if (!d.draining.has(k.webhookChain(c.webhook, c.party))) await d.kick(c);
     },
   };
 }

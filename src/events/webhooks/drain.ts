@@ -117,14 +117,52 @@ export async function send(
   }
 }
 
+/** How long a drained chain's job stays for new events, and how often it looks, before it ends. */
+const LINGER_MS = 250;
+const LINGER_POLL_MS = 20;
+
 /**
  * Delivers a chain's events in order until it is empty or its head must wait (then the job is delayed by the
  * backoff of that head's attempts). Each step reads the webhook, the head's state and its event together and ends
- * in one write (`Deliveries.settle`), which also answers the next head.
+ * in one write (`Deliveries.settle`), which also answers the next head. An empty chain's job stays LINGER_MS for
+ * new events: under steady load a chain is then drained by one job, not by a BullMQ job per event (three scripts
+ * each), and the dispatcher of this process does not kick a chain whose job is still looking (`Deliveries.draining`).
  */
 export async function drain(d: Deliveries, job: Job<ChainJob>, token: string | undefined): Promise<void> {
   const { webhook, party } = job.data;
-  let head = await d.redis.lindex(d.keys.webhookChain(webhook, party), 0);
+  const chain = d.keys.webhookChain(webhook, party);
+  const head = () => d.redis.lindex(chain, 0);
+  d.draining.add(chain);
+  try {
+    for (let next = await head(); ; ) {
+      if (next !== null && (await deliver(d, job, token, next)) === 'forgotten') return;
+      next = null;
+      for (const until = Date.now() + LINGER_MS; next === null && Date.now() < until && !d.closing; ) {
+        await new Promise((r) => setTimeout(r, LINGER_POLL_MS));
+        next = await head();
+      }
+      if (next !== null) continue;
+      // Leaving: once this process's dispatcher no longer counts on this job, look a last time. An event it
+      // appended before it saw the job gone is seen here; one appended after, it kicks a new job for.
+      d.draining.delete(chain);
+      next = await head();
+      if (next === null) return;
+      d.draining.add(chain);
+    }
+  } finally {
+    d.draining.delete(chain);
+  }
+}
+
+/** Delivers the chain from `first` on until it is empty, or until the webhook is found deleted ('forgotten'). */
+async function deliver(
+  d: Deliveries,
+  job: Job<ChainJob>,
+  token: string | undefined,
+  first: string,
+): Promise<'empty' | 'forgotten'> {
+  const { webhook, party } = job.data;
+  let head: string | null = first;
   while (head !== null) {
     const [hook, saved, e] = await Promise.all([
       d.hooks.signing(webhook),
@@ -133,7 +171,7 @@ export async function drain(d: Deliveries, job: Job<ChainJob>, token: string | u
     ]);
     if (!hook) {
       await d.forget(webhook);
-      return;
+      return 'forgotten';
     }
     const now = new Date();
     const s: DeliveryState = saved ?? {
@@ -185,6 +223,7 @@ export async function drain(d: Deliveries, job: Job<ChainJob>, token: string | u
     await job.moveToDelayed(at, token);
     throw new DelayedError();
   }
+  return 'empty';
 }
 
 /** The worker side: the dispatcher, the sweep and the BullMQ worker that drains chains. */
@@ -202,6 +241,7 @@ export function startDelivery(
     onError?: (err: Error) => void;
   },
 ): Running {
+  d.closing = false;
   const worker = new Worker<ChainJob>(WEBHOOK_QUEUE, (job, token) => drain(d, job, token), {
     connection: o.connection,
     prefix: d.keys.bull,
@@ -241,6 +281,7 @@ export function startDelivery(
   timer.unref();
   return {
     async stop() {
+      d.closing = true;
       clearInterval(timer);
       await dispatching.stop();
       await worker.close();

@@ -1,6 +1,7 @@
-// Webhook connections are kept alive and pooled by the addresses that were checked: many events go over a few
-// connections, a kept socket the receiver dropped is replaced without a failed attempt, and a target whose check
-// answers another address never reuses a socket to the first one.
+// What steady webhook traffic costs: connections are kept alive and pooled by the addresses that were checked (many
+// events go over a few connections, a kept socket the receiver dropped is replaced without a failed attempt, a
+// target whose check answers another address never reuses a socket to the first one), and a chain that keeps
+// receiving events is drained by one BullMQ job, not a job per event.
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -128,5 +129,30 @@ describe('webhook connections', () => {
     await until(() => second.got.length === 1, 10_000, 'the second delivery');
     expect(first.got).toHaveLength(1);
     expect(second.got[0]?.headers.host).toBe(`receiver.quill.test:${first.port}`);
+  });
+
+  it('events arriving 40 ms apart are drained by one job, and the last one still arrives', async () => {
+    const rx = await counting();
+    const p = parts();
+    cleanup.push(() => p.close());
+    await p.hooks.create({
+      url: `http://127.0.0.1:${rx.port}/hook`,
+      types: [],
+      party: null,
+      description: null,
+    });
+    await delivering(p);
+    const ids: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      ids.push(await p.log.append('submission.accepted', 'alice::1220aa', { i }));
+      await new Promise((r) => setTimeout(r, 40));
+    }
+    await until(() => rx.got.length >= 20, 10_000, 'twenty deliveries');
+    expect(rx.got.map((g) => JSON.parse(g.body).eventId)).toEqual(ids);
+    // BullMQ notes every job it adds in the queue's event stream.
+    const events = await p.redis.xrange(`${p.prefix}bull:webhooks:events`, '-', '+');
+    const added = events.filter(([, f]) => f[1] === 'added').length;
+    expect(added).toBeGreaterThanOrEqual(1);
+    expect(added).toBeLessThanOrEqual(2);
   });
 });
