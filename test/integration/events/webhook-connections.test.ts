@@ -47,7 +47,11 @@ async function counting(host = '127.0.0.1', port = 0, dropNth = 0) {
   return { port: (server.address() as AddressInfo).port, got, connections: () => sockets.size };
 }
 
-async function delivering(p: ReturnType<typeof parts>) {
+/** Delivery parts with one webhook for every event to `url`, the delivery worker started. */
+async function delivering(url: string, config: Parameters<typeof parts>[0] = {}) {
+  const p = parts(config);
+  cleanup.push(() => p.close());
+  const { webhook } = await p.hooks.create({ url, types: [], party: null, description: null });
   const runner = startDelivery(p.deliveries, {
     connection: conn(),
     reader: conn(),
@@ -56,20 +60,13 @@ async function delivering(p: ReturnType<typeof parts>) {
   });
   cleanup.push(() => runner.stop());
   await dispatchStep(p.deliveries); // sets the cursor at the (empty) end
+  return { ...p, webhook };
 }
 
 describe('webhook connections', () => {
   it('forty events to one receiver, two parties: at most two connections, every event delivered once', async () => {
     const rx = await counting();
-    const p = parts();
-    cleanup.push(() => p.close());
-    const { webhook } = await p.hooks.create({
-      url: `http://127.0.0.1:${rx.port}/hook`,
-      types: [],
-      party: null,
-      description: null,
-    });
-    await delivering(p);
+    const p = await delivering(`http://127.0.0.1:${rx.port}/hook`);
     const ids: string[] = [];
     for (let i = 0; i < 40; i++)
       ids.push(await p.log.append('submission.accepted', i % 2 ? 'alice::1220aa' : 'bob::1220bb', { i }));
@@ -77,7 +74,7 @@ describe('webhook connections', () => {
     expect(rx.got.map((g) => JSON.parse(g.body).eventId).sort()).toEqual([...ids].sort());
     // One chain per party, each drained by one job at a time: a socket each, kept between events.
     expect(rx.connections()).toBeLessThanOrEqual(2);
-    const states = await p.deliveries.list(webhook.id, 100);
+    const states = await p.deliveries.list(p.webhook.id, 100);
     expect(states.every((s) => s.state === 'delivered' && s.attempts === 1)).toBe(true);
   });
 
@@ -85,25 +82,17 @@ describe('webhook connections', () => {
     // Every connection's second request is cut off: each event after the first goes out twice, the second time
     // on a new connection.
     const rx = await counting('127.0.0.1', 0, 2);
-    const p = parts();
-    cleanup.push(() => p.close());
-    const { webhook } = await p.hooks.create({
-      url: `http://127.0.0.1:${rx.port}/hook`,
-      types: [],
-      party: null,
-      description: null,
-    });
-    await delivering(p);
+    const p = await delivering(`http://127.0.0.1:${rx.port}/hook`);
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push(await p.log.append('submission.accepted', 'alice::1220aa', { i }));
     await until(() => rx.got.length >= 5, 15_000, 'five deliveries');
     await until(
-      async () => (await p.deliveries.list(webhook.id, 10)).every((s) => s.state === 'delivered'),
+      async () => (await p.deliveries.list(p.webhook.id, 10)).every((s) => s.state === 'delivered'),
       5000,
       'the delivery log',
     );
     expect(rx.got.map((g) => JSON.parse(g.body).eventId)).toEqual(ids);
-    const states = await p.deliveries.list(webhook.id, 10);
+    const states = await p.deliveries.list(p.webhook.id, 10);
     expect(states.map((s) => s.attempts)).toEqual([1, 1, 1, 1, 1]);
     expect(states.flatMap((s) => s.attemptLog.map((a) => a.error))).toEqual([null, null, null, null, null]);
     expect(rx.connections()).toBe(5);
@@ -113,15 +102,9 @@ describe('webhook connections', () => {
     const first = await counting('127.0.0.1');
     const second = await counting('127.0.0.2', first.port);
     let answer = '127.0.0.1';
-    const p = parts({ resolve: async () => [{ address: answer, family: 4 }] });
-    cleanup.push(() => p.close());
-    await p.hooks.create({
-      url: `http://receiver.quill.test:${first.port}/hook`,
-      types: [],
-      party: null,
-      description: null,
+    const p = await delivering(`http://receiver.quill.test:${first.port}/hook`, {
+      resolve: async () => [{ address: answer, family: 4 }],
     });
-    await delivering(p);
     await p.log.append('submission.accepted', 'alice::1220aa', { i: 1 });
     await until(() => first.got.length === 1, 10_000, 'the first delivery');
     answer = '127.0.0.2';
@@ -133,15 +116,7 @@ describe('webhook connections', () => {
 
   it('events arriving 40 ms apart are drained by one job, and the last one still arrives', async () => {
     const rx = await counting();
-    const p = parts();
-    cleanup.push(() => p.close());
-    await p.hooks.create({
-      url: `http://127.0.0.1:${rx.port}/hook`,
-      types: [],
-      party: null,
-      description: null,
-    });
-    await delivering(p);
+    const p = await delivering(`http://127.0.0.1:${rx.port}/hook`);
     const ids: string[] = [];
     for (let i = 0; i < 20; i++) {
       ids.push(await p.log.append('submission.accepted', 'alice::1220aa', { i }));
