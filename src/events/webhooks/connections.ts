@@ -1,7 +1,7 @@
 // Kept-alive connections to webhook targets, pooled by the addresses that were checked (targets.ts), never by name:
 // a socket is only reused for a target whose check answered the same addresses, so DNS rebinding cannot route a
 // delivery over a connection to an address that was not checked for it. Before pooling, every POST opened (and,
-// for https, negotiated) a connection of its own: a quarter of the worker's CPU at two events per submission.
+// for https, negotiated) a connection of its own, which the receiver waited for.
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
