@@ -63,14 +63,30 @@ async function delivering(url: string, config: Parameters<typeof parts>[0] = {})
   return { ...p, webhook };
 }
 
+/** Until the delivery log shows `n` events delivered (the receiver answers before the worker notes it). */
+function delivered(p: Awaited<ReturnType<typeof delivering>>, n: number) {
+  return until(
+    async () => {
+      const states = await p.deliveries.list(p.webhook.id, 100);
+      return states.length === n && states.every((s) => s.state === 'delivered');
+    },
+    10_000,
+    'the delivery log',
+  );
+}
+
+/** Long enough that a loaded machine never turns a slow answer into a timeout and a second attempt. */
+const PATIENT = { timeoutMs: 10_000 };
+
 describe('webhook connections', () => {
   it('forty events to one receiver, two parties: at most two connections, every event delivered once', async () => {
     const rx = await counting();
-    const p = await delivering(`http://127.0.0.1:${rx.port}/hook`);
+    const p = await delivering(`http://127.0.0.1:${rx.port}/hook`, PATIENT);
     const ids: string[] = [];
     for (let i = 0; i < 40; i++)
       ids.push(await p.log.append('submission.accepted', i % 2 ? 'alice::1220aa' : 'bob::1220bb', { i }));
     await until(() => rx.got.length >= 40, 15_000, 'forty deliveries');
+    await delivered(p, 40);
     expect(rx.got.map((g) => JSON.parse(g.body).eventId).sort()).toEqual([...ids].sort());
     // One chain per party, each drained by one job at a time: a socket each, kept between events.
     expect(rx.connections()).toBeLessThanOrEqual(2);
@@ -82,15 +98,11 @@ describe('webhook connections', () => {
     // Every connection's second request is cut off: each event after the first goes out twice, the second time
     // on a new connection.
     const rx = await counting('127.0.0.1', 0, 2);
-    const p = await delivering(`http://127.0.0.1:${rx.port}/hook`);
+    const p = await delivering(`http://127.0.0.1:${rx.port}/hook`, PATIENT);
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push(await p.log.append('submission.accepted', 'alice::1220aa', { i }));
     await until(() => rx.got.length >= 5, 15_000, 'five deliveries');
-    await until(
-      async () => (await p.deliveries.list(p.webhook.id, 10)).every((s) => s.state === 'delivered'),
-      5000,
-      'the delivery log',
-    );
+    await delivered(p, 5);
     expect(rx.got.map((g) => JSON.parse(g.body).eventId)).toEqual(ids);
     const states = await p.deliveries.list(p.webhook.id, 10);
     expect(states.map((s) => s.attempts)).toEqual([1, 1, 1, 1, 1]);
