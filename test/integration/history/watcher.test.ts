@@ -33,7 +33,7 @@ afterAll(async () => {
   await sb.close();
 });
 
-function setup(parties: string[], prefix = `w-${randomBytes(4).toString('hex')}:`) {
+function setup(parties: string[], prefix = `w-${randomBytes(4).toString('hex')}:`, idleTimeoutMs = 50) {
   const index = new HistoryIndex(redis, prefix);
   const checkpoints: number[] = [];
   const make = () =>
@@ -43,7 +43,7 @@ function setup(parties: string[], prefix = `w-${randomBytes(4).toString('hex')}:
       lease: new Lease(redis, `${prefix}watch:lease`, { ttlMs: 600 }),
       parties: async () => parties,
       pageSize: 200,
-      idleTimeoutMs: 50,
+      idleTimeoutMs,
       backoff: { initialMs: 20, maxMs: 200 },
       onProgress: (cp) => checkpoints.push(cp),
     });
@@ -145,6 +145,25 @@ describe('ledger watcher', () => {
     mint(sb.state, id, '3.0');
     await until(async () => (await index.count(id)) === 2, 20_000);
     await w.stop();
+  }, 20_000);
+
+  it('under steady traffic one step reads what gathered meanwhile, not one transaction each', async () => {
+    const hana = sb.state.allocateLocalParty(`hana-${randomBytes(3).toString('hex')}`).partyId;
+    // A wait for news of up to 1 s: the watcher lets updates gather for 100 ms after a step that caught up.
+    const { index, make, checkpoints } = setup([hana], undefined, 1000);
+    const w = make();
+    w.start();
+    mint(sb.state, hana, '1.0');
+    await until(async () => (await index.count(hana)) === 1, 20_000);
+    const before = checkpoints.length;
+    // 40 transactions 10 ms apart: one step each without the gathering (about 40), a handful with it.
+    for (let i = 0; i < 40; i++) {
+      mint(sb.state, hana, '1.0');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    await until(async () => (await index.count(hana)) === 41, 20_000);
+    await w.stop();
+    expect(checkpoints.length - before).toBeLessThanOrEqual(12);
   }, 20_000);
 
   it('two watchers: one holds the lease; when it dies the other takes over, never two at once', async () => {
