@@ -8,9 +8,9 @@ import type { Redis } from 'ioredis';
 import type { Log } from '../../log.ts';
 import { type RedisKeys, redisKeys } from '../../redis/keys.ts';
 import { loadScript, runScript } from '../../redis/scripts.ts';
-import type { EventLog } from '../log.ts';
+import { decodeEntry, type EventLog, type QuillEvent } from '../log.ts';
 import { type Connections, connections } from './connections.ts';
-import type { WebhookRegistry } from './registry.ts';
+import { type Signing, signingFrom, type WebhookRegistry } from './registry.ts';
 import type { PrivateTargets, Resolve } from './targets.ts';
 
 export interface DeliveryConfig {
@@ -48,6 +48,17 @@ export interface AttemptLog {
   error: string | null;
 }
 
+/** A chain's head with what its delivery step reads. */
+export interface ChainHead {
+  id: string;
+  /** Undefined: the webhook was deleted. */
+  hook: Signing | undefined;
+  /** Undefined: not attempted yet. */
+  state: DeliveryState | undefined;
+  /** Undefined: the event left the event log (retention). */
+  event: QuillEvent | undefined;
+}
+
 /** The job that delivers one chain. */
 export interface ChainJob {
   webhook: string;
@@ -60,6 +71,21 @@ export const ATTEMPT_LOG_MAX = 1000;
 
 const PRUNE = loadScript('webhook-prune');
 const SETTLE = loadScript('webhook-settle');
+const HEAD = loadScript('webhook-head');
+
+type RawHead = [string, string | null, string | null, [string, string[]] | null] | null;
+
+/** A chain head as the scripts answer it (the "chain-head" include). */
+function chainHead(raw: RawHead): ChainHead | null {
+  if (!raw) return null;
+  const [id, hook, state, entry] = raw;
+  return {
+    id,
+    hook: hook ? signingFrom(hook, Date.now()) : undefined,
+    state: state ? (JSON.parse(state) as DeliveryState) : undefined,
+    event: entry ? decodeEntry(entry[0], entry[1]) : undefined,
+  };
+}
 
 /** What became of the delivery attempts of this process (src/events/metrics.ts counts them on /metrics). */
 export interface DeliveryOutcomes {
@@ -147,16 +173,16 @@ export class Deliveries {
   /**
    * Writes a chain head's new state with, in the same step, its attempt (the newest ATTEMPT_LOG_MAX are kept), a
    * dead letter, and the head's removal when `pop` (only while it is still this event). Returns the chain's head
-   * afterwards (null: empty).
+   * afterwards, read in the same step with its webhook, state and event (null: empty).
    */
   async settle(
     webhook: string,
     party: string,
     s: DeliveryState,
     o: { attempt?: AttemptLog; pop: boolean; dead?: boolean },
-  ): Promise<string | null> {
+  ): Promise<ChainHead | null> {
     const k = this.keys;
-    const head = await runScript(
+    const next = (await runScript(
       this.redis,
       SETTLE,
       [
@@ -164,6 +190,8 @@ export class Deliveries {
         k.webhookDeliveries(webhook),
         k.webhookAttempts(webhook),
         k.webhookDead(webhook),
+        this.hooks.key,
+        this.events.key,
       ],
       [
         s.eventId,
@@ -172,9 +200,22 @@ export class Deliveries {
         ATTEMPT_LOG_MAX,
         o.pop ? '1' : '0',
         o.dead ? '1' : '0',
+        webhook,
       ],
+    )) as RawHead;
+    return chainHead(next);
+  }
+
+  /** The chain's head with its webhook, state and event, in one round trip (null: the chain is empty). */
+  async peek(webhook: string, party: string): Promise<ChainHead | null> {
+    const k = this.keys;
+    const raw = await runScript(
+      this.redis,
+      HEAD,
+      [k.webhookChain(webhook, party), k.webhookDeliveries(webhook), this.hooks.key, this.events.key],
+      [webhook],
     );
-    return typeof head === 'string' ? head : null;
+    return chainHead(raw as RawHead);
   }
 
   /** Notes one attempt in the webhook's attempts log (the newest ATTEMPT_LOG_MAX are kept). */

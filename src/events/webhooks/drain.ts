@@ -13,6 +13,7 @@ import type { QuillEvent } from '../log.ts';
 import type { Connections } from './connections.ts';
 import {
   type AttemptLog,
+  type ChainHead,
   type ChainJob,
   type Deliveries,
   type DeliveryState,
@@ -123,29 +124,30 @@ const LINGER_POLL_MS = 20;
 
 /**
  * Delivers a chain's events in order until it is empty or its head must wait (then the job is delayed by the
- * backoff of that head's attempts). Each step reads the webhook, the head's state and its event together and ends
- * in one write (`Deliveries.settle`), which also answers the next head. An empty chain's job stays LINGER_MS for
- * new events: under steady load a chain is then drained by one job, not by a BullMQ job per event (three scripts
- * each), and the dispatcher of this process does not kick a chain whose job is still looking (`Deliveries.draining`).
+ * backoff of that head's attempts). A head is read with its webhook, state and event in one step
+ * (`Deliveries.peek`), and each delivery ends in one write (`Deliveries.settle`) that answers the next head the same
+ * way: one round trip to Redis per event. An empty chain's job stays LINGER_MS for new events: under steady load a
+ * chain is then drained by one job, not by a BullMQ job per event (three scripts each), and the dispatcher of this
+ * process does not kick a chain whose job is still looking (`Deliveries.draining`).
  */
 export async function drain(d: Deliveries, job: Job<ChainJob>, token: string | undefined): Promise<void> {
   const { webhook, party } = job.data;
   const chain = d.keys.webhookChain(webhook, party);
-  const head = () => d.redis.lindex(chain, 0);
+  const peek = () => d.peek(webhook, party);
   d.draining.add(chain);
   try {
-    for (let next = await head(); ; ) {
+    for (let next = await peek(); ; ) {
       if (next !== null && (await deliver(d, job, token, next)) === 'forgotten') return;
       next = null;
       for (const until = Date.now() + LINGER_MS; next === null && Date.now() < until && !d.closing; ) {
         await new Promise((r) => setTimeout(r, LINGER_POLL_MS));
-        next = await head();
+        next = await peek();
       }
       if (next !== null) continue;
       // Leaving: once this process's dispatcher no longer counts on this job, look a last time. An event it
       // appended before it saw the job gone is seen here; one appended after, it kicks a new job for.
       d.draining.delete(chain);
-      next = await head();
+      next = await peek();
       if (next === null) return;
       d.draining.add(chain);
     }
@@ -159,23 +161,20 @@ async function deliver(
   d: Deliveries,
   job: Job<ChainJob>,
   token: string | undefined,
-  first: string,
+  first: ChainHead,
 ): Promise<'empty' | 'forgotten'> {
   const { webhook, party } = job.data;
-  let head: string | null = first;
+  // Each step's write answers the next head with what its step reads (`settle`, like `peek`).
+  let head: ChainHead | null = first;
   while (head !== null) {
-    const [hook, saved, e] = await Promise.all([
-      d.hooks.signing(webhook),
-      d.state(webhook, head),
-      d.events.get(head),
-    ]);
+    const { id, hook, event: e } = head;
     if (!hook) {
       await d.forget(webhook);
       return 'forgotten';
     }
     const now = new Date();
-    const s: DeliveryState = saved ?? {
-      eventId: head,
+    const s: DeliveryState = head.state ?? {
+      eventId: id,
       party,
       state: 'pending',
       attempts: 0,
@@ -193,7 +192,7 @@ async function deliver(
     }
     const r = await send(d, hook.webhook.url, hook.secrets, webhook, e);
     const attempt = s.attempts + 1;
-    const entry: AttemptLog = { eventId: head, attempt, at: now.toISOString(), ...r };
+    const entry: AttemptLog = { eventId: id, attempt, at: now.toISOString(), ...r };
     const next: DeliveryState = {
       ...s,
       attempts: attempt,
@@ -211,7 +210,7 @@ async function deliver(
     }
     if (Date.now() - Date.parse(next.firstAttemptAt as string) >= d.config.retryForMs) {
       const dead = { ...next, state: 'dead' as const };
-      d.log?.('warn', 'webhook delivery dead-lettered', { webhook, eventId: head, error: r.error });
+      d.log?.('warn', 'webhook delivery dead-lettered', { webhook, eventId: id, error: r.error });
       head = await d.settle(webhook, party, dead, { attempt: entry, pop: true, dead: true });
       d.outcomes.dead++;
       continue;

@@ -104,14 +104,26 @@ export class WebhookRegistry {
   }
 
   /** The webhook and the secrets that sign now (current first, then the previous one while in grace). */
-  async signing(id: string, now = Date.now()): Promise<{ webhook: Webhook; secrets: string[] } | undefined> {
-    const s = await this.stored(id);
-    if (!s) return undefined;
-    const secrets = [s.secret];
-    if (s.previousSecret && s.previousSecretValidUntil && Date.parse(s.previousSecretValidUntil) > now)
-      secrets.push(s.previousSecret);
-    return { webhook: view(s), secrets };
+  async signing(id: string, now = Date.now()): Promise<Signing | undefined> {
+    if (!WEBHOOK_ID.test(id)) return undefined;
+    const raw = await this.redis.hget(this.key, id).catch(unavailable);
+    return raw ? signingFrom(raw, now) : undefined;
   }
+}
+
+/** A webhook with the secrets that sign its deliveries. */
+export interface Signing {
+  webhook: Webhook;
+  secrets: string[];
+}
+
+/** `signing` from the webhook's stored JSON (read by the delivery step's own script, deliveries.ts `settle`). */
+export function signingFrom(raw: string, now: number): Signing {
+  const s = JSON.parse(raw) as Stored;
+  const secrets = [s.secret];
+  if (s.previousSecret && s.previousSecretValidUntil && Date.parse(s.previousSecretValidUntil) > now)
+    secrets.push(s.previousSecret);
+  return { webhook: view(s), secrets };
 }
 
 function newSecret(): string {

@@ -1,7 +1,7 @@
 // What steady webhook traffic costs: connections are kept alive and pooled by the addresses that were checked (many
 // events go over a few connections, a kept socket the receiver dropped is replaced without a failed attempt, a
-// target whose check answers another address never reuses a socket to the first one), and a chain that keeps
-// receiving events is drained by one BullMQ job, not a job per event.
+// target whose check answers another address never reuses a socket to the first one), a chain that keeps
+// receiving events is drained by one BullMQ job, not a job per event, and each event costs one round trip to Redis.
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -124,6 +124,30 @@ describe('webhook connections', () => {
     await until(() => second.got.length === 1, 10_000, 'the second delivery');
     expect(first.got).toHaveLength(1);
     expect(second.got[0]?.headers.host).toBe(`receiver.quill.test:${first.port}`);
+  });
+
+  it('thirty events: each head is read with its webhook, state and event in one script, and settled in one', async () => {
+    const rx = await counting();
+    const p = await delivering(`http://127.0.0.1:${rx.port}/hook`, PATIENT);
+    // Every command a client sent naming the webhook registry, as Redis sees it (MONITOR; not a script's own calls).
+    const monitor = await conn().monitor();
+    const reads: string[][] = [];
+    monitor.on('monitor', (_time: string, args: string[], source: string) => {
+      if (source !== 'lua' && args.includes(`${p.prefix}webhooks`)) reads.push(args);
+    });
+    cleanup.push(async () => monitor.disconnect());
+    const ids: string[] = [];
+    for (let i = 0; i < 30; i++) ids.push(await p.log.append('submission.accepted', 'alice::1220aa', { i }));
+    await until(() => rx.got.length >= 30, 15_000, 'thirty deliveries');
+    await delivered(p, 30);
+    expect(rx.got.map((g) => JSON.parse(g.body).eventId)).toEqual(ids);
+    // No read of the webhook on its own (HGET; the dispatcher's HVALS lists them all): a step reads it with its head
+    // in a script, the settle (six keys) once per event, the look at a chain's head (four keys) when a drain begins
+    // or polls.
+    const scripts = reads.filter((a) => a[0]?.toLowerCase() === 'evalsha');
+    expect(reads.filter((a) => a[0]?.toLowerCase() === 'hget')).toHaveLength(0);
+    expect(scripts.filter((a) => a[2] === '6')).toHaveLength(30);
+    expect(scripts.filter((a) => a[2] === '4').length).toBeGreaterThan(0);
   });
 
   it('events arriving 40 ms apart are drained by one job, and the last one still arrives', async () => {
