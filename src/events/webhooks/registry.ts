@@ -102,13 +102,6 @@ export class WebhookRegistry {
     await this.redis.hset(this.key, id, JSON.stringify(next)).catch(unavailable);
     return { webhook: view(next), secret: next.secret };
   }
-
-  /** The webhook and the secrets that sign now (current first, then the previous one while in grace). */
-  async signing(id: string, now = Date.now()): Promise<Signing | undefined> {
-    if (!WEBHOOK_ID.test(id)) return undefined;
-    const raw = await this.redis.hget(this.key, id).catch(unavailable);
-    return raw ? signingFrom(raw, now) : undefined;
-  }
 }
 
 /** A webhook with the secrets that sign its deliveries. */
@@ -117,7 +110,10 @@ export interface Signing {
   secrets: string[];
 }
 
-/** `signing` from the webhook's stored JSON (read by the delivery step's own script, deliveries.ts `settle`). */
+/**
+ * The webhook and the secrets that sign at `now` (current first, then the previous one while in grace), from its
+ * stored JSON as the delivery scripts read it with a chain's head (deliveries.ts).
+ */
 export function signingFrom(raw: string, now: number): Signing {
   const s = JSON.parse(raw) as Stored;
   const secrets = [s.secret];
