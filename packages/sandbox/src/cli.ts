@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import type { AuthConfig } from './auth.ts';
+import { demoLedgerOptions } from './demo.ts';
 import { SandboxUsageError } from './errors.ts';
 import type { FaultConfig } from './faults.ts';
 import { startAdminApi, startSandbox } from './index.ts';
@@ -71,6 +72,7 @@ interface Options {
   faults?: string;
   adminPort: string;
   hosts?: string;
+  maxDeduplicationSeconds?: string;
 }
 
 export function sandboxCommand(env: Env = {}, name = 'sandbox'): Command {
@@ -97,6 +99,11 @@ export function sandboxCommand(env: Env = {}, name = 'sandbox'): Command {
       '0',
     )
     .option('--hosts <names>', 'extra participants, comma-separated names, each on its own free port')
+    .option(
+      '--max-deduplication-seconds <n>',
+      "the participant's max-deduplication-duration in seconds (default 7 days): the period of an execute that " +
+        'names none, and how long pruning keeps a deduplication entry',
+    )
     .action(async (opts: Options) => run(opts, env));
 }
 
@@ -128,8 +135,21 @@ async function run(opts: Options, env: Env): Promise<void> {
     if (!/^[a-z0-9][a-z0-9_-]{0,63}$/.test(h))
       throw new SandboxUsageError(`--hosts: "${h.slice(0, 40)}" is not a name`);
   }
+  const maxDedup = opts.maxDeduplicationSeconds;
+  if (maxDedup !== undefined && (!/^\d{1,9}$/.test(maxDedup) || Number(maxDedup) < 1))
+    throw new SandboxUsageError(
+      `--max-deduplication-seconds must be a whole number of seconds from 1, got "${maxDedup.slice(0, 40)}"`,
+    );
   const sandbox = await startSandbox({
     ...ports,
+    ...(maxDedup !== undefined
+      ? {
+          ledger: {
+            ...(opts.demo ? demoLedgerOptions() : {}),
+            maxDeduplicationSeconds: Number(maxDedup),
+          },
+        }
+      : {}),
     host: opts.host,
     demo: opts.demo === true,
     auth,

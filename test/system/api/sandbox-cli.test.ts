@@ -61,4 +61,19 @@ describe('quill sandbox auth secret', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--hosts: "P2!" is not a name/);
   });
+
+  it('takes --max-deduplication-seconds as a whole number of seconds from 1, and refuses anything else (exit 2)', async () => {
+    const ok = await startSandbox(
+      ['--no-auth', '--max-deduplication-seconds', '600'],
+      {},
+      /auth: off[^\n]*\n/,
+    );
+    expect(ok.stdout).toMatch(/sandbox ledger: http:\/\/127\.0\.0\.1:\d+/);
+    expect(ok.stderr).toBe('');
+    for (const bad of ['0', '1.5', 'ten']) {
+      const r = await startSandbox(['--no-auth', '--max-deduplication-seconds', bad], {}, /sandbox ledger/);
+      expect(r.code, bad).toBe(2);
+      expect(r.stderr).toMatch(/--max-deduplication-seconds must be a whole number of seconds from 1/);
+    }
+  });
 });

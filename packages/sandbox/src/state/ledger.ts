@@ -99,7 +99,7 @@ export class SandboxState {
   private readonly inTransit = new Map<string, Contract>();
   readonly dedup = new Map<string, DedupEntry>();
   readonly inFlight = new Map<string, string>();
-  /** How many times each command id was committed (exactly-once tests read this). */
+  /** How many times each command id was committed, in the updates not pruned (exactly-once tests read this). */
   readonly commits = new Map<string, number>();
   /**
    * A test instrument, not participant behaviour: the `traceparent` and `tracestate` headers (null when absent) each
@@ -477,13 +477,28 @@ export class SandboxState {
     ]);
   }
 
-  /** Prunes the ledger up to `offset` (inclusive): updates and archived contracts are gone. */
+  /**
+   * Prunes the ledger up to `offset` (inclusive): updates, contracts archived by then, the commit counters of
+   * the pruned transactions, and the deduplication entries of changes last accepted by then
+   * (CommandDeduplicationStore.prune) once they are older than the longest deduplication period. The
+   * participant refuses to prune within that period (FirstUnsafeOffsetComputation); the sandbox prunes any
+   * offset, so it keeps younger entries, whose periods still need them.
+   */
   prune(offset: number): void {
     const last = this.log.at(offset)?.recordTime;
     if (last !== undefined) this.prunedPublicationMicros = BigInt(Date.parse(last)) * 1000n + 999n;
-    this.log.prune(offset);
+    for (const r of this.log.prune(offset)) {
+      if (r.kind !== 'transaction') continue;
+      const n = (this.commits.get(r.commandId) ?? 0) - 1;
+      if (n > 0) this.commits.set(r.commandId, n);
+      else this.commits.delete(r.commandId);
+    }
     for (const [cid, c] of this.contracts) {
       if (c.archivedOffset !== undefined && c.archivedOffset <= offset) this.contracts.delete(cid);
+    }
+    const oldest = this.nowMicros() - BigInt(this.maxDeduplicationSeconds) * 1_000_000n;
+    for (const [key, e] of this.dedup) {
+      if (e.completionOffset <= offset && e.recordTimeMicros < oldest) this.dedup.delete(key);
     }
   }
 }
