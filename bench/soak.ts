@@ -1,12 +1,16 @@
 // Soak (issue 32, item 3): an open-loop load at a fixed offered rate for minutes, against separate processes — the
 // sandbox (`quill sandbox`), one `quill serve --role api`, one `quill serve --role worker` and a private
 // redis-server (REDIS_URL to use an existing one). This process prepares the transactions on the fly against the
-// sandbox (a buffer a few seconds ahead of the schedule, refilled concurrently), sends submission i at i/R s from
+// sandbox (a buffer a few seconds ahead of the schedule, refilled concurrently; each creates a note and archives
+// the party's oldest beyond about 30 s of them, and the sandbox is pruned every 30 s, so that the ledger's state
+// stays flat as a participant's does in steady state), sends submission i at i/R s from
 // the start (latency counts from that time: no coordinated omission) with an Idempotency-Key, and follows every
 // event through one webhook to a receiver of its own. Each minute it prints offered/accepted/committed, accept
 // p50/p99, end-to-end p99, relay and webhook lag, CPU per transaction per process, RSS, Redis used_memory and
 // its largest keys; at the end totals, memory growth and PASS/FAIL lines for the issue's checks.
-// Run: npm run bench:soak -- --rate R --minutes M [--retention-minutes K] [--callers C] [--json FILE]
+// The sandbox stands for a participant, which runs on machines of its own: it runs at nice 10 (--sandbox-nice), so
+// that it takes the two cores when Quill's processes leave them rather than competing with them.
+// Run: npm run bench:soak -- --rate R --minutes M [--retention-minutes K] [--callers C] [--sandbox-nice N] [--json FILE]
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,6 +19,7 @@ import { type AddressInfo, createServer } from 'node:net';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { LedgerClient } from '@quill/canton/ledger';
+import { decodePreparedTransactionBase64 } from '@quill/canton/transaction';
 import { Redis } from 'ioredis';
 import { issueToken } from '../src/auth/index.ts';
 import { ConfigError, loadConfig } from '../src/config/index.ts';
@@ -26,11 +31,12 @@ import { KeyStore, verifyingSigner } from '../src/signing/index.ts';
 // ---- flags ----------------------------------------------------------------------------------------------------
 
 const USAGE =
-  'usage: npm run bench:soak -- --rate R --minutes M [--retention-minutes K] [--callers C] [--json FILE]\n' +
+  'usage: npm run bench:soak -- --rate R --minutes M [--retention-minutes K] [--callers C] [--sandbox-nice N] [--json FILE]\n' +
   '  --rate R               offered submissions per second (required, > 0)\n' +
   '  --minutes M            how long to offer them (required, > 0; decimals allowed, e.g. 0.5)\n' +
   '  --retention-minutes K  sets PAYLOAD_, RECORD_, EVENTS_, WEBHOOK_ and HISTORY_RETENTION_HOURS to K/60\n' +
   '  --callers C            concurrent sockets (default 64)\n' +
+  "  --sandbox-nice N       the sandbox's nice level (default 10; 0 = the same priority as Quill)\n" +
   '  --json FILE            also write the per-minute rows and the summary as JSON';
 
 function bad(message: string): never {
@@ -39,7 +45,14 @@ function bad(message: string): never {
 }
 
 function parseFlags(argv: string[]) {
-  const known = new Set(['--rate', '--minutes', '--retention-minutes', '--callers', '--json']);
+  const known = new Set([
+    '--rate',
+    '--minutes',
+    '--retention-minutes',
+    '--callers',
+    '--sandbox-nice',
+    '--json',
+  ]);
   const values = new Map<string, string>();
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = (argv[i] as string).split(/=(.*)/s, 2) as [string, string | undefined];
@@ -68,7 +81,11 @@ function parseFlags(argv: string[]) {
   if (callers > 10_000) bad('--callers must be at most 10000');
   if (rate * minutes * 60 < 1) bad('--rate × --minutes offers less than one submission');
   if (rate > 100_000) bad('--rate must be at most 100000');
-  return { rate, minutes, retentionMinutes, callers, json: values.get('--json') };
+  const niceRaw = values.get('--sandbox-nice') ?? '10';
+  if (!/^\d{1,2}$/.test(niceRaw) || Number(niceRaw) > 19)
+    bad(`--sandbox-nice must be a whole number from 0 to 19, got ${JSON.stringify(niceRaw)}`);
+  const sandboxNice = Number(niceRaw);
+  return { rate, minutes, retentionMinutes, callers, sandboxNice, json: values.get('--json') };
 }
 
 const FLAGS = parseFlags(process.argv.slice(2));
@@ -82,6 +99,19 @@ const AHEAD_SECONDS = 3;
 const BUFFER_TARGET = Math.max(32, Math.ceil(RATE * AHEAD_SECONDS));
 /** Concurrent prepares against the sandbox refilling the buffer. */
 const PREPARERS = 8;
+/**
+ * Each party keeps about this many of its notes (about 30 s of them) active: a submission also archives the party's
+ * oldest committed note beyond that, so the ledger's active contracts stay flat, as on a participant in steady
+ * state, instead of growing with the run.
+ */
+const ACTIVE_NOTES_PER_PARTY = Math.max(8, Math.ceil((RATE * 30) / PARTIES));
+/**
+ * The sandbox is pruned every 30 s, as an operator prunes a participant, up to the ledger end of PRUNE_LAG_MS ago
+ * (never past the watcher's checkpoint), and runs with a deduplication duration of SANDBOX_MAX_DEDUP_SECONDS (Quill
+ * asks for at most that): so its memory stays flat too.
+ */
+const PRUNE_LAG_MS = 2 * 60_000;
+const SANDBOX_MAX_DEDUP_SECONDS = 600;
 /** After the last send, the drain ends when every accepted submission's final event arrived, or when none arrived
  * for DRAIN_IDLE_MS (a backlog still moving is waited for, up to DRAIN_MAX_MS). */
 const DRAIN_IDLE_MS = 60_000;
@@ -260,6 +290,8 @@ type Prepared = {
   preparedTransactionHash: string;
   hashingSchemeVersion: string;
 };
+/** A prepared submission and the note it creates: party index and contract id. */
+type Item = { p: Prepared; note: { party: number; cid: string } };
 
 type Snapshot = {
   at: number;
@@ -311,6 +343,7 @@ async function main(): Promise<void> {
   const [sbPort, scanPort] = [await freePort(), await freePort()];
   const sandboxProc = child(
     [
+      ...(FLAGS.sandboxNice > 0 ? ['nice', '-n', String(FLAGS.sandboxNice)] : []),
       process.execPath,
       'bin/quill.js',
       'sandbox',
@@ -319,6 +352,8 @@ async function main(): Promise<void> {
       '--scan-port',
       String(scanPort),
       '--no-auth',
+      '--max-deduplication-seconds',
+      String(SANDBOX_MAX_DEDUP_SECONDS),
     ],
     process.env,
     'quill sandbox',
@@ -357,6 +392,7 @@ async function main(): Promise<void> {
     LOG_LEVEL: 'warn',
     CONSOLE_ENABLED: 'false',
     WORKER_CONCURRENCY: '64',
+    DEDUP_MAX_SECONDS: String(SANDBOX_MAX_DEDUP_SECONDS),
     ...process.env,
     ...retention.env,
     // … and what this run needs.
@@ -445,12 +481,14 @@ async function main(): Promise<void> {
       const id = ev.body.id;
       if (warmupIds.has(id)) {
         warmupFinal.add(id);
+        noteFinal(id, ev.body.status ?? '');
         return;
       }
       const due = pending.get(id);
       if (due !== undefined) {
         pending.delete(id);
         countFinal(ev.body.status ?? '');
+        noteFinal(id, ev.body.status ?? '');
         finalSeen(due, finalAt, receivedAt);
       } else early.set(id, [finalAt, receivedAt, ev.body.status ?? '']); // its 202 is not read yet
     });
@@ -471,15 +509,30 @@ async function main(): Promise<void> {
   // ---- prepared transactions, a few seconds ahead ----
   let issued = 0;
   let prepareErrors = 0;
-  const buffer: Prepared[] = [];
+  const buffer: Item[] = [];
   const wakeConsumers: (() => void)[] = [];
   const wakeProducers: (() => void)[] = [];
   const wake = (list: (() => void)[]) => {
     for (const w of list.splice(0)) w();
   };
   let inflight = 0;
-  const prepareOne = async (n: number): Promise<Prepared> => {
-    const party = parties[n % PARTIES] as { partyId: string; synchronizerId: string };
+  /** Per party, the contract ids of its committed notes not yet up for archiving, oldest first. */
+  const committedNotes: string[][] = parties.map(() => []);
+  /** The note each accepted submission creates, until its final status. */
+  const noteOf = new Map<string, Item['note']>();
+  const noteFinal = (id: string, status: string) => {
+    const note = noteOf.get(id);
+    if (!note) return;
+    noteOf.delete(id);
+    if (status === 'committed') committedNotes[note.party]?.push(note.cid);
+  };
+  const NOTE = '#bench:Bench:Note';
+  const prepareOne = async (n: number, archive: string | undefined): Promise<Item> => {
+    const index = n % PARTIES;
+    const party = parties[index] as { partyId: string; synchronizerId: string };
+    const create = {
+      CreateCommand: { templateId: NOTE, createArguments: { owner: party.partyId, n: String(n) } },
+    };
     const p = await ledger.prepare({
       userId: 'bench',
       commandId: randomUUID(),
@@ -487,18 +540,33 @@ async function main(): Promise<void> {
       synchronizerId: party.synchronizerId,
       packageIdSelectionPreference: [],
       commands: [
-        {
-          CreateCommand: {
-            templateId: '#bench:Bench:Note',
-            createArguments: { owner: party.partyId, n: String(n) },
-          },
-        },
+        create,
+        ...(archive === undefined
+          ? []
+          : [
+              {
+                ExerciseCommand: {
+                  templateId: NOTE,
+                  contractId: archive,
+                  choice: 'Archive',
+                  choiceArgument: {},
+                },
+              },
+            ]),
       ],
     } as never);
+    const created = decodePreparedTransactionBase64(p.preparedTransaction).transaction?.nodes.find(
+      (x) => x.versionedNode.oneofKind === 'v1' && x.versionedNode.v1.nodeType.oneofKind === 'create',
+    );
+    const node = created?.versionedNode.oneofKind === 'v1' ? created.versionedNode.v1.nodeType : undefined;
+    if (node?.oneofKind !== 'create') throw new Error('the prepared transaction creates no note');
     return {
-      preparedTransaction: p.preparedTransaction,
-      preparedTransactionHash: p.preparedTransactionHash,
-      hashingSchemeVersion: p.hashingSchemeVersion,
+      p: {
+        preparedTransaction: p.preparedTransaction,
+        preparedTransactionHash: p.preparedTransactionHash,
+        hashingSchemeVersion: p.hashingSchemeVersion,
+      },
+      note: { party: index, cid: node.create.contractId },
     };
   };
   /** Warm-up: a few seconds at the rate (every process's code warm, the webhook taken up), not counted. */
@@ -512,14 +580,18 @@ async function main(): Promise<void> {
         }
         const n = issued++;
         inflight++;
+        const notes = committedNotes[n % PARTIES] as string[];
+        // One note out of the party's oldest, once it holds more than its share; a retry goes without it.
+        let archive = notes.length > ACTIVE_NOTES_PER_PARTY ? notes.shift() : undefined;
         for (;;) {
           try {
-            buffer.push(await prepareOne(n));
+            buffer.push(await prepareOne(n, archive));
             break;
           } catch (err) {
             prepareErrors++;
             if (prepareErrors === 1)
               console.error(`bench:soak: prepare failed (retrying): ${(err as Error).message}`);
+            archive = undefined;
             await sleep(100);
           }
         }
@@ -527,22 +599,22 @@ async function main(): Promise<void> {
         wake(wakeConsumers);
       }
     })();
-  const take = async (): Promise<{ p: Prepared; waited: boolean }> => {
+  const take = async (): Promise<{ item: Item; waited: boolean }> => {
     let waited = false;
     while (buffer.length === 0) {
       waited = true;
       await new Promise<void>((r) => wakeConsumers.push(r));
     }
-    const p = buffer.shift() as Prepared;
+    const item = buffer.shift() as Item;
     wake(wakeProducers);
-    return { p, waited };
+    return { item, waited };
   };
 
   // ---- submitting ----
   const transportErrors = new Map<string, number>();
   const refused = new Map<string, number>();
   let retries = 0;
-  const submit = async (p: Prepared): Promise<string | undefined> => {
+  const submit = async ({ p, note }: Item): Promise<string | undefined> => {
     const headers = {
       authorization: `Bearer ${submitToken}`,
       'content-type': 'application/json',
@@ -552,7 +624,11 @@ async function main(): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
         const { status, text } = await call('POST', `${apiUrl}/wallet/v1/submissions`, headers, body);
-        if (status === 202 || status === 200) return (JSON.parse(text) as { id: string }).id;
+        if (status === 202 || status === 200) {
+          const { id } = JSON.parse(text) as { id: string };
+          noteOf.set(id, note);
+          return id;
+        }
         const code = (() => {
           try {
             return (JSON.parse(text) as { error?: { code?: string } }).error?.code ?? `HTTP ${status}`;
@@ -590,10 +666,15 @@ async function main(): Promise<void> {
     await Promise.all(
       Array.from({ length: WARMUP }, async (_, i) => {
         await sleep(w0 + (i * 1000) / RATE - performance.now());
-        const id = await submit((await take()).p);
+        const id = await submit((await take()).item);
         if (id === undefined) return;
         warmupIds.add(id);
-        if (early.delete(id)) warmupFinal.add(id);
+        const e = early.get(id);
+        if (e) {
+          early.delete(id);
+          warmupFinal.add(id);
+          noteFinal(id, e[2]);
+        }
       }),
     );
     if (warmupIds.size < WARMUP)
@@ -711,7 +792,7 @@ async function main(): Promise<void> {
       `prepared buffer ${BUFFER_TARGET} (${AHEAD_SECONDS} s ahead, ${PREPARERS} preparers)`,
   );
   console.log(
-    `  processes: sandbox ${pids.sandbox}, api ${pids.api}, worker ${pids.worker}, redis ${pids.redis ?? '(not local)'}${redisProc ? ' (private)' : ` (REDIS_URL ${redisUrl})`}`,
+    `  processes: sandbox ${pids.sandbox} (nice ${FLAGS.sandboxNice}), api ${pids.api}, worker ${pids.worker}, redis ${pids.redis ?? '(not local)'}${redisProc ? ' (private)' : ` (REDIS_URL ${redisUrl})`}`,
   );
   console.log(
     `  retention${FLAGS.retentionMinutes !== undefined ? ` (--retention-minutes ${FLAGS.retentionMinutes})` : ''}:`,
@@ -720,6 +801,38 @@ async function main(): Promise<void> {
 
   // ---- schedule ----
   const t0 = performance.now() + 20;
+  /**
+   * RSS every 5 s. A garbage-collected heap swings (the API between 190 and 290 MB from minute to minute in a
+   * 10-minute run), so growth compares the peaks of two equal windows, not two instants.
+   */
+  const rssSamples: { at: number; rss: Record<string, number> }[] = [];
+  const sampler = setInterval(() => rssSamples.push({ at: performance.now() - t0, rss: readRss() }), 5_000);
+  const rssPeak = (n: string, from: number, to: number) =>
+    Math.max(0, ...rssSamples.filter((x) => x.at >= from && x.at <= to).map((x) => x.rss[n] ?? 0));
+  // The sandbox pruned every 30 s, PRUNE_LAG_MS behind its ledger end and never past the watcher's checkpoint.
+  const ends: { at: number; end: number }[] = [];
+  const pruning = { to: 0, runs: 0, errors: 0 };
+  const pruner = setInterval(async () => {
+    try {
+      const now = performance.now();
+      ends.push({ at: now, end: await ledger.ledgerEndOffset() });
+      let target = 0;
+      while ((ends[0]?.at ?? now) <= now - PRUNE_LAG_MS) target = (ends.shift() as { end: number }).end;
+      target = Math.min(target, Number((await redis.get(keyset.watchCheckpoint)) ?? 0));
+      if (target <= pruning.to) return;
+      const r = await fetch(`${sandboxUrl}/admin/prune`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ offset: target }),
+      });
+      if (!r.ok) throw new Error(`prune: HTTP ${r.status} ${(await r.text()).slice(0, 200)}`);
+      pruning.to = target;
+      pruning.runs++;
+    } catch (err) {
+      if (pruning.errors++ === 0)
+        console.error(`bench:soak: pruning the sandbox failed: ${(err as Error).message}`);
+    }
+  }, 30_000);
   const t0Epoch = performance.timeOrigin + t0;
   const dueAt = (i: number) => t0 + (i * 1000) / RATE;
   let next = 0;
@@ -736,12 +849,12 @@ async function main(): Promise<void> {
       const wait = due - performance.now();
       if (wait > 0) await sleep(wait);
       minute.late.push(performance.now() - due);
-      const { p, waited } = await take();
+      const { item, waited } = await take();
       if (waited) {
         starved++;
         minute.starved++;
       }
-      const id = await submit(p);
+      const id = await submit(item);
       minute.accept.push(performance.now() - due);
       answeredTotal++;
       if (id === undefined) continue;
@@ -752,6 +865,7 @@ async function main(): Promise<void> {
       if (e) {
         early.delete(id);
         countFinal(e[2]);
+        noteFinal(id, e[2]);
         finalSeen(dueEpoch, e[0], e[1]);
       } else pending.set(id, dueEpoch);
     }
@@ -898,6 +1012,8 @@ async function main(): Promise<void> {
   await reporting;
   snapshots.end = prev;
   for (const t of timers) clearTimeout(t);
+  clearInterval(sampler);
+  clearInterval(pruner);
   await allSent;
 
   // Drain: every accepted submission final, and its final event received.
@@ -945,6 +1061,11 @@ async function main(): Promise<void> {
     `  retried sends (ECONNRESET/EPIPE, same key) ${retries}; prepared buffer empty at ${starved} sends; prepare errors ${prepareErrors}`,
   );
   lines.push(
+    `  the sandbox: pruned ${pruning.runs} times, up to offset ${pruning.to} (${pruning.errors} failed); ` +
+      `each party's notes kept near ${ACTIVE_NOTES_PER_PARTY} active (${committedNotes.reduce((a, l) => a + l.length, 0)} ` +
+      `committed notes waiting to be archived at the end)`,
+  );
+  lines.push(
     `  webhook: ${whEvents} events received, ${whDuplicates} repeats, ${whBadSignatures} bad signatures, ${pending.size} accepted submissions without a final event` +
       (pending.size > 0
         ? ` (the API has ${missing.finalNoEvent} of them final, ${missing.open} open, ${missing.gone} gone)`
@@ -962,12 +1083,18 @@ async function main(): Promise<void> {
       FLAGS.minutes >= 30
         ? 'end of minute 10'
         : `first third of the run (${(baseAtMs / 60_000).toFixed(2)} min)`;
-    lines.push(`  memory from the ${baseLabel} to the end (${txs} transactions committed in between):`);
+    const w = Math.min(5 * 60_000, baseAtMs);
+    const span = (from: number) => `${(from / 60_000).toFixed(1)}–${((from + w) / 60_000).toFixed(1)}`;
+    lines.push(
+      `  memory from the ${baseLabel} to the end (${txs} transactions committed in between); RSS as the peak of ` +
+        `minutes ${span(baseAtMs - w)} against the peak of minutes ${span(RUN_MS - w)}:`,
+    );
     for (const n of names) {
-      rssGrowth[n] = growthPct(b.rss[n] ?? 0, e.rss[n] ?? 0);
-      const per100k = txs > 0 ? (((e.rss[n] ?? 0) - (b.rss[n] ?? 0)) * 100_000) / txs : Number.NaN;
+      const [from, to] = [rssPeak(n, baseAtMs - w, baseAtMs), rssPeak(n, RUN_MS - w, RUN_MS)];
+      rssGrowth[n] = growthPct(from, to);
+      const per100k = txs > 0 ? ((to - from) * 100_000) / txs : Number.NaN;
       lines.push(
-        `    ${n.padEnd(8)} RSS ${mb(b.rss[n] ?? 0)} → ${mb(e.rss[n] ?? 0)} (${rssGrowth[n]?.toFixed(1)}%), ${mb(per100k)} per 100,000 tx`,
+        `    ${n.padEnd(8)} RSS ${mb(from)} → ${mb(to)} (${rssGrowth[n]?.toFixed(1)}%), ${mb(per100k)} per 100,000 tx`,
       );
     }
     const redisPer100k = txs > 0 ? ((e.usedMemory - b.usedMemory) * 100_000) / txs : Number.NaN;
