@@ -16,6 +16,17 @@ export class Interner {
   private readonly identifiers = new Map<string, Identifier>();
   private next = 0;
 
+  /**
+   * Forgets every table (pruning calls it): the tables would otherwise keep alive what pruning dropped. What was
+   * shared stays shared by the updates that hold it; later updates share among themselves.
+   */
+  clear(): void {
+    this.strings.clear();
+    this.arrays.clear();
+    this.values.clear();
+    this.identifiers.clear();
+  }
+
   str(s: string): string {
     const hit = this.strings.get(s);
     if (hit !== undefined) return hit;

@@ -479,7 +479,7 @@ export class SandboxState {
 
   /**
    * Prunes the ledger up to `offset` (inclusive): updates, contracts archived by then, the commit counters of
-   * the pruned transactions, and the deduplication entries of changes last accepted by then
+   * the pruned transactions, the interner's tables, and the deduplication entries of changes last accepted by then
    * (CommandDeduplicationStore.prune) once they are older than the longest deduplication period. The
    * participant refuses to prune within that period (FirstUnsafeOffsetComputation); the sandbox prunes any
    * offset, so it keeps younger entries, whose periods still need them.
@@ -500,5 +500,6 @@ export class SandboxState {
     for (const [key, e] of this.dedup) {
       if (e.completionOffset <= offset && e.recordTimeMicros < oldest) this.dedup.delete(key);
     }
+    this.interner.clear();
   }
 }
