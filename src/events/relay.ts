@@ -98,7 +98,7 @@ export function startRelay(o: RelayOptions): Running {
     o.events.trim().catch((err: Error) => o.log?.('warn', `event retention: ${err.message}`));
   };
   retain();
-  const trim = setInterval(retain, o.trimEveryMs ?? 60_000);
+  const trim = setInterval(retain, o.trimEveryMs ?? 5_000);
   trim.unref();
   return {
     async stop() {

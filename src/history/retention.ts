@@ -56,7 +56,8 @@ export async function pruneHistory(
   prefix: string,
   parties: readonly string[],
   cutoffMs: number,
-  batch = 200,
+  // Small: a step's script holds Redis about a millisecond (200 held it 3–12 ms at 200 submissions/s).
+  batch = 50,
 ): Promise<number> {
   const k = redisKeys(prefix);
   const partyPrefix = k.historyOfParty('');

@@ -273,7 +273,9 @@ export class Deliveries {
       const states = this.keys.webhookDeliveries(hook.id);
       let cursor = '0';
       do {
-        const [next, flat] = await this.redis.hscan(states, cursor, 'COUNT', 500);
+        // A page of about 100: the scan and the script for it each hold Redis about a millisecond (500 held
+        // it 2–12 ms at 200 submissions/s, and every accept waiting behind it felt that).
+        const [next, flat] = await this.redis.hscan(states, cursor, 'COUNT', 100);
         cursor = next;
         const past: string[] = [];
         for (let i = 0; i + 1 < flat.length; i += 2) {
@@ -283,10 +285,11 @@ export class Deliveries {
           const s = JSON.parse(flat[i + 1] as string) as DeliveryState;
           if (s.state !== 'pending' && (s.lastAttemptAt ?? s.queuedAt) < cutoff) past.push(id);
         }
-        // Without any past state, attempts of events no state names are still worth a look once a pass.
-        if (past.length > 0 || cursor === '0') {
+        // The attempts log is swept once a pass, at its last page (whether or not a state went).
+        const last = cursor === '0';
+        if (past.length > 0 || last) {
           const keys = [states, this.keys.webhookAttempts(hook.id), this.keys.webhookDead(hook.id)];
-          n += Number(await runScript(this.redis, PRUNE, keys, [cutoff, ...past]));
+          n += Number(await runScript(this.redis, PRUNE, keys, [cutoff, last ? '1' : '0', ...past]));
         }
       } while (cursor !== '0');
     }

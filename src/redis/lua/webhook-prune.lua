@@ -3,12 +3,12 @@
 -- still pending, or one that changed since the caller read it (a redelivery made it pending), stays; a prune that
 -- runs twice removes nothing twice.
 -- KEYS: 1 delivery states (hash), 2 attempts log (list), 3 dead letters (list)
--- ARGV: 1 cutoff (ISO time), 2.. the event ids the caller found past it
+-- ARGV: 1 cutoff (ISO time), 2 '1' to sweep the attempts log too, 3.. the event ids the caller found past it
 -- Returns how many states went.
 local cutoff = ARGV[1]
 local gone = {}
 local n = 0
-for i = 2, #ARGV do
+for i = 3, #ARGV do
   local raw = redis.call('HGET', KEYS[1], ARGV[i])
   if raw then
     local ok, s = pcall(cjson.decode, raw)
@@ -24,7 +24,9 @@ for i = 2, #ARGV do
     end
   end
 end
--- The attempts of the states removed, and of events no state names any more, older than the cutoff.
+if ARGV[2] ~= '1' then return n end
+-- The attempts of the states removed, and of events no state names any more, older than the cutoff (so those of
+-- states an earlier call removed as well). It reads the whole log (up to 1000 entries, about 2 ms): once a pass.
 local log = redis.call('LRANGE', KEYS[2], 0, -1)
 local keep, drop = {}, false
 for _, raw in ipairs(log) do

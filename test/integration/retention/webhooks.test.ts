@@ -75,6 +75,43 @@ describe('webhook delivery retention', () => {
     expect(await p.redis.llen(d.keys.webhookAttempts(webhook.id))).toBe(3);
   });
 
+  it('over many pages of states, every past one goes with its attempts (the attempts log is swept once, at the last page)', async () => {
+    const p = parts();
+    cleanup.push(() => p.close());
+    const { webhook } = await p.hooks.create({
+      url: 'http://127.0.0.1:1/x',
+      types: [],
+      party: null,
+      description: null,
+    });
+    const d = p.deliveries;
+    const now = Date.now();
+    const at = (ms: number) => ({ queuedAt: iso(ms - 10), firstAttemptAt: iso(ms), lastAttemptAt: iso(ms) });
+    const ids = [...Array.from({ length: 450 }, (_, i) => `${now - 3_600_000 + i}-0`), `${now - 1000}-0`];
+    for (const id of ids) {
+      const ms = Number(id.split('-')[0]);
+      await d.setState(webhook.id, {
+        eventId: id,
+        party: 'alice::1220aa',
+        state: 'delivered',
+        attempts: 1,
+        ...at(ms),
+      });
+      await d.noteAttempt(webhook.id, {
+        eventId: id,
+        attempt: 1,
+        at: iso(ms),
+        statusCode: 200,
+        latencyMs: 1,
+        error: null,
+      });
+    }
+    expect(await d.prune(now - 60_000)).toBe(450);
+    expect(await p.redis.hkeys(d.keys.webhookDeliveries(webhook.id))).toEqual([`${now - 1000}-0`]);
+    const attempts = await p.redis.lrange(d.keys.webhookAttempts(webhook.id), 0, -1);
+    expect(attempts.map((a) => (JSON.parse(a) as { eventId: string }).eventId)).toEqual([`${now - 1000}-0`]);
+  });
+
   it('the webhook sweep prunes delivered states once they are past WEBHOOK_RETENTION_HOURS', async () => {
     const p = parts();
     cleanup.push(() => p.close());
