@@ -17,7 +17,25 @@ declare module 'vitest' {
 let child: ChildProcess | undefined;
 let dir: string | undefined;
 
+/** Whether nothing listens on 127.0.0.1:`port` now. */
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = createServer();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+}
+
+/**
+ * A port nothing listens on, for a process a test starts next. Picked at random below the kernel's ephemeral range
+ * (32768 and up on Linux): a port the kernel hands out (`listen(0)`, an outgoing connection) can go to another
+ * process between this check and its use (a CI run failed on EADDRINUSE so); the kernel falls back to it.
+ */
 export async function freePort(): Promise<number> {
+  for (let i = 0; i < 50; i++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (await canListen(port)) return port;
+  }
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.once('error', reject);
