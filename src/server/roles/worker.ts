@@ -291,7 +291,7 @@ export function startWorkerRole(s: Shared, o: WorkerRoleOptions): WorkerRole {
     events: s.events,
     // Event retention every 5 s, so that each trim is small (one that removed a minute of events at 200
     // submissions/s held Redis 5–18 ms, and every accept waiting behind it felt that).
-    trimEveryMs: Math.min(5_000, retentionEveryMs(5_000, [config.events.retentionMs])),
+    trimEveryMs: retentionEveryMs(5_000, [config.events.retentionMs]),
     log,
   });
   const delivery = startDelivery(s.deliveries, {
