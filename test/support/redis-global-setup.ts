@@ -14,6 +14,9 @@ declare module 'vitest' {
   }
 }
 
+/** Redis Cluster's bus port is the client port plus this. */
+const CLUSTER_BUS_OFFSET = 10_000;
+
 let child: ChildProcess | undefined;
 let dir: string | undefined;
 
@@ -29,12 +32,14 @@ function canListen(port: number): Promise<boolean> {
 /**
  * A port nothing listens on, for a process a test starts next. Picked at random below the kernel's ephemeral range
  * (32768 and up on Linux): a port the kernel hands out (`listen(0)`, an outgoing connection) can go to another
- * process between this check and its use (a CI run failed on EADDRINUSE so); the kernel falls back to it.
+ * process between this check and its use (a CI run failed on EADDRINUSE so). A Redis Cluster node also listens on
+ * its bus port, the port + 10000, so that one is checked too and lies below the range as well (another CI run lost
+ * a node whose bus port, 38184, the kernel had handed out). The kernel's choice is the fallback.
  */
 export async function freePort(): Promise<number> {
   for (let i = 0; i < 50; i++) {
-    const port = 20_000 + Math.floor(Math.random() * 12_000);
-    if (await canListen(port)) return port;
+    const port = 10_000 + Math.floor(Math.random() * 12_700);
+    if ((await canListen(port)) && (await canListen(port + CLUSTER_BUS_OFFSET))) return port;
   }
   return new Promise((resolve, reject) => {
     const srv = createServer();

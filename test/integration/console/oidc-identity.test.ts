@@ -8,17 +8,10 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { issueToken, type Role } from '../../../src/auth/index.ts';
 import { startConsoleWallet } from '../../support/console.ts';
 import { CLIENT_ID, CLIENT_SECRET, startIdp } from '../../support/oidc-idp.ts';
+import { freePort } from '../../support/redis-global-setup.ts';
 import { noteCommand, prepareOn, SECRET, startLedger, walletConfig } from '../../support/wallet.ts';
 
 const ACCOUNTS: Record<string, Record<string, unknown>> = { alice: { quill_role: 'approve' } };
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 let sandbox: Sandbox;
 let w: Awaited<ReturnType<typeof startConsoleWallet>>;

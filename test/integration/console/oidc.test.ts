@@ -2,13 +2,14 @@
 // unauthenticated `/console/oidc/start` calls store nothing in Redis (review F6), and an identity whose party
 // claim is empty, blank or not text, or absent without CONSOLE_OIDC_ALLOW_UNSCOPED, is refused instead of getting an
 // unscoped session (review F7).
-import { createServer } from 'node:http';
+import type { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Sandbox } from '@quill/sandbox';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startConsoleWallet } from '../../support/console.ts';
 import { CLIENT_ID, CLIENT_SECRET, startIdp } from '../../support/oidc-idp.ts';
+import { freePort } from '../../support/redis-global-setup.ts';
 import { startLedger, walletConfig } from '../../support/wallet.ts';
 
 const ACCOUNTS: Record<string, Record<string, unknown>> = {
@@ -24,14 +25,6 @@ let sandbox: Sandbox;
 let w: Awaited<ReturnType<typeof startConsoleWallet>>;
 let idp: ReturnType<typeof createServer>;
 let redis: Redis;
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 beforeAll(async () => {
   const idpPort = await freePort();

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { launchBrowser, type TestBrowser } from '../../support/browser.ts';
 import { shot, startConsoleWallet } from '../../support/console.ts';
 import { CLIENT_ID, CLIENT_SECRET, startIdp } from '../../support/oidc-idp.ts';
+import { freePort } from '../../support/redis-global-setup.ts';
 import { startLedger, walletConfig } from '../../support/wallet.ts';
 
 const ACCOUNTS: Record<string, Record<string, unknown>> = {
@@ -16,14 +17,6 @@ const ACCOUNTS: Record<string, Record<string, unknown>> = {
   pat: { quill_role: ['read', 'admin'], quill_party: 'alice::1220abcd' },
   nobody: {},
 };
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 let sandbox: Sandbox;
 let w: Awaited<ReturnType<typeof startConsoleWallet>>;
