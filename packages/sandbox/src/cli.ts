@@ -7,7 +7,6 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import type { AuthConfig } from './auth.ts';
-import { demoLedgerOptions } from './demo.ts';
 import { SandboxUsageError } from './errors.ts';
 import type { FaultConfig } from './faults.ts';
 import { startAdminApi, startSandbox } from './index.ts';
@@ -142,14 +141,7 @@ async function run(opts: Options, env: Env): Promise<void> {
     );
   const sandbox = await startSandbox({
     ...ports,
-    ...(maxDedup !== undefined
-      ? {
-          ledger: {
-            ...(opts.demo ? demoLedgerOptions() : {}),
-            maxDeduplicationSeconds: Number(maxDedup),
-          },
-        }
-      : {}),
+    ...(maxDedup !== undefined ? { ledger: { maxDeduplicationSeconds: Number(maxDedup) } } : {}),
     host: opts.host,
     demo: opts.demo === true,
     auth,

@@ -50,6 +50,7 @@ export interface SandboxConfig {
   auth?: AuthConfig;
   demo?: boolean;
   faults?: FaultConfig;
+  /** Ledger options; with `demo`, they add to the demo's own (its synchronizers and other participants). */
   ledger?: SandboxStateOptions;
   options?: Partial<SandboxOptions>;
   /**
@@ -127,7 +128,8 @@ function closeServer(server: ReturnType<typeof serve>): Promise<void> {
 
 export async function startSandbox(config: SandboxConfig = {}): Promise<Sandbox> {
   const host = config.host ?? '127.0.0.1';
-  const state = new SandboxState(config.ledger ?? (config.demo ? demoLedgerOptions() : undefined));
+  // `ledger` adds to the demo's options (its synchronizers and participants), so `--demo` with any option is the demo.
+  const state = new SandboxState({ ...(config.demo ? demoLedgerOptions() : {}), ...config.ledger });
   const auth = new Authenticator(config.auth ?? { secret: randomBytes(32).toString('hex') }, state);
   const faults = new Faults(config.faults);
   const services: Services = {

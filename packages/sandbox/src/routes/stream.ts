@@ -94,25 +94,43 @@ class CheckpointCache {
     if (state.log.end > 0) this.#current = { offset: state.log.end, times };
     state.log.onAppend(() => {
       const r = state.log.at(state.log.end);
-      if (r) this.#pending.push({ at: Date.now(), ...pick(r) });
+      if (!r) return;
+      const now = Date.now();
+      // Appends before the last tick are folded now, so the list holds one interval's updates even while no
+      // open-ended stream fetches (it grew with every update until one did).
+      this.#fold(this.#tickStart(this.#tickOf(now)));
+      this.#pending.push({ at: now, ...pick(r) });
     });
   }
 
   fetch(): Checkpoint | undefined {
-    const elapsed = Date.now() - this.#t0;
-    const tick = Math.floor(elapsed / Math.max(1, this.intervalMs));
+    const tick = this.#tickOf(Date.now());
     if (tick > this.#lastTick) {
-      const at = this.#t0 + tick * Math.max(1, this.intervalMs);
-      while (this.#pending.length > 0 && this.#pending[0]!.at <= at) {
-        const p = this.#pending.shift()!;
-        this.#current ??= { offset: 0, times: new Map() };
-        this.#current.offset = p.offset;
-        this.#current.times.set(p.synchronizerId, p.recordTime);
-      }
+      this.#fold(this.#tickStart(tick));
       this.#lastTick = tick;
       if (this.#current) this.#cached = { offset: this.#current.offset, times: new Map(this.#current.times) };
     }
     return this.#cached;
+  }
+
+  #tickOf(now: number): number {
+    return Math.floor((now - this.#t0) / Math.max(1, this.intervalMs));
+  }
+
+  #tickStart(tick: number): number {
+    return this.#t0 + tick * Math.max(1, this.intervalMs);
+  }
+
+  /** Moves the pending appends made at or before `at` into the ledger as it stood then. */
+  #fold(at: number): void {
+    let n = 0;
+    for (; n < this.#pending.length && this.#pending[n]!.at <= at; n++) {
+      const p = this.#pending[n]!;
+      this.#current ??= { offset: 0, times: new Map() };
+      this.#current.offset = p.offset;
+      this.#current.times.set(p.synchronizerId, p.recordTime);
+    }
+    if (n > 0) this.#pending.splice(0, n);
   }
 }
 
