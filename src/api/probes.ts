@@ -2,7 +2,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { Hono } from 'hono';
 import type { Redis } from 'ioredis';
-import type { Registry } from '../metrics.ts';
+import { exposition, type Registry } from '../metrics.ts';
 
 export interface ProbeDeps {
   redis: Redis;
@@ -125,6 +125,6 @@ export function probeRoutes(deps: ProbeDeps) {
     })
     .get('/metrics', async (c) => {
       c.header('content-type', deps.registry.contentType);
-      return c.body(await deps.registry.metrics());
+      return c.body(await exposition(deps.registry));
     });
 }

@@ -20,14 +20,15 @@ function promtool(...args: string[]) {
   return { code: r.status, out: `${r.stdout}${r.stderr}` };
 }
 
-/** Every `quill_…` name in the rules' expressions. */
+/** Every metric name in the rules' expressions: Quill's own (`quill_…`) and the process's (`nodejs_…`, `process_…`). */
 function ruleMetrics(): Set<string> {
   const doc = parse(readFileSync(join(ROOT, 'monitoring/alerts.yml'), 'utf8')) as {
     groups: { rules: { alert?: string; expr: string }[] }[];
   };
   const names = new Set<string>();
   for (const g of doc.groups)
-    for (const r of g.rules) for (const m of String(r.expr).matchAll(/\bquill_[a-z0-9_]+/g)) names.add(m[0]);
+    for (const r of g.rules)
+      for (const m of String(r.expr).matchAll(/\b(?:quill|nodejs|process)_[a-z0-9_]+/g)) names.add(m[0]);
   return names;
 }
 
@@ -113,6 +114,9 @@ describe('the metrics the rules name', () => {
     expect(value(text, 'quill_queue_oldest_waiting_seconds')).toBe(0);
     expect(value(text, 'quill_submissions_oldest_seconds{status="executing"}')).toBe(0);
     expect(value(text, 'quill_webhook_dead_letters')).toBe(0);
+    // The process's own: its memory and its event loop, for the rules that watch a long-running process.
+    expect(value(text, 'process_resident_memory_bytes')).toBeGreaterThan(10_000_000);
+    expect(value(text, 'nodejs_eventloop_lag_p99_seconds')).toBeGreaterThanOrEqual(0);
   });
 
   it('follow the ledger watcher: its checkpoint reaches the ledger end, lag 0', async () => {
