@@ -6,8 +6,9 @@
 // stays flat as a participant's does in steady state), sends submission i at i/R s from
 // the start (latency counts from that time: no coordinated omission) with an Idempotency-Key, and follows every
 // event through one webhook to a receiver of its own. Each minute it prints offered/accepted/committed, accept
-// p50/p99, end-to-end p99, relay and webhook lag, CPU per transaction per process, RSS, Redis used_memory and
-// its largest keys; at the end totals, memory growth and PASS/FAIL lines for the issue's checks.
+// p50/p99, end-to-end p99, relay and webhook lag, CPU per transaction per process, RSS (and the API's and the
+// worker's heap in use), Redis used_memory and its largest keys; at the end totals, memory growth and PASS/FAIL
+// lines for the issue's checks.
 // The sandbox stands for a participant, which runs on machines of its own: it runs at nice 10 (--sandbox-nice), so
 // that it takes the two cores when Quill's processes leave them rather than competing with them.
 // Run: npm run bench:soak -- --rate R --minutes M [--retention-minutes K] [--callers C] [--sandbox-nice N] [--json FILE]
@@ -299,6 +300,8 @@ type Snapshot = {
   finalEvents: number;
   cpu: Record<string, number>;
   rss: Record<string, number>;
+  /** The API's and the worker's live heap (`nodejs_heap_size_used_bytes` on their /metrics). */
+  heap: Record<string, number>;
   usedMemory: number;
   /** The audit chain's bytes (MEMORY USAGE): kept by design, so the flat check leaves it out and states it. */
   auditBytes: number;
@@ -766,6 +769,14 @@ async function main(): Promise<void> {
       }
     });
   };
+  /** The heap each Quill process reports in use (its /metrics): tells a collector's sawtooth in RSS from growth. */
+  const readHeap = async (): Promise<Record<string, number>> => {
+    const used = async (port: number) => {
+      const r = await call('GET', `http://127.0.0.1:${port}/metrics`, {});
+      return Number(/^nodejs_heap_size_used_bytes (\S+)$/m.exec(r.text)?.[1] ?? 0);
+    };
+    return { api: await used(apiPort), worker: await used(workerPort) };
+  };
   /** The worker's own counters of final statuses (/metrics): they only grow, whatever retention removes. */
   const workerFinals = async () => {
     const r = await call('GET', `http://127.0.0.1:${workerPort}/metrics`, {});
@@ -876,6 +887,7 @@ async function main(): Promise<void> {
     at: t0,
     cpu: readCpu(),
     rss: readRss(),
+    heap: await readHeap(),
     usedMemory: await usedMemory(),
     auditBytes: await auditBytes(),
     committed: 0,
@@ -889,6 +901,7 @@ async function main(): Promise<void> {
     at,
     cpu: readCpu(),
     rss: readRss(),
+    heap: await readHeap(),
     usedMemory: await usedMemory(),
     auditBytes: await auditBytes(),
     committed: (await workerFinals()).committed - workerBase.committed,
@@ -962,6 +975,7 @@ async function main(): Promise<void> {
       webhookBacklog: pending.size,
       cpuMsPerTx: { ...cpuMs, quill: quillCpu },
       rssBytes: cur.rss,
+      heapUsedBytes: cur.heap,
       redisUsedMemory: cur.usedMemory,
       redisKeys: keysNow.count,
       redisLargest: keysNow.top,
@@ -981,7 +995,7 @@ async function main(): Promise<void> {
         `  end to end (scheduled → final status) p50 ${ms(row.e2eFinalMs.p50)} p99 ${ms(row.e2eFinalMs.p99)}; → webhook received p99 ${ms(row.e2eWebhookMs.p99)}`,
         `  relay lag (final → event) p50 ${ms(row.relayLagMs.p50)} p99 ${ms(row.relayLagMs.p99)}; webhook lag (event → received) p50 ${ms(row.webhookLagMs.p50)} p99 ${ms(row.webhookLagMs.p99)}; awaiting a final event ${pending.size}`,
         `  CPU ms/tx: ${names.map((n) => `${n} ${f(cpuMs[n] as number)}`).join(', ')}; Quill (api+worker+redis) ${f(quillCpu)}`,
-        `  RSS: ${names.map((n) => `${n} ${mb(cur.rss[n] ?? 0)}`).join(', ')}`,
+        `  RSS: ${names.map((n) => `${n} ${mb(cur.rss[n] ?? 0)}`).join(', ')}; heap in use: api ${mb(cur.heap.api ?? 0)}, worker ${mb(cur.heap.worker ?? 0)}`,
         `  redis used_memory ${mb(cur.usedMemory)}, ${keysNow.count} keys; largest: ${keysNow.top.map(([k, b]) => `${k} ${(b / 1024).toFixed(0)} KB`).join(', ')} ; per-record keys (sub:, idx:cmd:, idx:update:, idem:, bull jobs) ${keysNow.perRecord.count} × ~${(keysNow.perRecord.avgBytes / 1024).toFixed(1)} KB (scan ${ms(keysNow.scanMs)}, its CPU left out)`,
       ].join('\n'),
     );
@@ -1101,6 +1115,19 @@ async function main(): Promise<void> {
     lines.push(
       `    redis used_memory ${mb(b.usedMemory)} → ${mb(e.usedMemory)} (${growthPct(b.usedMemory, e.usedMemory).toFixed(1)}%), ${mb(redisPer100k)} per 100,000 tx`,
     );
+    // The live heap as the mean of the minutes' readings in the same two windows (a reading is one instant).
+    const heapMean = (n: string, from: number, to: number) => {
+      const xs = rows
+        .filter((r) => (r.minute as number) * 60_000 > from && (r.minute as number) * 60_000 <= to)
+        .map((r) => (r.heapUsedBytes as Record<string, number>)[n] ?? 0);
+      return xs.length > 0 ? xs.reduce((a, x) => a + x, 0) / xs.length : Number.NaN;
+    };
+    for (const n of ['api', 'worker']) {
+      const [from, to] = [heapMean(n, baseAtMs - w, baseAtMs), heapMean(n, RUN_MS - w, RUN_MS)];
+      lines.push(
+        `    ${n.padEnd(8)} heap in use, mean of the minutes' readings: ${mb(from)} → ${mb(to)} (${growthPct(from, to).toFixed(1)}%)`,
+      );
+    }
   }
   const pass = (ok: boolean | undefined, what: string) =>
     lines.push(`  ${ok === undefined ? 'NOT CHECKED' : ok ? 'PASS' : 'FAIL'}  ${what}`);
