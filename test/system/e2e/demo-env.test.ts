@@ -114,7 +114,8 @@ describe('npm start for integrators', () => {
         // The tail follows from now on: it ends at the first event, the demo submission's.
         'quill events tail --max 1 > tail.out & tail=$!',
         'for i in $(seq 1 200); do',
-        '  curl -s "$QUILL_URL/metrics" | grep -q "^quill_event_streams_open 1" && break',
+        // Read whole before grep: `grep -q` quits at its match, and under pipefail curl's broken pipe would fail it.
+        '  curl -s "$QUILL_URL/metrics" -o metrics.out && grep -q "^quill_event_streams_open 1" metrics.out && break',
         '  sleep 0.1',
         'done',
         'curl -sf -X POST "$QUILL_URL/wallet/v1/submissions?wait=10" -H "authorization: Bearer $QUILL_TOKEN" \\',
