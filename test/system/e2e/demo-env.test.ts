@@ -105,7 +105,9 @@ describe('npm start for integrators', () => {
     if (other) await expect(fetch(`http://${other.address}:${port}/healthz`)).rejects.toThrow();
   });
 
-  it('source .demo/env, then quill keys list and quill events tail --max 1 work', () => {
+  // Three CLI starts (tsx compiles the CLI each time: well over 10 s on a loaded 2-core CI machine) and a commit;
+  // the script's own limit (60 s) is the one that counts.
+  it('source .demo/env, then quill keys list and quill events tail --max 1 work', { timeout: 90_000 }, () => {
     const r = bash(
       [
         'set -euo pipefail',
