@@ -769,19 +769,21 @@ async function main(): Promise<void> {
       }
     });
   };
-  /** The heap each Quill process reports in use (its /metrics): tells a collector's sawtooth in RSS from growth. */
-  const readHeap = async (): Promise<Record<string, number>> => {
-    const used = async (port: number) => {
-      const r = await call('GET', `http://127.0.0.1:${port}/metrics`, {});
-      return Number(/^nodejs_heap_size_used_bytes (\S+)$/m.exec(r.text)?.[1] ?? 0);
-    };
-    return { api: await used(apiPort), worker: await used(workerPort) };
+  /** The API's and the worker's /metrics, each read once per snapshot. */
+  const scrape = async () => {
+    const text = async (port: number) => (await call('GET', `http://127.0.0.1:${port}/metrics`, {})).text;
+    return { api: await text(apiPort), worker: await text(workerPort) };
   };
-  /** The worker's own counters of final statuses (/metrics): they only grow, whatever retention removes. */
-  const workerFinals = async () => {
-    const r = await call('GET', `http://127.0.0.1:${workerPort}/metrics`, {});
+  /** The heap a Quill process reports in use: tells a collector's sawtooth in RSS from growth. */
+  const heapUsed = (text: string) => Number(/^nodejs_heap_size_used_bytes (\S+)$/m.exec(text)?.[1] ?? 0);
+  const readHeap = (m: { api: string; worker: string }) => ({
+    api: heapUsed(m.api),
+    worker: heapUsed(m.worker),
+  });
+  /** The worker's own counters of final statuses: they only grow, whatever retention removes. */
+  const workerFinals = (text: string) => {
     const sum = (name: string) =>
-      [...r.text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+]+)$`, 'gm'))].reduce(
+      [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? ([0-9.e+]+)$`, 'gm'))].reduce(
         (a, m) => a + Number(m[1]),
         0,
       );
@@ -791,7 +793,8 @@ async function main(): Promise<void> {
       expired: sum('quill_submissions_expired_total'),
     };
   };
-  const workerBase = await workerFinals();
+  const firstScrape = await scrape();
+  const workerBase = workerFinals(firstScrape.worker);
 
   const names = ['api', 'worker', 'redis', 'sandbox', 'bench'] as const;
   const machine = `${cpus().length} cores (${cpus()[0]?.model.trim() ?? 'unknown'}), ${mb(totalmem())} memory, Node ${process.version}, ${process.platform}`;
@@ -887,7 +890,7 @@ async function main(): Promise<void> {
     at: t0,
     cpu: readCpu(),
     rss: readRss(),
-    heap: await readHeap(),
+    heap: readHeap(firstScrape),
     usedMemory: await usedMemory(),
     auditBytes: await auditBytes(),
     committed: 0,
@@ -897,17 +900,22 @@ async function main(): Promise<void> {
   let prevScan = { ...scanCpu };
   const snapshots: { base?: Snapshot; windows?: Snapshot; end?: Snapshot } = {};
   const worstAcceptP99 = { value: 0, minute: 0 };
-  const snapshot = async (at: number): Promise<Snapshot> => ({
-    at,
-    cpu: readCpu(),
-    rss: readRss(),
-    heap: await readHeap(),
-    usedMemory: await usedMemory(),
-    auditBytes: await auditBytes(),
-    committed: (await workerFinals()).committed - workerBase.committed,
-    accepted,
-    finalEvents: finals.committed + finals.rejected + finals.expired,
-  });
+  const snapshot = async (at: number): Promise<Snapshot> => {
+    const cpu = readCpu();
+    const rss = readRss();
+    const metrics = await scrape();
+    return {
+      at,
+      cpu,
+      rss,
+      heap: readHeap(metrics),
+      usedMemory: await usedMemory(),
+      auditBytes: await auditBytes(),
+      committed: workerFinals(metrics.worker).committed - workerBase.committed,
+      accepted,
+      finalEvents: finals.committed + finals.rejected + finals.expired,
+    };
+  };
   const baseAtMs = FLAGS.minutes >= 30 ? 10 * 60_000 : RUN_MS / 3;
   const windowsAtMs = retention.windowMs + 60_000; // the windows, then one sweep/trim (every minute)
   const timers = [
@@ -1125,7 +1133,9 @@ async function main(): Promise<void> {
     for (const n of ['api', 'worker']) {
       const [from, to] = [heapMean(n, baseAtMs - w, baseAtMs), heapMean(n, RUN_MS - w, RUN_MS)];
       lines.push(
-        `    ${n.padEnd(8)} heap in use, mean of the minutes' readings: ${mb(from)} → ${mb(to)} (${growthPct(from, to).toFixed(1)}%)`,
+        Number.isNaN(from) || Number.isNaN(to)
+          ? `    ${n.padEnd(8)} heap in use: – (no minute ended in one of the windows)`
+          : `    ${n.padEnd(8)} heap in use, mean of the minutes' readings: ${mb(from)} → ${mb(to)} (${growthPct(from, to).toFixed(1)}%)`,
       );
     }
   }
