@@ -11,7 +11,7 @@ import { bytesToNumberBE } from '@noble/curves/utils.js';
 import { sha256, sha384 } from '@noble/hashes/sha2.js';
 import { pkcs8FromSecret, rawFromSpki, spkiFromRaw } from './der.ts';
 import { isKeyAlgorithm, KEY_ALGORITHMS, type KeyAlgorithm } from './key-algorithm.ts';
-import { sodiumEd25519Verifier, sodiumReady } from './sodium.ts';
+import { sodiumEd25519Verifier } from './sodium.ts';
 
 export { isKeyAlgorithm, KEY_ALGORITHMS, type KeyAlgorithm };
 
@@ -134,7 +134,6 @@ const rejectAll: KeyVerifier = () => false;
 export async function keyVerifier(algorithm: KeyAlgorithm, rawPublicKey: Uint8Array): Promise<KeyVerifier> {
   let check: KeyVerifier;
   if (algorithm === 'ed25519') {
-    await sodiumReady();
     check = sodiumEd25519Verifier(rawPublicKey);
   } else {
     check = ecdsaVerifier(algorithm, rawPublicKey);
