@@ -2,7 +2,7 @@
 // counted in Redis so it holds across every API process of a deployment. A token is its subject and party
 // together (what scopes its idempotency keys).
 import type { Redis } from 'ioredis';
-import { redisKeys, StoreError } from '../redis/index.ts';
+import { loadScript, redisKeys, runScript, StoreError } from '../redis/index.ts';
 import { ApiError } from './errors.ts';
 
 export interface AcceptRateLimit {
@@ -17,26 +17,20 @@ export type AcceptLimiter = (
   n: number,
 ) => Promise<void>;
 
+const COUNT = loadScript('rate-count');
+
 export function acceptLimiter(redis: Redis, prefix: string, limit: AcceptRateLimit): AcceptLimiter {
   const keys = redisKeys(prefix);
   return async (who, n) => {
     const key = keys.acceptRate(who.subject, who.party ?? '');
-    // NX: only the first accept of a window sets its end; the count then lives exactly one window.
-    const res = await redis
-      .multi()
-      .incrby(key, n)
-      .pexpire(key, limit.windowMs, 'NX')
-      .pttl(key)
-      .exec()
-      .catch((err: unknown) => {
+    const [count, msLeft] = (await runScript(redis, COUNT, [key], [n, limit.windowMs]).catch(
+      (err: unknown) => {
+        // A refused count (e.g. a server without PEXPIRE NX) would leave a count that never expires: refuse instead.
         throw new StoreError('UNAVAILABLE', 'Redis is unavailable', { cause: err });
-      });
-    // A failed command (e.g. a server without PEXPIRE NX) would leave a count that never expires: refuse instead.
-    const failed = res?.find(([e]) => e)?.[0];
-    if (failed) throw new StoreError('UNAVAILABLE', 'Redis refused the rate-limit count', { cause: failed });
-    const count = Number(res?.[0]?.[1] ?? 0);
+      },
+    )) as [number, number];
     if (count > limit.max) {
-      const retryAfterSeconds = Math.max(1, Math.ceil(Number(res?.[2]?.[1] ?? limit.windowMs) / 1000));
+      const retryAfterSeconds = Math.max(1, Math.ceil((msLeft > 0 ? msLeft : limit.windowMs) / 1000));
       throw new ApiError(
         429,
         'RATE_LIMITED',

@@ -1,6 +1,10 @@
 // Issue #12, finding 1 (in part): accepting is rate-limited per token (subject and party), counted in Redis so
 // the limit holds across API processes; over it, 429 RATE_LIMITED with Retry-After, and nothing is signed.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { ApiError } from '../../../src/api/errors.ts';
+import { acceptLimiter } from '../../../src/api/rate-limit.ts';
 import { issueToken } from '../../../src/auth/index.ts';
 import { apiHarness, prepared, SECRET } from '../../support/api-harness.ts';
 
@@ -56,5 +60,33 @@ describe('accept rate limit', () => {
     const four = { submissions: Array.from({ length: 4 }, () => prepared(alice.id).body) };
     const res = await h.call('POST', '/wallet/v1/submissions/batch', { body: four, token: t });
     expect(res.status).toBe(429);
+  });
+});
+
+describe('the rate-limit window', () => {
+  it('opens at the first count, is not extended by later ones, and closes whole', async () => {
+    const redis = new Redis(inject('redisUrl'));
+    try {
+      const prefix = `rl-${randomBytes(3).toString('hex')}:`;
+      const limit = acceptLimiter(redis, prefix, { max: 3, windowMs: 600 });
+      const who = { subject: 'w', party: 'p' };
+      await limit(who, 2);
+      const [key] = await redis.keys(`${prefix}*`);
+      const first = await redis.pttl(key as string);
+      expect(first).toBeGreaterThan(0);
+      expect(first).toBeLessThanOrEqual(600);
+      await new Promise((r) => setTimeout(r, 150));
+      await limit(who, 1);
+      expect(await redis.pttl(key as string)).toBeLessThanOrEqual(first - 100);
+      const over = await limit(who, 1).catch((e: unknown) => e);
+      expect(over).toBeInstanceOf(ApiError);
+      expect((over as ApiError).status).toBe(429);
+      expect(await redis.get(key as string)).toBe('4');
+      await new Promise((r) => setTimeout(r, 600));
+      expect(await redis.exists(key as string)).toBe(0);
+      await limit(who, 3);
+    } finally {
+      redis.disconnect();
+    }
   });
 });
