@@ -2,6 +2,8 @@
 // in Lua in the step of the change it records and checked here by an independent computation (node:crypto).
 // Editing, deleting or reordering entries — in Redis or in an exported file — is detected and named.
 
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { fc, test as fcTest } from '@fast-check/vitest';
 import { afterAll, describe, expect, it } from 'vitest';
 import { auditFields, auditHash } from '../../../src/audit/chain.ts';
@@ -55,6 +57,25 @@ describe('the audit chain in Redis', () => {
     await auditOf(store).append({ kind: 'second', at: 'x' });
     expect(await verdictOf(store)).toMatchObject({ ok: true, count: 2 });
   });
+
+  // The include's sha256 itself, on every length around the block and padding boundaries (55/56, 63/64, 119/120)
+  // and beyond, against node:crypto: the chain's messages (64 bytes and the script's fields) only reach a few.
+  const SHA = `${readFileSync(new URL('../../../src/redis/lua/includes/audit-append.lua', import.meta.url), 'utf8')}
+return sha256(ARGV[1])`;
+  it('the Lua SHA-256 is SHA-256 on every length from 0 to 300 bytes', async () => {
+    for (let n = 0; n <= 300; n++) {
+      const msg = Buffer.from(Array.from({ length: n }, (_, i) => (i * 37 + n) % 256));
+      const lua = await redis.eval(SHA, 0, msg);
+      expect(lua, `${n} bytes`).toBe(createHash('sha256').update(msg).digest('hex'));
+    }
+  });
+  fcTest.prop([fc.uint8Array({ maxLength: 1000 })], { numRuns: 60 })(
+    'the Lua SHA-256 agrees with node:crypto on any bytes',
+    async (bytes) => {
+      const msg = Buffer.from(bytes);
+      expect(await redis.eval(SHA, 0, msg)).toBe(createHash('sha256').update(msg).digest('hex'));
+    },
+  );
 
   it('an edited entry is named', async () => {
     const { store, key } = await chain();
