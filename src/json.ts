@@ -18,18 +18,25 @@ export function canonicalJson(v: unknown): string {
 /** Deeper than anything the API's shapes need (a transaction format is about 8 levels). */
 export const MAX_JSON_DEPTH = 64;
 
-/** Whether `text` nests arrays/objects deeper than `max`, in one pass that skips string contents. */
+/**
+ * Whether `text` nests arrays/objects deeper than `max`, in one pass that jumps over string contents (`indexOf`
+ * to the next quote: a request is mostly its base64 transaction, one long string).
+ */
 export function jsonTooDeep(text: string, max = MAX_JSON_DEPTH): boolean {
   let depth = 0;
-  let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92)
-        i++; // backslash: skip the escaped character
-      else if (c === 34) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 123 || c === 91) {
+    if (c === 34) {
+      // To the quote that closes the string: one after an even run of backslashes (an odd run escapes it).
+      for (;;) {
+        const q = text.indexOf('"', i + 1);
+        if (q < 0) return false;
+        let b = q - 1;
+        while (text.charCodeAt(b) === 92) b--;
+        i = q;
+        if ((q - 1 - b) % 2 === 0) break;
+      }
+    } else if (c === 123 || c === 91) {
       if (++depth > max) return true;
     } else if (c === 125 || c === 93) depth--;
   }

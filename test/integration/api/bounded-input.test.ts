@@ -102,6 +102,31 @@ describe('linear checks agree with their definitions', () => {
       expect(jsonTooDeep(text, max)).toBe(depthOf(JSON.parse(text)) > max);
     },
   );
+  // Any text, JSON or not, dense in quotes and backslashes: the same answer as a scan of every character.
+  const scanned = (text: string, max: number): boolean => {
+    let depth = 0;
+    let inString = false;
+    for (let i = 0; i < text.length; i++) {
+      const c = text[i];
+      if (inString) {
+        if (c === '\\') i++;
+        else if (c === '"') inString = false;
+      } else if (c === '"') inString = true;
+      else if (c === '{' || c === '[') {
+        if (++depth > max) return true;
+      } else if (c === '}' || c === ']') depth--;
+    }
+    return false;
+  };
+  fcTest.prop(
+    [
+      fc.string({ unit: fc.constantFrom('"', '\\', '[', ']', '{', '}', 'a'), maxLength: 60 }),
+      fc.integer({ min: 0, max: 4 }),
+    ],
+    { numRuns: 2000 },
+  )('jsonTooDeep on any text agrees with a character-by-character scan', (text, max) => {
+    expect(jsonTooDeep(text, max)).toBe(scanned(text, max));
+  });
 });
 
 describe('configured size limits', () => {
