@@ -10,8 +10,8 @@
 // --processes K`) and M `--role worker` processes as real child processes for each (K, M) and prints committed/s and
 // accept p50/p99 at 4 and 64 callers for each (closed loop: each caller sends again as soon as it is answered),
 // then accept p50/p99 with 64 callers offering half the shape's committed/s (open loop), beside direct execution
-// measured in the same run, and the CPU each process spent per transaction; --profile DIR has those processes
-// write CPU profiles there.
+// measured in the same run, and the CPU each process spent per transaction; each shape's processes first commit
+// --warmup K transactions unmeasured (default 1000); --profile DIR has those processes write CPU profiles there.
 // (REDIS_URL to use an existing Redis; else a private redis-server)
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -33,8 +33,9 @@ import { fund, intentBody, planIntents, sandboxFunding, untilIndexed } from './i
 const N = Number(
   process.argv
     .slice(2)
-    .find((a, i, all) => /^\d+$/.test(a) && !/^--(api-processes|workers|intents)$/.test(all[i - 1] ?? '')) ??
-    2000,
+    .find(
+      (a, i, all) => /^\d+$/.test(a) && !/^--(api-processes|workers|intents|warmup)$/.test(all[i - 1] ?? ''),
+    ) ?? 2000,
 );
 /** --split: the worker runs as its own process (`quill serve --role worker`), as when scaling out. */
 const SPLIT = process.argv.includes('--split');
@@ -65,6 +66,14 @@ if (!Number.isSafeInteger(INTENTS) || INTENTS < 0)
   throw new Error('--intents takes a number (0 skips the phase)');
 /** Sending parties of the intents phase (their holdings are picked concurrently, reserved per intent). */
 const INTENT_SENDERS = 16;
+/**
+ * --warmup K: each shape's new processes first commit K transactions, unmeasured (default 1000; 0 measures them
+ * cold), so the CPU per transaction is that of JIT-compiled code at saturation, not of a process's first seconds.
+ */
+const WARMUP = process.argv.includes('--warmup')
+  ? Number(process.argv[process.argv.indexOf('--warmup') + 1])
+  : 1000;
+if (!Number.isSafeInteger(WARMUP) || WARMUP < 0) throw new Error('--warmup takes a number (0 measures cold)');
 const INTENT_RECEIVERS = 4;
 const SHAPES = API_PROCESSES !== undefined || WORKERS !== undefined;
 
@@ -684,6 +693,10 @@ async function shapes(o: {
           await new Promise((r) => setTimeout(r, 20));
         }
       };
+      if (WARMUP > 0) {
+        await pool(await o.prepareMany(WARMUP), CONCURRENCY, (p) => submit(p, []));
+        await allDone(WARMUP);
+      }
       const load = await o.prepareMany(N);
       const loaded: number[] = [];
       const cpu = cpuMeter({
@@ -695,18 +708,18 @@ async function shapes(o: {
       });
       const t0 = performance.now();
       await pool(load, CONCURRENCY, (p) => submit(p, loaded));
-      await allDone(N);
+      await allDone(WARMUP + N);
       const rate = N / ((performance.now() - t0) / 1000);
       const cpuLine = cpu.perTx(N);
       const paced = await o.prepareMany(Math.max(200, Math.floor(N / 4)));
       const few: number[] = [];
       await pool(paced, 4, (p) => submit(p, few));
-      await allDone(N + paced.length);
+      await allDone(WARMUP + N + paced.length);
       // 64 callers again, now offering a fixed rate below what the shape sustains (open loop).
       const offered = Math.max(1, Math.round(rate * OFFERED_SHARE));
       const scheduled = await o.prepareMany(Math.max(400, Math.floor(N / 2)));
       const open = await openLoop(scheduled, CONCURRENCY, offered, (p) => submit(p));
-      await allDone(N + paced.length + scheduled.length);
+      await allDone(WARMUP + N + paced.length + scheduled.length);
       for (const c of children) c.kill('SIGTERM');
       await Promise.all(
         children.map((c) => new Promise((r) => (c.exitCode !== null ? r(null) : c.once('exit', r)))),
@@ -723,7 +736,7 @@ async function shapes(o: {
   }
   redis.disconnect();
   console.log(
-    `pipeline shapes, ${N} transactions each, K API processes (--processes) × M worker processes, Node ${process.version}`,
+    `pipeline shapes, ${N} transactions each after ${WARMUP} unmeasured (--warmup), K API processes (--processes) × M worker processes, Node ${process.version}`,
   );
   console.log(
     `  direct execute (no queue)   ${o.directRate.toFixed(0)} committed/s\n              ${o.directCpuLine}`,
