@@ -1,8 +1,7 @@
 // One person, one approver (issue 29 item 2, review F3): alice holds an API token (`sub: alice`) and signs in to the
 // console through OIDC (`sub: alice` at a real OpenID provider, started here). She may not approve her own
 // submission in the console, nor supply two of a quorum's approvals; a group names her once for both.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import type { Sandbox } from '@quill/sandbox';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { issueToken, type Role } from '../../../src/auth/index.ts';

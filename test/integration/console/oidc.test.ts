@@ -3,7 +3,6 @@
 // claim is empty, blank or not text, or absent without CONSOLE_OIDC_ALLOW_UNSCOPED, is refused instead of getting an
 // unscoped session (review F7).
 import type { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Sandbox } from '@quill/sandbox';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';

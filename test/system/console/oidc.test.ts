@@ -1,8 +1,7 @@
 // OIDC sign-in to the console against a real OpenID provider (the oidc-provider package, started here): the
 // authorization code flow with PKCE in a real browser, the role and party from configured claims, a tampered state
 // refused before any code is redeemed, and a replayed code refused by the provider.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import type { Sandbox } from '@quill/sandbox';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';

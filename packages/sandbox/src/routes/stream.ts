@@ -83,7 +83,7 @@ class CheckpointCache {
   #lastTick = 0;
 
   constructor(
-    private readonly state: SandboxState,
+    state: SandboxState,
     private readonly intervalMs: number,
   ) {
     const times = new Map<string, string>();
