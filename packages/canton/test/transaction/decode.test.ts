@@ -1,6 +1,9 @@
 // Strict decoding: every defect is a typed TransactionError with a clear one-line message.
+
+import { fc, test as fcTest } from '@fast-check/vitest';
 import { BinaryWriter, WireType } from '@protobuf-ts/runtime';
 import { describe, expect, it } from 'vitest';
+import { isStandardBase64 } from '../../src/ledger/schemas/common.ts';
 import {
   decodePreparedTransaction,
   decodePreparedTransactionBase64,
@@ -51,6 +54,45 @@ describe('decodePreparedTransaction', () => {
     expect(code(() => decodePreparedTransactionBase64('abc'))).toBe('BAD_BASE64');
     expect(code(() => decodePreparedTransactionBase64(''))).toBe('BAD_BASE64');
   });
+  // The base64 check decodes once and searches (codec.ts standardBase64Bytes): it refuses exactly what the rule it
+  // replaced refused (the standard alphabet by a regular expression, the last four characters by isStandardBase64),
+  // on the sample's base64 with characters replaced by ones Node's decoder skips, stops at, reads as the URL alphabet
+  // or as a low byte.
+  const BASE64 = Buffer.from(good).toString('base64');
+  const standardByExpression = (s: string) =>
+    s.length % 4 === 0 && s.length > 4
+      ? /^[A-Za-z0-9+/]*$/.test(s.slice(0, -4)) && isStandardBase64(s.slice(-4))
+      : isStandardBase64(s);
+  const outcome = (s: string) => {
+    try {
+      decodePreparedTransactionBase64(s);
+      return 'decoded';
+    } catch (err) {
+      return (err as TransactionError).code === 'BAD_BASE64' ? 'refused' : 'decoded';
+    }
+  };
+  fcTest.prop(
+    [
+      fc.array(
+        fc.tuple(
+          fc.nat(),
+          fc.constantFrom('-', '_', '=', ' ', '\n', '!', '\u0141', '\u00e9', '\u0000', 'A', '+', '/', '=='),
+        ),
+        { minLength: 0, maxLength: 4 },
+      ),
+    ],
+    { numRuns: 1500 },
+  )('refuses base64 exactly as the per-character rule does', (edits) => {
+    let s = BASE64;
+    for (const [at, c] of edits) {
+      const i = at % s.length;
+      s = s.slice(0, i) + c + s.slice(i + 1);
+    }
+    const body = s.trim();
+    const expected = body.length > 0 && standardByExpression(body) ? 'decoded' : 'refused';
+    expect(outcome(s)).toBe(expected);
+  });
+
   it('refuses truncated protobuf', () => {
     expect(code(() => decodePreparedTransaction(good.subarray(0, good.length - 3)))).toBe(
       'MALFORMED_PROTOBUF',
