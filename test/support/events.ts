@@ -2,7 +2,7 @@
 // test run's Redis under a fresh prefix.
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { Redis } from 'ioredis';
 import { inject } from 'vitest';
 import { Deliveries, type DeliveryConfig, EventLog, WebhookRegistry } from '../../src/events/index.ts';
@@ -66,6 +66,65 @@ export const fastDelivery: DeliveryConfig = {
   retryForMs: 60_000,
   concurrency: 4,
 };
+
+/**
+ * Redis's MONITOR stream read over a plain socket: every command a client sent (or a script: source `lua`), as its
+ * arguments. Not ioredis's `monitor()`: when its MONITOR's `+OK` and another client's first line arrive in one read,
+ * it takes the line for the answer to a command ("Command queue state error"), which a busy test Redis makes happen.
+ */
+export async function monitorCommands(
+  onCommand: (args: string[], source: string) => void,
+): Promise<{ close(): void }> {
+  const u = new URL(inject('redisUrl'));
+  const socket = connect(Number(u.port || 6379), u.hostname);
+  socket.setEncoding('latin1');
+  socket.on('error', () => {});
+  let pending = '';
+  let started = false;
+  await new Promise<void>((resolve, reject) => {
+    socket.once('error', reject);
+    socket.on('data', (chunk: string) => {
+      pending += chunk;
+      for (let nl = pending.indexOf('\r\n'); nl >= 0; nl = pending.indexOf('\r\n')) {
+        const line = pending.slice(0, nl);
+        pending = pending.slice(nl + 2);
+        if (!started) {
+          started = line === '+OK';
+          if (started) resolve();
+          else reject(new Error(`MONITOR answered ${line}`));
+          continue;
+        }
+        const m = /^\+[\d.]+ \[\d+ ([^\]]+)\] (.*)$/.exec(line);
+        if (m) onCommand(monitorArgs(m[2] as string), m[1] as string);
+      }
+    });
+    socket.write('MONITOR\r\n');
+  });
+  return { close: () => socket.destroy() };
+}
+
+/** `"xadd" "k" "a \"b\""` → its arguments (MONITOR quotes each, escaping as sdscatrepr does). */
+function monitorArgs(text: string): string[] {
+  const out: string[] = [];
+  const escapes: Record<string, string> = { n: '\n', r: '\r', t: '\t', a: '\x07', b: '\b' };
+  for (let i = text.indexOf('"'); i >= 0 && i < text.length; i = text.indexOf('"', i + 1)) {
+    let v = '';
+    for (i++; i < text.length && text[i] !== '"'; i++) {
+      const c = text[i] as string;
+      if (c !== '\\') v += c;
+      else if (text[i + 1] === 'x') {
+        v += String.fromCharCode(Number.parseInt(text.slice(i + 2, i + 4), 16));
+        i += 3;
+      } else {
+        const e = text[i + 1] as string;
+        v += escapes[e] ?? e;
+        i++;
+      }
+    }
+    out.push(v);
+  }
+  return out;
+}
 
 export function conn(): Redis {
   const r = new Redis(inject('redisUrl'), { maxRetriesPerRequest: null });

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterEach, expect, it } from 'vitest';
 import { EventLog } from '../../../src/events/index.ts';
-import { conn } from '../../support/events.ts';
+import { conn, monitorCommands } from '../../support/events.ts';
 
 const cleanup: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -18,12 +18,11 @@ it('trims by age: nothing (and no backward walk) while every event is in the win
   cleanup.push(() => redis.disconnect());
   const prefix = `trim-${randomBytes(4).toString('hex')}:`;
   const log = new EventLog(redis, prefix, { maxAgeMs: 60_000, maxCount: 0 });
-  const monitor = await conn().monitor();
-  cleanup.push(() => monitor.disconnect());
   const commands: string[] = [];
-  monitor.on('monitor', (_time: string, args: string[]) => {
+  const monitor = await monitorCommands((args) => {
     if (args.includes(`${prefix}events`)) commands.push(String(args[0]).toLowerCase());
   });
+  cleanup.push(() => monitor.close());
 
   const older = [
     await log.append('submission.accepted', 'alice::1220aa', { i: 0 }),
@@ -37,6 +36,7 @@ it('trims by age: nothing (and no backward walk) while every event is in the win
   expect(await log.trim(ms(older[0] as string) + 60_000)).toBe(0);
   expect(await log.trimmedThrough()).toBe('0-0');
   await new Promise((r) => setTimeout(r, 100)); // MONITOR's lines arrive after the replies
+  expect(commands).toContain('xadd'); // the monitor sees the appends
   expect(commands).not.toContain('xrevrange');
   expect(commands).not.toContain('xtrim');
 

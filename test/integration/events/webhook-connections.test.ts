@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { dispatchStep, startDelivery } from '../../../src/events/index.ts';
-import { conn, parts, until } from '../../support/events.ts';
+import { conn, monitorCommands, parts, until } from '../../support/events.ts';
 
 const cleanup: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -130,12 +130,11 @@ describe('webhook connections', () => {
     const rx = await counting();
     const p = await delivering(`http://127.0.0.1:${rx.port}/hook`, PATIENT);
     // Every command a client sent naming the webhook registry, as Redis sees it (MONITOR; not a script's own calls).
-    const monitor = await conn().monitor();
     const reads: string[][] = [];
-    monitor.on('monitor', (_time: string, args: string[], source: string) => {
+    const monitor = await monitorCommands((args, source) => {
       if (source !== 'lua' && args.includes(`${p.prefix}webhooks`)) reads.push(args);
     });
-    cleanup.push(async () => monitor.disconnect());
+    cleanup.push(async () => monitor.close());
     const ids: string[] = [];
     for (let i = 0; i < 30; i++) ids.push(await p.log.append('submission.accepted', 'alice::1220aa', { i }));
     await until(() => rx.got.length >= 30, 15_000, 'thirty deliveries');
