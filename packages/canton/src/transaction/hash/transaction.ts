@@ -13,7 +13,7 @@ import {
   writeRollback,
   writeStringSet,
 } from './nodes.ts';
-import { sha256 } from './sha256.ts';
+import { sha256Latin1 } from './sha256.ts';
 import type { ByteWriter } from './writer.ts';
 
 /** HashPurpose.PreparedSubmission (48) as 4 big-endian bytes. */
@@ -23,16 +23,33 @@ function writePurpose(w: ByteWriter): void {
   w.int32(PURPOSE);
 }
 
-/** Node hashes of every node, computed children first; `onPreimage` sees each node's exact encoding. */
+/** Node hashes of every node, as bytes; `onPreimage` sees each node's exact encoding. */
 export function nodeHashes(
   index: TransactionIndex,
   scheme: Scheme,
   w: ByteWriter,
   onPreimage?: (nodeId: string, bytes: Uint8Array) => void,
 ): Map<string, Uint8Array> {
-  const hashes = new Map<string, Uint8Array>();
+  const bytes = new Map<string, Uint8Array>();
+  for (const [id, h] of nodeHashStrings(index, scheme, w, onPreimage)) {
+    bytes.set(
+      id,
+      Uint8Array.from(h, (c) => c.charCodeAt(0)),
+    );
+  }
+  return bytes;
+}
+
+/** Node hashes of every node (latin1 strings, `sha256Latin1`), computed children first. */
+function nodeHashStrings(
+  index: TransactionIndex,
+  scheme: Scheme,
+  w: ByteWriter,
+  onPreimage?: (nodeId: string, bytes: Uint8Array) => void,
+): Map<string, string> {
+  const hashes = new Map<string, string>();
   const childHashes = (ids: readonly string[]) => {
-    for (const id of ids) w.raw(hashes.get(id)!);
+    for (const id of ids) w.latin1(hashes.get(id)!);
   };
   for (const n of index.postOrder) {
     w.reset();
@@ -70,7 +87,7 @@ export function nodeHashes(
         fail('UNKNOWN_NODE_TYPE', `${where} has no known node type`);
     }
     onPreimage?.(n.id, w.bytes());
-    hashes.set(n.id, sha256(w.bytes()));
+    hashes.set(n.id, sha256Latin1(w.bytes()));
   }
   return hashes;
 }
@@ -82,13 +99,13 @@ export function transactionPreimage(
   scheme: Scheme,
   w: ByteWriter,
 ): Uint8Array {
-  const hashes = nodeHashes(index, scheme, w);
+  const hashes = nodeHashStrings(index, scheme, w);
   const t = tx.transaction!;
   w.reset();
   writePurpose(w);
   w.string(t.version);
   w.int32(t.roots.length);
-  for (const r of t.roots) w.raw(hashes.get(r)!);
+  for (const r of t.roots) w.latin1(hashes.get(r)!);
   return w.bytes().slice();
 }
 
@@ -108,7 +125,7 @@ export function metadataPreimage(m: Metadata, scheme: Scheme, w: ByteWriter): Ui
     checkNodeVersion(c.lfVersion, scheme, `input contract ${c.contractId}`);
     w.reset();
     writeCreate(w, c, undefined, scheme);
-    return sha256(w.bytes());
+    return sha256Latin1(w.bytes());
   });
   w.reset();
   writePurpose(w);
@@ -124,7 +141,7 @@ export function metadataPreimage(m: Metadata, scheme: Scheme, w: ByteWriter): Ui
   w.int32(inputs.length);
   inputs.forEach((ic, i) => {
     w.int64(ic.createdAt);
-    w.raw(contractHashes[i]!);
+    w.latin1(contractHashes[i]!);
   });
   if (scheme === 3) writeOptionalLong(w, m.maxRecordTime);
   return w.bytes().slice();

@@ -49,6 +49,16 @@ export class ByteWriter extends GrowableBytes {
     this.pos += b.length;
   }
 
+  /** Raw bytes given as a latin1 string, one character per byte (`sha256Latin1` digests). */
+  latin1(s: string): void {
+    const n = s.length;
+    this.ensure(n);
+    const b = this.buf;
+    const p = this.pos;
+    for (let i = 0; i < n; i++) b[p + i] = s.charCodeAt(i);
+    this.pos = p + n;
+  }
+
   /** int32 length || bytes. */
   bytesWithLength(b: Uint8Array): void {
     this.int32(b.length);
