@@ -86,12 +86,15 @@ const MAX_VALUE_DEPTH = 150;
 const INTERN_MAX = 160;
 const INTERN_MASK = 1023;
 const interned: (string | undefined)[] = new Array(INTERN_MASK + 1).fill(undefined);
+/** Where in the input each interned string's bytes are: a hit is checked by comparing bytes, 4 at a time. */
+const internedAt = new Int32Array(INTERN_MASK + 1);
 
 // Decoding is synchronous: the input and position live here for the duration of one call.
 let buf: Uint8Array = new Uint8Array(0);
 /** Node's Buffer has an undeclared native latin1 slicer, without `toString`'s argument handling. */
 type NativeBuffer = Buffer & { latin1Slice(start: number, end: number): string };
 let native = Buffer.alloc(0) as NativeBuffer;
+let view = new DataView(new ArrayBuffer(0));
 let pos = 0;
 let depth = 0;
 /** The last 64-bit varint / fixed64 read, as two unsigned 32-bit halves. */
@@ -105,6 +108,7 @@ let hi = 0;
 export function decodeCanonical(bytes: Uint8Array): PreparedTransaction | undefined {
   buf = bytes;
   native = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) as NativeBuffer;
+  view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   pos = 0;
   depth = 0;
   interned.fill(undefined);
@@ -116,6 +120,7 @@ export function decodeCanonical(bytes: Uint8Array): PreparedTransaction | undefi
   } finally {
     buf = new Uint8Array(0);
     native = Buffer.alloc(0) as NativeBuffer;
+    view = new DataView(new ArrayBuffer(0));
     interned.fill(undefined);
   }
 }
@@ -271,23 +276,33 @@ function string(end: number): string {
     // A hit matches byte for byte an ASCII string, so it needs no UTF-8 scan.
     const slot = (len * 31 + b[start]! * 7 + b[e - 1]! * 131 + b[start + (len >> 1)]! * 17) & INTERN_MASK;
     const hit = interned[slot];
-    if (hit !== undefined && hit.length === len) {
-      let i = len - 1;
-      while (i >= 0 && hit.charCodeAt(i) === b[start + i]) i--;
-      if (i < 0) return hit;
-    }
+    if (hit !== undefined && hit.length === len && sameBytes(internedAt[slot]!, start, len)) return hit;
     if (!ascii(b, start, e)) return utf8.decode(b.subarray(start, e)); // throws on invalid UTF-8
     // All bytes < 0x80: latin1 and UTF-8 decode them to the same code units.
     const str = native.latin1Slice(start, e);
     interned[slot] = str;
+    internedAt[slot] = start;
     return str;
   }
   if (!ascii(b, start, e)) return utf8.decode(b.subarray(start, e));
   return native.latin1Slice(start, e);
 }
 
+/** Whether the input's `len` bytes at `a` and at `b` are the same (a hit's bytes are where it was first read). */
+function sameBytes(a: number, b: number, len: number): boolean {
+  const v = view;
+  let i = 0;
+  for (; i + 4 <= len; i += 4) if (v.getUint32(a + i) !== v.getUint32(b + i)) return false;
+  for (; i < len; i++) if (buf[a + i] !== buf[b + i]) return false;
+  return true;
+}
+
+/** Whether the input's bytes from `start` to `end` are all below 0x80 (4 at a time). */
 function ascii(b: Uint8Array, start: number, end: number): boolean {
-  for (let i = start; i < end; i++) if (b[i]! > 0x7f) return false;
+  const v = view;
+  let i = start;
+  for (; i + 4 <= end; i += 4) if ((v.getUint32(i) & 0x80808080) !== 0) return false;
+  for (; i < end; i++) if (b[i]! > 0x7f) return false;
   return true;
 }
 

@@ -554,6 +554,36 @@ describe('canonical single-pass decoder against protobuf-ts', () => {
     SLOW,
   );
 
+  it('strings that share an intern slot (same length and first, middle and last byte) decode as themselves', () => {
+    // The slot is picked from the length and three bytes; a hit is confirmed by comparing the input bytes, four
+    // at a time then one by one. These pairs differ only elsewhere: in a four-byte word, in the tail, in a
+    // 64-character package id, and in a non-ASCII byte (never interned).
+    const pairs = [
+      ['abcdefghijk', 'abXdefghijk'],
+      ['abcdefghijk', 'abcdefghiXk'],
+      ['p'.repeat(31) + 'x' + 'p'.repeat(32), 'p'.repeat(31) + 'x' + 'p'.repeat(31) + 'q'],
+      ['note é one', 'note é two'],
+    ];
+    for (const [a, b] of pairs) {
+      for (const [x, y] of [
+        [a!, b!],
+        [b!, a!],
+      ]) {
+        const tx = sampleTx({
+          roots: [{ ...sampleCreate, argument: V.record({ a: V.text(x!), b: V.text(y!), c: V.text(x!) }) }],
+        });
+        const bytes = PreparedTransaction.toBinary(tx, { writeUnknownFields: false });
+        const fast = decodeCanonical(bytes);
+        expect(fast).toStrictEqual(referenceParse(bytes));
+        const node = fast!.transaction!.nodes[0]!.versionedNode;
+        if (node.oneofKind !== 'v1' || node.v1.nodeType.oneofKind !== 'create') throw new Error('no create');
+        const arg = node.v1.nodeType.create.argument!.sum;
+        if (arg.oneofKind !== 'record') throw new Error('no record');
+        expect(arg.record.fields.map((f) => (f.value!.sum as { text: string }).text)).toEqual([x, y, x]);
+      }
+    }
+  });
+
   it('values nested past the depth limit take the reference path, with its answer', () => {
     for (const n of [97, 98, 99, 147, 148, 149, 400]) {
       let deep = V.bool(true);
