@@ -46,6 +46,8 @@ let goodPackageName = '';
 let goodPackageId = '';
 let goodModule = '';
 let goodEntity = '';
+/** Record labels that passed: a template's records repeat theirs on every node. */
+const goodLabels = new Set<string>();
 
 export function checkParty(p: string, where: string): void {
   const g = goodParties;
@@ -201,8 +203,11 @@ export function checkValue(v: Value | undefined, where: string, depth = 0): asse
     case 'record':
       if (s.record.recordId !== undefined) checkIdentifier(s.record.recordId, `${where} record id`);
       for (const f of s.record.fields) {
-        if (f.label !== '' && !NAME.test(f.label))
-          fail('INVALID_VALUE', `${where}: bad field label "${f.label}"`);
+        if (f.label !== '' && !goodLabels.has(f.label)) {
+          if (!NAME.test(f.label)) fail('INVALID_VALUE', `${where}: bad field label "${f.label}"`);
+          if (goodLabels.size >= 256) goodLabels.clear();
+          goodLabels.add(f.label);
+        }
         checkValue(f.value, where, d);
       }
       return;

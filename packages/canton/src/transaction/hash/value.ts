@@ -10,13 +10,21 @@ export function writeIdentifier(w: ByteWriter, id: Identifier): void {
   writeDotted(w, id.entityName);
 }
 
+/** The parts of dotted names seen lately: every node repeats its template's module name. */
+const dottedParts = new Map<string, readonly string[]>();
+
 function writeDotted(w: ByteWriter, name: string): void {
   if (name.indexOf('.') < 0) {
     w.int32(1);
     w.string(name);
     return;
   }
-  const parts = name.split('.');
+  let parts = dottedParts.get(name);
+  if (parts === undefined) {
+    if (dottedParts.size >= 256) dottedParts.clear();
+    parts = name.split('.');
+    dottedParts.set(name, parts);
+  }
   w.int32(parts.length);
   for (const p of parts) w.string(p);
 }
