@@ -277,14 +277,14 @@ function string(end: number): string {
     const slot = (len * 31 + b[start]! * 7 + b[e - 1]! * 131 + b[start + (len >> 1)]! * 17) & INTERN_MASK;
     const hit = interned[slot];
     if (hit !== undefined && hit.length === len && sameBytes(internedAt[slot]!, start, len)) return hit;
-    if (!ascii(b, start, e)) return utf8.decode(b.subarray(start, e)); // throws on invalid UTF-8
+    if (!ascii(start, e)) return utf8.decode(b.subarray(start, e)); // throws on invalid UTF-8
     // All bytes < 0x80: latin1 and UTF-8 decode them to the same code units.
     const str = native.latin1Slice(start, e);
     interned[slot] = str;
     internedAt[slot] = start;
     return str;
   }
-  if (!ascii(b, start, e)) return utf8.decode(b.subarray(start, e));
+  if (!ascii(start, e)) return utf8.decode(b.subarray(start, e));
   return native.latin1Slice(start, e);
 }
 
@@ -298,8 +298,9 @@ function sameBytes(a: number, b: number, len: number): boolean {
 }
 
 /** Whether the input's bytes from `start` to `end` are all below 0x80 (4 at a time). */
-function ascii(b: Uint8Array, start: number, end: number): boolean {
+function ascii(start: number, end: number): boolean {
   const v = view;
+  const b = buf;
   let i = start;
   for (; i + 4 <= end; i += 4) if ((v.getUint32(i) & 0x80808080) !== 0) return false;
   for (; i < end; i++) if (b[i]! > 0x7f) return false;
