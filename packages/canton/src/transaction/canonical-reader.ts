@@ -94,7 +94,7 @@ let buf: Uint8Array = new Uint8Array(0);
 /** Node's Buffer has an undeclared native latin1 slicer, without `toString`'s argument handling. */
 type NativeBuffer = Buffer & { latin1Slice(start: number, end: number): string };
 let native = Buffer.alloc(0) as NativeBuffer;
-let view = new DataView(new ArrayBuffer(0));
+let view: DataView = new DataView(new ArrayBuffer(0));
 let pos = 0;
 let depth = 0;
 /** The last 64-bit varint / fixed64 read, as two unsigned 32-bit halves. */

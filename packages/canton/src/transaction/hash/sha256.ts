@@ -9,9 +9,10 @@ export function sha256(data: Uint8Array): Uint8Array {
 }
 
 /**
- * The digest as a 32-character string, one character per byte (latin1). For the node hashes, which only go into
- * other pre-images: a string costs node:crypto half the time of a Buffer, and the GC no native memory.
+ * The digest as a 32-character string, one character per byte ('binary', Node's name for latin1). For the node
+ * hashes, which only go into other pre-images: a string costs node:crypto half the time of a Buffer, and the GC
+ * no native memory.
  */
 export function sha256Latin1(data: Uint8Array): string {
-  return hash('sha256', data, 'latin1');
+  return hash('sha256', data, 'binary');
 }
