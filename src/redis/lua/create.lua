@@ -35,7 +35,14 @@ if existing then
   local ex = redis.call('HMGET', KEYS[12], 'status', 'hash')
   local st, h = ex[1], ex[2]
   if not st or h == ARGV[5] or not FINAL[st] or st == 'committed' then
-    if ARGV[6] ~= '' and st then redis.call('SET', KEYS[8], ARGV[6], 'NX') end
+    -- This request's Idempotency-Key names its own id, never stored: the record that holds the command id keeps the
+    -- key's name and value (its 'idems' map), so that record retention removes the key with that record.
+    if ARGV[6] ~= '' and st and redis.call('SET', KEYS[8], ARGV[6], 'NX') then
+      local held = redis.call('HGET', KEYS[12], 'idems')
+      local idems = held and cjson.decode(held) or {}
+      idems[KEYS[8]] = ARGV[6]
+      redis.call('HSET', KEYS[12], 'idems', cjson.encode(idems))
+    end
     audit('false')
     return {0, existing}
   end

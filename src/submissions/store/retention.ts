@@ -70,14 +70,15 @@ export async function dropRecords(store: SubmissionStore, cutoffMs: number): Pro
       ];
       // The keys a record's content names, read first: a script may only touch the keys it is given.
       const pipe = redis.pipeline();
-      for (const id of ids) pipe.hmget(k.record(id), 'status', 'record', 'schemaVersion', 'idem');
+      for (const id of ids) pipe.hmget(k.record(id), 'status', 'record', 'schemaVersion', 'idem', 'idems');
       const rows = ids.length ? ((await pipe.exec()) ?? []) : [];
       const groups: string[] = [];
       const idems: string[] = [];
+      const held: string[] = [];
       const args: string[] = [];
       for (const [i, [err, value]] of rows.entries()) {
         if (err) throw err;
-        const [status, raw, schema, idem] = value as (string | null)[];
+        const [status, raw, schema, idem, more] = value as (string | null)[];
         const id = ids[i] as string;
         if (!status || !raw || !isTerminal(status as never)) continue;
         // Only the names of its index entries are needed: no full schema check of a large record per sweep.
@@ -94,13 +95,16 @@ export async function dropRecords(store: SubmissionStore, cutoffMs: number): Pro
         );
         // Records created before the key's name was stored keep their Idempotency-Key.
         idems.push(idem?.startsWith(k.prefix) ? idem : own);
-        args.push(id, status);
+        // The Idempotency-Keys of requests whose command id this record held (create.lua), by name.
+        const named = heldKeys(more).filter((key) => key.startsWith(k.prefix));
+        held.push(...named);
+        args.push(id, status, String(named.length));
       }
       const n = Number(
         await runScript(
           redis,
           DROP_RECORDS,
-          [k.recordRetentionCursor, k.allIndex, ...groups, ...idems],
+          [k.recordRetentionCursor, k.allIndex, ...groups, ...idems, ...held],
           [from, to, ...args],
         ),
       );
@@ -114,6 +118,17 @@ export async function dropRecords(store: SubmissionStore, cutoffMs: number): Pro
     redisFailed(err);
   }
   return removed;
+}
+
+/** The key names of a record's 'idems' map (none when absent or unreadable: those keys then stay). */
+function heldKeys(raw: string | null | undefined): string[] {
+  if (!raw) return [];
+  try {
+    const map: unknown = JSON.parse(raw);
+    return map && typeof map === 'object' && !Array.isArray(map) ? Object.keys(map) : [];
+  } catch {
+    return [];
+  }
 }
 
 /**

@@ -75,6 +75,25 @@ describe('record retention', () => {
     expect(await store.idempotency('tok|alice', `k-${first.id}`)).toBeDefined();
   });
 
+  it("removes the Idempotency-Keys of requests refused for the record's command id with it, unless reused", async () => {
+    const store = freshStore(redis);
+    const held = await created(store);
+    // Two more requests for the same command id while it is live: not stored, but their keys are (create.lua).
+    const again = await created(store, { commandId: held.commandId });
+    const third = await created(store, { commandId: held.commandId });
+    expect((await store.byCommandId(held.commandId))?.id).toBe(held.id);
+    expect((await store.idempotency('tok|alice', `k-${again.id}`))?.id).toBe(again.id);
+    // The third key now holds something else (as if set anew): it is not this record's to remove.
+    const thirdKey = store.keys.idempotency('tok|alice', `k-${third.id}`);
+    await redis.set(thirdKey, JSON.stringify({ fingerprint: 'g', id: 'sub_other' }));
+    await commit(store, held.id);
+    await relayAll(store);
+    expect(await dropRecords(store, Date.now() + 1)).toBe(1);
+    expect(await store.idempotency('tok|alice', `k-${held.id}`)).toBeUndefined();
+    expect(await store.idempotency('tok|alice', `k-${again.id}`)).toBeUndefined();
+    expect((await store.idempotency('tok|alice', `k-${third.id}`))?.id).toBe('sub_other');
+  });
+
   it('two sweeps side by side remove each of 700 records once', async () => {
     const store = freshStore(redis);
     const recs = [];
