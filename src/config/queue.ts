@@ -32,7 +32,8 @@ export const queue = section({
         '`0` = 5 s, or the lock duration if shorter',
     ),
     SWEEP_INTERVAL_MS: intIn(100, 3_600_000, 10_000).describe(
-      'interval of the recovery sweep of stranded records',
+      'interval of the recovery sweep of stranded records, which also expires signature rounds and approvals ' +
+        'past their deadline',
     ),
     LEADER_LEASE_MS: intIn(500, 600_000, 5000).describe(
       'lifetime of the leader lease (`<prefix>leader` in Redis): only the worker holding it runs the ' +

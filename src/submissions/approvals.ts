@@ -1,11 +1,11 @@
 // Approvals (issue 15): a submission the policy held as `awaiting_approval` is decided by distinct subjects,
 // each bound to the hash they saw. The write that reaches the quorum moves the record to `accepted` by
 // compare-and-set (the store's TRANSITION Lua script checks the version), so exactly one caller signs, stores
-// the signature and enqueues, however many approvals race. Expiry happens on read and on decision: a record
-// past its approval deadline is moved to `expired` (APPROVAL_EXPIRED) by the next `decideApproval` or
-// `listAwaiting` that sees it. An approval is decided under the policy in force (issue 29): before it counts, the
-// stored transaction is evaluated again, and a policy that now denies it ends it `rejected` (POLICY_CHANGED), one
-// that needs other or more approvers keeps it waiting under the new requirement.
+// the signature and enqueues, however many approvals race. A record past its approval deadline is moved to
+// `expired` (APPROVAL_EXPIRED) by the next `decideApproval` or `listAwaiting` that sees it, or by the worker
+// leader's sweep, whichever comes first. An approval is decided under the policy in force (issue 29): before it
+// counts, the stored transaction is evaluated again, and a policy that now denies it ends it `rejected`
+// (POLICY_CHANGED), one that needs other or more approvers keeps it waiting under the new requirement.
 import { echo } from '@quill/canton/errors';
 import { instrumentKey } from '@quill/canton/token';
 import { type Principal, samePerson } from '../auth/index.ts';
@@ -24,7 +24,7 @@ import type { PipelineMetrics } from './metrics.ts';
 import type { Approval, SubmissionRecord } from './record.ts';
 import { distinctSigners } from './round.ts';
 import { signWithQuillKeys } from './round-sign.ts';
-import { addToRound } from './signatures.ts';
+import { addToRound, expireOverdue } from './signatures.ts';
 import type { SubmissionStore } from './store/index.ts';
 import { expire, queue, reject } from './transitions.ts';
 
@@ -70,6 +70,11 @@ const EXPIRED = {
 export async function expireIfOverdue(store: SubmissionStore, rec: SubmissionRecord, now: number) {
   if (rec.status !== 'awaiting_approval' || !overdue(rec, now)) return rec;
   return store.update(rec.id, (r) => (r.status === 'awaiting_approval' ? expire(EXPIRED)(r) : undefined));
+}
+
+/** Every submission past its approval deadline, expired (the worker leader's sweep); returns how many it ended. */
+export function expireOverdueApprovals(store: SubmissionStore, now: number, limit = 500): Promise<number> {
+  return expireOverdue(store, 'awaiting_approval', (r) => expireIfOverdue(store, r, now), limit);
 }
 
 function approvedCount(r: SubmissionRecord): number {

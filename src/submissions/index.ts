@@ -21,6 +21,7 @@ export {
   decideApproval,
   decisionRefusal,
   expireIfOverdue,
+  expireOverdueApprovals,
   listAwaiting,
   reviewAwaiting,
 } from './approvals.ts';

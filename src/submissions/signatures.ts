@@ -56,16 +56,29 @@ export async function expireRoundIfOverdue(
   );
 }
 
-/** Every round past its deadline, expired (the worker leader's sweep); returns how many it ended. */
-export async function expireOverdueRounds(store: SubmissionStore, now: number, limit = 500): Promise<number> {
+/**
+ * The worker leader's sweep of records that wait on a deadline of their own: the oldest `limit` records in `status`,
+ * each through `expireIfDue` (which returns it as it stands); returns how many it ended expired.
+ */
+export async function expireOverdue(
+  store: SubmissionStore,
+  status: 'awaiting_signatures' | 'awaiting_approval',
+  expireIfDue: (rec: SubmissionRecord) => Promise<SubmissionRecord>,
+  limit = 500,
+): Promise<number> {
   let n = 0;
-  for (const id of await store.idsInStatus('awaiting_signatures', limit)) {
+  for (const id of await store.idsInStatus(status, limit)) {
     const rec = await store.getRecord(id);
     if (!rec) continue;
-    const after = await expireRoundIfOverdue(store, rec, now);
+    const after = await expireIfDue(rec);
     if (after !== rec && after.status === 'expired') n++;
   }
   return n;
+}
+
+/** Every round past its deadline, expired (the worker leader's sweep); returns how many it ended. */
+export function expireOverdueRounds(store: SubmissionStore, now: number, limit = 500): Promise<number> {
+  return expireOverdue(store, 'awaiting_signatures', (r) => expireRoundIfOverdue(store, r, now), limit);
 }
 
 /** An audit entry per signature added to a record. */

@@ -17,6 +17,7 @@ import type { RawSigner } from '../../signing/index.ts';
 import {
   closeWorker,
   dropRecords,
+  expireOverdueApprovals,
   expireOverdueRounds,
   type JobData,
   type LedgerPort,
@@ -207,6 +208,9 @@ export function startWorkerRole(s: Shared, o: WorkerRoleOptions): WorkerRole {
       // Signature rounds past their deadline end here too when nobody reads them (SIGNATURES_MISSING).
       const ended = await expireOverdueRounds(store, Date.now());
       if (ended > 0) log('info', `expired ${ended} signature rounds past their deadline`);
+      // And held submissions past their approval deadline (APPROVAL_EXPIRED), as a read of one record shows them.
+      const lapsed = await expireOverdueApprovals(store, Date.now());
+      if (lapsed > 0) log('info', `expired ${lapsed} submissions past their approval deadline`);
     } catch (err) {
       log('warn', `sweep: ${(err as Error).message}`);
     } finally {
