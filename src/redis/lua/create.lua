@@ -39,7 +39,8 @@ if existing then
     -- key's name and value (its 'idems' map), so that record retention removes the key with that record.
     if ARGV[6] ~= '' and st and redis.call('SET', KEYS[8], ARGV[6], 'NX') then
       local held = redis.call('HGET', KEYS[12], 'idems')
-      local idems = held and cjson.decode(held) or {}
+      local ok, idems = pcall(cjson.decode, held or '{}')
+      if not ok or type(idems) ~= 'table' then idems = {} end
       idems[KEYS[8]] = ARGV[6]
       redis.call('HSET', KEYS[12], 'idems', cjson.encode(idems))
     end

@@ -25,8 +25,8 @@ for i = 0, n - 1 do
   if st and FINAL[st] and st == seen then
     -- A key named in 'idems' goes only while it still holds the value stored with its name.
     local held = extra > 0 and redis.call('HGET', rec, 'idems')
-    if held then
-      local idems = cjson.decode(held)
+    local ok, idems = pcall(cjson.decode, held or '{}')
+    if ok and type(idems) == 'table' then
       for j = more, more + extra - 1 do
         if idems[KEYS[j]] ~= nil and redis.call('GET', KEYS[j]) == idems[KEYS[j]] then redis.call('DEL', KEYS[j]) end
       end

@@ -208,7 +208,7 @@ export function startWorkerRole(s: Shared, o: WorkerRoleOptions): WorkerRole {
       // Signature rounds past their deadline end here too when nobody reads them (SIGNATURES_MISSING).
       const ended = await expireOverdueRounds(store, Date.now());
       if (ended > 0) log('info', `expired ${ended} signature rounds past their deadline`);
-      // And held submissions past their approval deadline (APPROVAL_EXPIRED), as a read of one record shows them.
+      // And submissions held past their approval deadline (APPROVAL_EXPIRED), so that a read of one shows it.
       const lapsed = await expireOverdueApprovals(store, Date.now());
       if (lapsed > 0) log('info', `expired ${lapsed} submissions past their approval deadline`);
     } catch (err) {

@@ -94,6 +94,19 @@ describe('record retention', () => {
     expect((await store.idempotency('tok|alice', `k-${third.id}`))?.id).toBe('sub_other');
   });
 
+  it("a damaged 'idems' field stops neither a request for the command id nor the record's removal", async () => {
+    const store = freshStore(redis);
+    const held = await created(store);
+    await redis.hset(store.keys.record(held.id), 'idems', 'not json');
+    const again = await created(store, { commandId: held.commandId });
+    expect((await store.idempotency('tok|alice', `k-${again.id}`))?.id).toBe(again.id);
+    await redis.hset(store.keys.record(held.id), 'idems', '[1');
+    await commit(store, held.id);
+    await relayAll(store);
+    expect(await dropRecords(store, Date.now() + 1)).toBe(1);
+    expect(await store.get(held.id)).toBeUndefined();
+  });
+
   it('two sweeps side by side remove each of 700 records once', async () => {
     const store = freshStore(redis);
     const recs = [];
