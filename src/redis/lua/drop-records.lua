@@ -24,11 +24,11 @@ for i = 0, n - 1 do
   -- Never a record that is not final, nor one whose keys the caller derived from another status.
   if st and FINAL[st] and st == seen then
     -- A key named in 'idems' goes only while it still holds the value stored with its name.
-    local held = extra > 0 and redis.call('HGET', rec, 'idems')
-    local ok, idems = pcall(cjson.decode, held or '{}')
-    if ok and type(idems) == 'table' then
+    if extra > 0 then
+      local ok, idems = pcall(cjson.decode, redis.call('HGET', rec, 'idems') or '{}')
       for j = more, more + extra - 1 do
-        if idems[KEYS[j]] ~= nil and redis.call('GET', KEYS[j]) == idems[KEYS[j]] then redis.call('DEL', KEYS[j]) end
+        local v = ok and type(idems) == 'table' and idems[KEYS[j]]
+        if v and redis.call('GET', KEYS[j]) == v then redis.call('DEL', KEYS[j]) end
       end
     end
     redis.call('DEL', rec)

@@ -5,7 +5,7 @@
 // payloads of Redis 7.0, which later Redis versions restore). Restored into an empty prefix, today's wallet
 // migrates the layout, reads every record, the policy and the audit chain as they were, and the restored key signs.
 // (The held submission's approval deadline passed a day after the fixture was made, so nothing here decides it. Past
-// it, the record ends expired when the approvals are next listed or decided, not on a read of the record itself.)
+// it, the record ends expired at the worker's next sweep or the next listing of approvals: the test lists them.)
 import { createPublicKey, randomBytes, verify } from 'node:crypto';
 import { cpSync } from 'node:fs';
 import { join } from 'node:path';
@@ -65,7 +65,7 @@ describe("today's release on the previous release's Redis", () => {
   it('migrates the layout from 1 and reads every record as the previous release left it', async () => {
     expect(await storedVersion(redis, PREFIX)).toBe(LAYOUT_VERSION);
     const wallet = w as NonNullable<typeof w>;
-    // Held for approval until a day after the fixture was made; past that, the listing of approvals expires it.
+    // Held for approval until a day after the fixture was made; past that, listing the approvals expires it now.
     const overdue = Date.now() >= Date.parse('2026-11-29T06:07:50Z');
     if (overdue) expect((await wallet.call('GET', '/wallet/v1/approvals')).json).toMatchObject({ items: [] });
     const expected: [string, string][] = [
