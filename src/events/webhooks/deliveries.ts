@@ -99,12 +99,63 @@ export interface DeliveryOutcomes {
   expired: number;
 }
 
+/**
+ * The chains whose job in this process is delivering or looking for new events, each with a wake-up: the
+ * dispatcher of this process wakes a looking job when it appends to its chain, instead of the job asking Redis
+ * every few milliseconds (it asked 13 times per transaction at 60 submissions/s). A wake-up that comes while the
+ * job is delivering is kept for its next wait.
+ */
+export class Draining {
+  private readonly chains = new Map<string, { woken: boolean; wake: (() => void) | undefined }>();
+
+  enter(chain: string): void {
+    if (!this.chains.has(chain)) this.chains.set(chain, { woken: false, wake: undefined });
+  }
+
+  leave(chain: string): void {
+    this.chains.get(chain)?.wake?.();
+    this.chains.delete(chain);
+  }
+
+  /** Wakes the chain's job; false when no job of this process is on it (then it needs a kick). */
+  wake(chain: string): boolean {
+    const c = this.chains.get(chain);
+    if (!c) return false;
+    c.woken = true;
+    c.wake?.();
+    return true;
+  }
+
+  wakeAll(): void {
+    for (const chain of this.chains.keys()) this.wake(chain);
+  }
+
+  /** Resolves once the chain is woken (or was since the last wait), or after `ms`. */
+  wait(chain: string, ms: number): Promise<void> {
+    const c = this.chains.get(chain);
+    if (!c || c.woken) {
+      if (c) c.woken = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        c.wake = undefined;
+        c.woken = false;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      c.wake = done;
+    });
+  }
+}
+
 export class Deliveries {
   readonly keys: RedisKeys;
   readonly queue: Queue<ChainJob>;
   readonly outcomes: DeliveryOutcomes = { delivered: 0, failed: 0, dead: 0, expired: 0 };
-  /** Chains whose job in this process is delivering or looking for new events (drain.ts): not kicked again. */
-  readonly draining = new Set<string>();
+  /** Chains whose job in this process is delivering or looking for new events (drain.ts): woken, not kicked. */
+  readonly draining = new Draining();
   /** Set when delivery stops: a job looking for new events ends at once. */
   closing = false;
   /** Kept-alive sockets to the targets, pooled by checked addresses (connections.ts). */
@@ -314,6 +365,7 @@ export class Deliveries {
 
   async close(): Promise<void> {
     this.closing = true;
+    this.draining.wakeAll();
     this.connections.close();
     await this.queue.close().catch(() => {});
   }

@@ -42,9 +42,9 @@ export function dispatcher(d: Deliveries, reader: Redis, count = 200): ConsumerO
         [from, to, new Date().toISOString(), ...args],
       );
       if (Number(applied) !== 1) return;
-      // A chain whose job in this process is still looking needs no job: it reads the chain again before it ends.
+      // A chain whose job in this process is still on it needs no job: it is woken to read the chain again.
       for (const c of chains.values())
-        if (!d.draining.has(k.webhookChain(c.webhook, c.party))) await d.kick(c);
+        if (!d.draining.wake(k.webhookChain(c.webhook, c.party))) await d.kick(c);
     },
   };
 }

@@ -118,9 +118,12 @@ export async function send(
   }
 }
 
-/** How long a drained chain's job stays for new events, and how often it looks, before it ends. */
+/**
+ * How long a drained chain's job stays for new events before it ends. The dispatcher of this process wakes it
+ * (`Deliveries.draining`); it also looks every LINGER_POLL_MS for events another worker process fanned out.
+ */
 const LINGER_MS = 250;
-const LINGER_POLL_MS = 20;
+const LINGER_POLL_MS = 100;
 
 /**
  * Delivers a chain's events in order until it is empty or its head must wait (then the job is delayed by the
@@ -128,31 +131,33 @@ const LINGER_POLL_MS = 20;
  * (`Deliveries.peek`), and each delivery ends in one write (`Deliveries.settle`) that answers the next head the same
  * way: one round trip to Redis per event. An empty chain's job stays LINGER_MS for new events: under steady load a
  * chain is then drained by one job, not by a BullMQ job per event (three scripts each), and the dispatcher of this
- * process does not kick a chain whose job is still looking (`Deliveries.draining`).
+ * process wakes a chain's job that is still looking instead of kicking a new one (`Deliveries.draining`).
  */
 export async function drain(d: Deliveries, job: Job<ChainJob>, token: string | undefined): Promise<void> {
   const { webhook, party } = job.data;
   const chain = d.keys.webhookChain(webhook, party);
   const peek = () => d.peek(webhook, party);
-  d.draining.add(chain);
+  d.draining.enter(chain);
   try {
     for (let next = await peek(); ; ) {
       if (next !== null && (await deliver(d, job, token, next)) === 'forgotten') return;
       next = null;
-      for (const until = Date.now() + LINGER_MS; next === null && Date.now() < until && !d.closing; ) {
-        await new Promise((r) => setTimeout(r, LINGER_POLL_MS));
+      for (let left = LINGER_MS; next === null && left > 0 && !d.closing; ) {
+        const started = Date.now();
+        await d.draining.wait(chain, Math.min(left, LINGER_POLL_MS));
+        left -= Math.max(1, Date.now() - started);
         next = await peek();
       }
       if (next !== null) continue;
       // Leaving: once this process's dispatcher no longer counts on this job, look a last time. An event it
       // appended before it saw the job gone is seen here; one appended after, it kicks a new job for.
-      d.draining.delete(chain);
+      d.draining.leave(chain);
       next = await peek();
       if (next === null) return;
-      d.draining.add(chain);
+      d.draining.enter(chain);
     }
   } finally {
-    d.draining.delete(chain);
+    d.draining.leave(chain);
   }
 }
 
@@ -281,6 +286,7 @@ export function startDelivery(
   return {
     async stop() {
       d.closing = true;
+      d.draining.wakeAll();
       clearInterval(timer);
       await dispatching.stop();
       await worker.close();
