@@ -10,6 +10,7 @@ import { DelayedError, type Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { type Running, startConsumer } from '../../redis/consumer.ts';
 import type { QuillEvent } from '../log.ts';
+import { GATHER_MS } from '../relay.ts';
 import type { Connections } from './connections.ts';
 import {
   type AttemptLog,
@@ -259,6 +260,8 @@ export function startDelivery(
   worker.on('error', o.onError ?? ((err) => d.log?.('warn', `webhook worker: ${err.message}`)));
   const dispatching = startConsumer({
     ...dispatcher(d, o.reader),
+    // Events gather as the relay's outbox entries do: several fanned out per step.
+    gatherMs: GATHER_MS,
     ...(o.pollMs ? { pollMs: o.pollMs } : {}),
   });
   // A prune reads every state of every webhook: a quarter of the window between passes bounds what waits past it
