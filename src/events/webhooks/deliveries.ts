@@ -133,8 +133,10 @@ export class Draining {
   /** Resolves once the chain is woken (or was since the last wait), or after `ms`. */
   wait(chain: string, ms: number): Promise<void> {
     const c = this.chains.get(chain);
-    if (!c || c.woken) {
-      if (c) c.woken = false;
+    // Not entered (another job of the chain left it): a plain pause, never a loop that does not wait.
+    if (!c) return new Promise((resolve) => setTimeout(resolve, ms));
+    if (c.woken) {
+      c.woken = false;
       return Promise.resolve();
     }
     return new Promise((resolve) => {

@@ -36,6 +36,10 @@ describe('Draining', () => {
     expect(await elapsed(d.wait('c', 60))).toBeGreaterThanOrEqual(55);
   });
 
+  it('pauses a wait on a chain no job entered instead of answering at once', async () => {
+    expect(await elapsed(new Draining().wait('c', 60))).toBeGreaterThanOrEqual(55);
+  });
+
   it('wakes only the chain it names, and every chain when delivery stops', async () => {
     const d = new Draining();
     d.enter('a');
