@@ -45,21 +45,30 @@ async function until(
 describe('a fresh machine', () => {
   it('npm start without Redis and without redis-server: exit 1, one line, in under 5 s', async () => {
     const cwd = tempDir('quill-fresh-');
-    // What starting the CLI costs on this machine right now (tsx compiles it): the refusal may take that, plus at
-    // most 5 s of its own (one Redis probe, never a retry loop).
-    const startup = Date.now();
-    expect(await start(['--help'], { PATH: NO_REDIS_PATH }, cwd).exited).toBe(0);
-    const startupMs = Date.now() - startup;
-    const started = Date.now();
-    const p = start(
-      ['serve', '--demo'],
-      { PATH: NO_REDIS_PATH, REDIS_URL: `redis://127.0.0.1:${await freePort()}` },
-      cwd,
-    );
-    const code = await p.exited;
-    const took = Date.now() - started;
-    expect(code).toBe(1);
-    expect(took - startupMs).toBeLessThan(5000);
+    // What starting the CLI costs on this machine right now (tsx compiles it), measured before and after: the
+    // refusal may take that, plus at most 5 s of its own (one Redis probe, never a retry loop). A retry loop is
+    // slow every time, a machine busy with other tests only for a while: the best of three attempts is judged.
+    const cliStart = async () => {
+      const t = Date.now();
+      expect(await start(['--help'], { PATH: NO_REDIS_PATH }, cwd).exited).toBe(0);
+      return Date.now() - t;
+    };
+    let p: ReturnType<typeof start> | undefined;
+    const ownMs: number[] = [];
+    for (let attempt = 0; attempt < 3 && !ownMs.some((ms) => ms < 5000); attempt++) {
+      const before = await cliStart();
+      const started = Date.now();
+      p = start(
+        ['serve', '--demo'],
+        { PATH: NO_REDIS_PATH, REDIS_URL: `redis://127.0.0.1:${await freePort()}` },
+        cwd,
+      );
+      expect(await p.exited).toBe(1);
+      const took = Date.now() - started;
+      ownMs.push(took - Math.max(before, await cliStart()));
+    }
+    expect(Math.min(...ownMs)).toBeLessThan(5000);
+    if (!p) throw new Error('no attempt ran');
     const lines = p.out.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(
@@ -68,7 +77,7 @@ describe('a fresh machine', () => {
     expect(lines[0]).toContain('apt-get install redis-server');
     expect(lines[0]).toContain('brew install redis');
     expect(lines[0]).toContain('docker run -d -p 6379:6379 redis:7');
-  });
+  }, 120_000);
 
   it('npm start with redis-server on PATH starts a private one, and the printed curl commits', async () => {
     const cwd = tempDir('quill-fresh-');
