@@ -6,6 +6,7 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { type ConsumerOptions, type StreamEntry, startConsumer } from '../../../src/redis/consumer.ts';
 import { loadScript, runScript } from '../../../src/redis/index.ts';
+import { until } from '../../support/events.ts';
 
 const MOVE = loadScript('cursor-move');
 const connections: Redis[] = [];
@@ -17,13 +18,6 @@ const connect = () => {
 afterAll(() => {
   for (const c of connections) c.disconnect();
 });
-
-async function until(check: () => boolean, what: string): Promise<void> {
-  for (const end = Date.now() + 10_000; !check(); ) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 /** A consumer that records each batch it is handed and moves its cursor as a real one does (cursor-move.lua). */
 function follow(redis: Redis, stream: string, cursor: string, o: Partial<ConsumerOptions> = {}) {
@@ -52,7 +46,7 @@ describe('a stream consumer', () => {
     for (let i = 0; i < 200 && !(await redis.exists(`${p}:cursor`)); i++)
       await new Promise((r) => setTimeout(r, 10));
     for (let i = 0; i < 25; i++) await redis.xadd(`${p}:s`, '*', 'n', String(i));
-    await until(() => c.ids().length >= 25, '25 entries');
+    await until(() => c.ids().length >= 25, 10_000, '25 entries');
     await c.running.stop();
     expect(c.ids()).toEqual(Array.from({ length: 25 }, (_, i) => String(i)));
     const last = (await redis.xrevrange(`${p}:s`, '+', '-', 'COUNT', 1))[0]?.[0];
@@ -72,7 +66,7 @@ describe('a stream consumer', () => {
       batch: 3,
     });
     for (let i = 10; i < 40; i++) await redis.xadd(`${p}:s`, '*', 'n', String(i));
-    await until(() => a.ids().length + b.ids().length >= 40, '40 entries');
+    await until(() => a.ids().length + b.ids().length >= 40, 10_000, '40 entries');
     await Promise.all([a.running.stop(), b.running.stop()]);
     const all = [...a.ids(), ...b.ids()].map(Number).sort((x, y) => x - y);
     expect(all).toEqual(Array.from({ length: 40 }, (_, i) => i));
@@ -88,7 +82,7 @@ describe('a stream consumer', () => {
     await redis.xadd(`${p}:s`, '*', 'n', 'a');
     await new Promise((r) => setTimeout(r, 40));
     for (const n of ['b', 'c', 'd']) await redis.xadd(`${p}:s`, '*', 'n', n);
-    await until(() => c.ids().length >= 4, '4 entries');
+    await until(() => c.ids().length >= 4, 10_000, '4 entries');
     await c.running.stop();
     expect(c.batches.map((b) => b.map((e) => e.fields[1]))).toEqual([['a', 'b', 'c', 'd']]);
   });
