@@ -103,13 +103,18 @@ export interface DeliveryOutcomes {
  * The chains whose job in this process is delivering or looking for new events, each with a wake-up: the
  * dispatcher of this process wakes a looking job when it appends to its chain, instead of the job asking Redis
  * every few milliseconds (it asked 13 times per transaction at 60 submissions/s). A wake-up that comes while the
- * job is delivering is kept for its next wait.
+ * job is delivering is kept for its next wait. When the dispatcher's append made an event the chain's head, it
+ * hands that head over with the wake-up: the job delivers it without reading the chain again (two round trips
+ * per transaction at 100 submissions/s).
  */
 export class Draining {
-  private readonly chains = new Map<string, { woken: boolean; wake: (() => void) | undefined }>();
+  private readonly chains = new Map<
+    string,
+    { woken: boolean; wake: (() => void) | undefined; handed: ChainHead | undefined; settled?: string }
+  >();
 
   enter(chain: string): void {
-    if (!this.chains.has(chain)) this.chains.set(chain, { woken: false, wake: undefined });
+    if (!this.chains.has(chain)) this.chains.set(chain, { woken: false, wake: undefined, handed: undefined });
   }
 
   leave(chain: string): void {
@@ -117,11 +122,15 @@ export class Draining {
     this.chains.delete(chain);
   }
 
-  /** Wakes the chain's job; false when no job of this process is on it (then it needs a kick). */
-  wake(chain: string): boolean {
+  /**
+   * Wakes the chain's job; false when no job of this process is on it (then it needs a kick). `head`: the event
+   * the caller's append made the chain's head, with what its delivery step reads.
+   */
+  wake(chain: string, head?: ChainHead): boolean {
     const c = this.chains.get(chain);
     if (!c) return false;
     c.woken = true;
+    if (head && head.id !== c.settled) c.handed = head;
     c.wake?.();
     return true;
   }
@@ -130,21 +139,37 @@ export class Draining {
     for (const chain of this.chains.keys()) this.wake(chain);
   }
 
-  /** Resolves once the chain is woken (or was since the last wait), or after `ms`. */
-  wait(chain: string, ms: number): Promise<void> {
+  /**
+   * The job removed this event from the chain: a head handed over for it is spent, whether the wake-up that
+   * handed it came before or after (the job may have read the event from the chain itself).
+   */
+  settled(chain: string, eventId: string): void {
+    const c = this.chains.get(chain);
+    if (!c) return;
+    c.settled = eventId;
+    if (c.handed?.id === eventId) c.handed = undefined;
+  }
+
+  /**
+   * Resolves once the chain is woken (or was since the last wait), or after `ms`: with the head handed over
+   * since the last wait, if any (then the job need not read the chain).
+   */
+  wait(chain: string, ms: number): Promise<ChainHead | undefined> {
     const c = this.chains.get(chain);
     // Not entered (another job of the chain left it): a plain pause, never a loop that does not wait.
-    if (!c) return new Promise((resolve) => setTimeout(resolve, ms));
-    if (c.woken) {
+    if (!c) return new Promise((resolve) => setTimeout(() => resolve(undefined), ms));
+    const take = () => {
+      const head = c.handed;
+      c.handed = undefined;
       c.woken = false;
-      return Promise.resolve();
-    }
+      return head;
+    };
+    if (c.woken) return Promise.resolve(take());
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
         c.wake = undefined;
-        c.woken = false;
-        resolve();
+        resolve(take());
       };
       const timer = setTimeout(done, ms);
       c.wake = done;

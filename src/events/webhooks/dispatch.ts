@@ -1,11 +1,12 @@
 // The webhook dispatcher: an event sink that follows the event log with its own cursor (starting at the end: a
 // webhook gets events from when it was created on) and, in one Lua step per batch, appends each event id to the
 // chain of every matching webhook and party and moves its cursor: no event is fanned out twice, none is skipped.
+// It wakes the chains' jobs in this process, handing over an event that became its chain's head.
 import type { Redis } from 'ioredis';
 import { type ConsumerOptions, consumerStep } from '../../redis/consumer.ts';
 import { loadScript, runScript } from '../../redis/scripts.ts';
 import { decodeEntry, matches } from '../log.ts';
-import type { ChainJob, Deliveries } from './deliveries.ts';
+import type { ChainHead, ChainJob, Deliveries, DeliveryState } from './deliveries.ts';
 
 const FAN_OUT = loadScript('fan-out');
 
@@ -21,30 +22,47 @@ export function dispatcher(d: Deliveries, reader: Redis, count = 200): ConsumerO
     batch: count,
     ...(d.log ? { log: d.log } : {}),
     handle: async (entries, from, to) => {
-      const hooks = await d.hooks.list();
+      const at = new Date().toISOString();
+      const hooks = await d.hooks.listSigning();
       const keys: string[] = [];
       const args: string[] = [];
+      // Per delivery, the head it would be if its append finds the chain empty (as `Deliveries.peek` reads it).
+      const heads: { chain: string; head: ChainHead }[] = [];
       const chains = new Map<string, ChainJob>();
       for (const { id, fields } of entries) {
         const e = decodeEntry(id, fields);
         if (!e) continue;
-        for (const h of hooks) {
+        for (const hook of hooks) {
+          const h = hook.webhook;
           if (!matches(e, { types: h.types, ...(h.party !== null ? { party: h.party } : {}) })) continue;
-          keys.push(k.webhookChain(h.id, e.party), k.webhookDeliveries(h.id));
+          const chain = k.webhookChain(h.id, e.party);
+          keys.push(chain, k.webhookDeliveries(h.id));
           args.push(h.id, e.party, e.id);
-          chains.set(`${h.id}|${e.party}`, { webhook: h.id, party: e.party });
+          const state: DeliveryState = {
+            eventId: e.id,
+            party: e.party,
+            state: 'pending',
+            attempts: 0,
+            queuedAt: at,
+          };
+          heads.push({ chain, head: { id: e.id, hook, state, event: e } });
+          chains.set(chain, { webhook: h.id, party: e.party });
         }
       }
       const applied = await runScript(
         d.redis,
         FAN_OUT,
         [k.webhookCursor, k.webhookChains, ...keys],
-        [from, to, new Date().toISOString(), ...args],
+        [from, to, at, ...args],
       );
-      if (Number(applied) !== 1) return;
-      // A chain whose job in this process is still on it needs no job: it is woken to read the chain again.
-      for (const c of chains.values())
-        if (!d.draining.wake(k.webhookChain(c.webhook, c.party))) await d.kick(c);
+      if (!Array.isArray(applied)) return;
+      // The head an append made (its chain was empty): handed to the chain's job with its wake-up.
+      const made = new Map<string, ChainHead>();
+      heads.forEach(({ chain, head }, i) => {
+        if (Number(applied[i + 1]) === 1) made.set(chain, head);
+      });
+      // A chain whose job in this process is still on it needs no job: it is woken, with its new head if any.
+      for (const [chain, c] of chains) if (!d.draining.wake(chain, made.get(chain))) await d.kick(c);
     },
   };
 }

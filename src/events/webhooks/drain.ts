@@ -132,7 +132,8 @@ const LINGER_POLL_MS = 100;
  * (`Deliveries.peek`), and each delivery ends in one write (`Deliveries.settle`) that answers the next head the same
  * way: one round trip to Redis per event. An empty chain's job stays LINGER_MS for new events: under steady load a
  * chain is then drained by one job, not by a BullMQ job per event (three scripts each), and the dispatcher of this
- * process wakes a chain's job that is still looking instead of kicking a new one (`Deliveries.draining`).
+ * process wakes a chain's job that is still looking instead of kicking a new one (`Deliveries.draining`), handing
+ * over the event its append made the chain's head: an event that finds its chain empty costs the settle alone.
  */
 export async function drain(d: Deliveries, job: Job<ChainJob>, token: string | undefined): Promise<void> {
   const { webhook, party } = job.data;
@@ -145,9 +146,9 @@ export async function drain(d: Deliveries, job: Job<ChainJob>, token: string | u
       next = null;
       for (let left = LINGER_MS; next === null && left > 0 && !d.closing; ) {
         const started = Date.now();
-        await d.draining.wait(chain, Math.min(left, LINGER_POLL_MS));
+        const handed = await d.draining.wait(chain, Math.min(left, LINGER_POLL_MS));
         left -= Math.max(1, Date.now() - started);
-        next = await peek();
+        next = handed ?? (await peek());
       }
       if (next !== null) continue;
       // Leaving: once this process's dispatcher no longer counts on this job, look a last time. An event it
@@ -170,8 +171,14 @@ async function deliver(
   first: ChainHead,
 ): Promise<'empty' | 'forgotten'> {
   const { webhook, party } = job.data;
+  const chain = d.keys.webhookChain(webhook, party);
   // Each step's write answers the next head with what its step reads (`settle`, like `peek`).
   let head: ChainHead | null = first;
+  const removed = async (id: string, s: DeliveryState, o: Parameters<Deliveries['settle']>[3]) => {
+    const next = await d.settle(webhook, party, s, o);
+    d.draining.settled(chain, id);
+    return next;
+  };
   while (head !== null) {
     const { id, hook, event: e } = head;
     if (!hook) {
@@ -187,12 +194,7 @@ async function deliver(
       queuedAt: now.toISOString(),
     };
     if (!e) {
-      head = await d.settle(
-        webhook,
-        party,
-        { ...s, state: 'dead', lastError: 'EVENT_EXPIRED' },
-        { pop: true },
-      );
+      head = await removed(id, { ...s, state: 'dead', lastError: 'EVENT_EXPIRED' }, { pop: true });
       d.outcomes.expired++;
       continue;
     }
@@ -210,14 +212,14 @@ async function deliver(
     };
     delete next.nextAttemptAt;
     if (r.error === null) {
-      head = await d.settle(webhook, party, { ...next, state: 'delivered' }, { attempt: entry, pop: true });
+      head = await removed(id, { ...next, state: 'delivered' }, { attempt: entry, pop: true });
       d.outcomes.delivered++;
       continue;
     }
     if (Date.now() - Date.parse(next.firstAttemptAt as string) >= d.config.retryForMs) {
       const dead = { ...next, state: 'dead' as const };
       d.log?.('warn', 'webhook delivery dead-lettered', { webhook, eventId: id, error: r.error });
-      head = await d.settle(webhook, party, dead, { attempt: entry, pop: true, dead: true });
+      head = await removed(id, dead, { attempt: entry, pop: true, dead: true });
       d.outcomes.dead++;
       continue;
     }

@@ -83,6 +83,12 @@ export class WebhookRegistry {
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
+  /** Every webhook with the secrets that sign at `now`, in no order (the dispatcher, dispatch.ts). */
+  async listSigning(now = Date.now()): Promise<Signing[]> {
+    const all = await this.redis.hvals(this.key).catch(unavailable);
+    return all.map((r) => signingFrom(r, now));
+  }
+
   async delete(id: string): Promise<boolean> {
     if (!WEBHOOK_ID.test(id)) return false;
     return (await this.redis.hdel(this.key, id).catch(unavailable)) === 1;
