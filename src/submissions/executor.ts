@@ -71,10 +71,23 @@ export type StepResult =
   /** Nothing more to try: wait until the transaction can no longer commit, then settle. */
   | { kind: 'wait-until'; at: number };
 
-export async function executeStep(deps: ExecutorDeps, id: string, signal?: AbortSignal): Promise<StepResult> {
+/**
+ * `keyFingerprint`: the key the job says the record names (its data, from when it was added): its flag is read
+ * beside the record, in the same round trip, and used only if the record names that key.
+ */
+export async function executeStep(
+  deps: ExecutorDeps,
+  id: string,
+  signal?: AbortSignal,
+  job: { keyFingerprint?: string | undefined } = {},
+): Promise<StepResult> {
   const now = deps.now ?? Date.now;
   const { store, ledger, config } = deps;
-  const cur = await store.get(id);
+  const hint = job.keyFingerprint;
+  const [cur, hintDisabled] = await Promise.all([
+    store.get(id),
+    hint !== undefined ? store.keyFlags.isDisabled(hint) : undefined,
+  ]);
   if (!cur) return { kind: 'done' };
   let rec = cur.record;
   // Not released to the worker yet (a stray job): approvals or signatures are still awaited; nothing is sent.
@@ -83,7 +96,11 @@ export async function executeStep(deps: ExecutorDeps, id: string, signal?: Abort
   let decision = decide({ record: rec, now: now(), config });
   if (decision.kind === 'needs-key-status') {
     // A round's keys are checked one by one with its signatures (checkSignatures), not by the record's first key.
-    const keyDisabled = rec.signatureRound ? false : await store.keyFlags.isDisabled(rec.keyFingerprint);
+    const keyDisabled = rec.signatureRound
+      ? false
+      : hint === rec.keyFingerprint && hintDisabled !== undefined
+        ? hintDisabled
+        : await store.keyFlags.isDisabled(rec.keyFingerprint);
     decision = decide({ record: rec, now: now(), config, keyDisabled });
   }
   switch (decision.kind) {

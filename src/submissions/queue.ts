@@ -17,6 +17,11 @@ export interface JobData {
    * the worker; absent with tracing off. Metadata only: nothing hashed, signed or stored on the record.
    */
   traceContext?: TraceContext;
+  /**
+   * The key the record names (absent for a signature round, and in jobs added before it was carried): the worker
+   * reads its disabled flag beside the record instead of after it (`executeStep`).
+   */
+  keyFingerprint?: string;
 }
 
 /** BullMQ forbids ':' in custom ids and purely numeric ids: encode the command id. */
@@ -64,7 +69,11 @@ export async function enqueue(queue: Queue<JobData>, record: SubmissionRecord): 
     const traceContext = currentTraceContext();
     await queue.add(
       'submit',
-      { id: record.id, ...(traceContext ? { traceContext } : {}) },
+      {
+        id: record.id,
+        ...(traceContext ? { traceContext } : {}),
+        ...(record.signatureRound ? {} : { keyFingerprint: record.keyFingerprint }),
+      },
       { jobId: jobIdFor(record) },
     );
   } catch (err) {
@@ -156,7 +165,7 @@ export function startWorker(deps: ExecutorDeps, opts: WorkerOptions): Worker<Job
     async (job: Job<JobData>, token?: string, signal?: AbortSignal) => {
       // Each step continues the trace the job was added in (a new one when it carries none and tracing is on).
       const step = await context.with(contextFrom(job.data.traceContext), () =>
-        executeStep(stepDeps, job.data.id, signal),
+        executeStep(stepDeps, job.data.id, signal, job.data),
       );
       logStep(log, job.data.id, step);
       if (step.kind === 'done') return step.record?.status ?? 'missing';

@@ -289,6 +289,29 @@ describe('executeStep', () => {
     expect((await sent.store.getRecord(sent.rec.id))?.error?.code).toBe('OUTCOME_UNKNOWN');
   });
 
+  it('reads the key the job names beside the record, and trusts it only when the record names that key', async () => {
+    const step = (t: Awaited<ReturnType<typeof setup>>, keyFingerprint: string) =>
+      executeStep({ store: t.store, ledger: t.ledger, config }, t.rec.id, undefined, { keyFingerprint });
+    const rejected = { kind: 'done', record: { status: 'rejected', error: { code: 'KEY_DISABLED' } } };
+    // The job names another key than the record (stale, or forged): the record's own key decides.
+    const stale = await setup(['commit']);
+    await stale.store.keyFlags.markDisabled(stale.rec.keyFingerprint);
+    expect(await step(stale, 'another-key')).toMatchObject(rejected);
+    const other = await setup(['commit']);
+    await other.store.keyFlags.markDisabled('another-key');
+    expect(await step(other, 'another-key')).toMatchObject({ kind: 'done', record: { status: 'committed' } });
+    // The job names the record's key: its flag, read beside the record, decides.
+    const off = await setup(['commit']);
+    await off.store.keyFlags.markDisabled(off.rec.keyFingerprint);
+    expect(await step(off, off.rec.keyFingerprint)).toMatchObject(rejected);
+    const on = await setup(['commit']);
+    expect(await step(on, on.rec.keyFingerprint)).toMatchObject({
+      kind: 'done',
+      record: { status: 'committed' },
+    });
+    for (const t of [stale, off]) expect(t.ledger.submissionIds).toHaveLength(0);
+  });
+
   it('is safe when two workers run the same step at once: one commit, one committed record', async () => {
     const { store, ledger, rec } = await setup(['commit', 'commit', 'commit', 'commit']);
     await Promise.all([1, 2, 3].map(() => executeStep({ store, ledger, config }, rec.id)));
