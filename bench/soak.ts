@@ -128,6 +128,29 @@ const RETENTION_VARS = [
 // ---- small helpers --------------------------------------------------------------------------------------------
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * What waking up costs on this machine, measured before the load: the CPU this process spends on one Redis GET,
+ * back to back and after WAKE_GAP_MS idle. On a virtual machine the second can be several times the first (460 µs
+ * against 60 on 2026-11-29): below saturation Quill's processes pay it at every step, so CPU per transaction at a
+ * fixed rate follows it more than it follows the work done.
+ */
+const WAKE_GAP_MS = 5;
+async function roundTripCpu(redis: Redis): Promise<{ busy: number; idle: number; ratio: number }> {
+  const cpu = async (n: number, gapMs: number) => {
+    const before = process.cpuUsage();
+    for (let i = 0; i < n; i++) {
+      await redis.get('quill:bench:absent');
+      if (gapMs > 0) await sleep(gapMs);
+    }
+    const used = process.cpuUsage(before);
+    return (used.user + used.system) / n;
+  };
+  await cpu(200, 0); // warm
+  const busy = await cpu(2000, 0);
+  const idle = await cpu(200, WAKE_GAP_MS);
+  return { busy, idle, ratio: idle / busy };
+}
 /** Wall-clock ms with sub-ms precision, comparable with the children's Date-based times. */
 const epochNow = () => performance.timeOrigin + performance.now();
 
@@ -801,6 +824,11 @@ async function main(): Promise<void> {
   console.log(`bench:soak — ${new Date().toISOString()}${commit ? `, commit ${commit}` : ''}`);
   console.log(`  command: ${cmdline}`);
   console.log(`  machine: ${machine}`);
+  const roundTrip = await roundTripCpu(redis);
+  console.log(
+    `  a Redis round trip costs this process ${roundTrip.busy.toFixed(0)} µs of CPU back to back, ${roundTrip.idle.toFixed(0)} µs ` +
+      `after ${WAKE_GAP_MS} ms idle: below saturation every step pays the second (${roundTrip.ratio.toFixed(1)}×)`,
+  );
   console.log(
     `  rate ${RATE}/s for ${FLAGS.minutes} min (${TOTAL} submissions), ${FLAGS.callers} callers, ${PARTIES} parties, ` +
       `prepared buffer ${BUFFER_TARGET} (${AHEAD_SECONDS} s ahead, ${PREPARERS} preparers)`,
