@@ -132,7 +132,7 @@ export function instructionDifferences(f: TransactionFacts, want: InstructionAsk
 /** `#name:Module:Entity` or `<package id>:Module:Entity` names this template or interface. */
 function names(ref: string, r: RootAction): boolean {
   const suffix = ref.slice(ref.indexOf(':') + 1);
-  const byTemplate = r.templateId !== null && r.templateId.endsWith(`:${suffix}`);
+  const byTemplate = r.templateId?.endsWith(`:${suffix}`);
   if (byTemplate) {
     if (ref.startsWith('#')) return r.template === ref;
     return r.templateId === ref;

@@ -6,7 +6,6 @@
 -- ARGV: 1 cutoff (ISO time), 2 '1' to sweep the attempts log too, 3.. the event ids the caller found past it
 -- Returns how many states went.
 local cutoff = ARGV[1]
-local gone = {}
 local n = 0
 for i = 3, #ARGV do
   local raw = redis.call('HGET', KEYS[1], ARGV[i])
@@ -18,21 +17,21 @@ for i = 3, #ARGV do
       if type(at) == 'string' and at < cutoff then
         redis.call('HDEL', KEYS[1], ARGV[i])
         redis.call('LREM', KEYS[3], 0, ARGV[i])
-        gone[ARGV[i]] = true
         n = n + 1
       end
     end
   end
 end
 if ARGV[2] ~= '1' then return n end
--- The attempts of the states removed, and of events no state names any more, older than the cutoff (so those of
--- states an earlier call removed as well). It reads the whole log (up to 1000 entries, about 2 ms): once a pass.
+-- The attempts older than the cutoff of events no state names any more: those of the states removed above (an
+-- attempt is never later than its state's last attempt) and of those an earlier call removed. It reads the whole log
+-- (up to 1000 entries, about 2 ms): once a pass.
 local log = redis.call('LRANGE', KEYS[2], 0, -1)
 local keep, drop = {}, false
 for _, raw in ipairs(log) do
   local ok, a = pcall(cjson.decode, raw)
-  local old = ok and type(a) == 'table' and type(a.at) == 'string' and a.at < cutoff
-  if ok and type(a) == 'table' and (gone[a.eventId] or (old and redis.call('HEXISTS', KEYS[1], a.eventId) == 0)) then
+  local old = ok and type(a) == 'table' and type(a.at) == 'string' and a.at < cutoff and type(a.eventId) == 'string'
+  if old and redis.call('HEXISTS', KEYS[1], a.eventId) == 0 then
     drop = true
   else
     keep[#keep + 1] = raw
