@@ -61,8 +61,10 @@ export function dispatcher(d: Deliveries, reader: Redis, count = 200): ConsumerO
       heads.forEach(({ chain, head }, i) => {
         if (Number(applied[i + 1]) === 1) made.set(chain, head);
       });
-      // A chain whose job in this process is still on it needs no job: it is woken, with its new head if any.
-      for (const [chain, c] of chains) if (!d.draining.wake(chain, made.get(chain))) await d.kick(c);
+      // A chain whose job in this process is still on it needs no job: it is woken, with its new head if any. Every
+      // wake-up goes before the first kick's round trip, so none comes after its job read the head itself.
+      const unattended = [...chains].filter(([chain]) => !d.draining.wake(chain, made.get(chain)));
+      for (const [, c] of unattended) await d.kick(c);
     },
   };
 }
