@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { Redis } from 'ioredis';
-import { inject } from 'vitest';
+import { afterAll, inject } from 'vitest';
 import { Deliveries, type DeliveryConfig, EventLog, WebhookRegistry } from '../../src/events/index.ts';
 
 export interface Received {
@@ -124,6 +124,19 @@ function monitorArgs(text: string): string[] {
     out.push(v);
   }
   return out;
+}
+
+/** Opens connections to the test Redis, each closed once the calling file's tests are done. */
+export function fileConnections(): () => Redis {
+  const opened: Redis[] = [];
+  afterAll(() => {
+    for (const c of opened) c.disconnect();
+  });
+  return () => {
+    const r = new Redis(inject('redisUrl'));
+    opened.push(r);
+    return r;
+  };
 }
 
 export function conn(): Redis {

@@ -2,27 +2,12 @@
 // written after it first started, in order; a batch it failed to hand on comes again; a restart resumes after the
 // last batch it handed on; two processes under one lease never both deliver.
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EventLog, type QuillEvent, startSink } from '../../../src/events/index.ts';
 import { Lease, redisKeys } from '../../../src/redis/index.ts';
+import { fileConnections, until } from '../../support/events.ts';
 
-const connections: Redis[] = [];
-const connect = () => {
-  const r = new Redis(inject('redisUrl'));
-  connections.push(r);
-  return r;
-};
-afterAll(() => {
-  for (const c of connections) c.disconnect();
-});
-
-async function until(check: () => boolean, what: string): Promise<void> {
-  for (const end = Date.now() + 10_000; !check(); ) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+const connect = fileConnections();
 
 /** A sink in a few lines: it collects what it is handed, and fails on demand. */
 function collector(prefix: string, lease?: Lease) {
@@ -59,7 +44,7 @@ describe('an event sink', () => {
     const written: string[] = [];
     first.fail(2);
     for (let i = 0; i < 20; i++) written.push(await log.append('submission.committed', 'a::1', { i }));
-    await until(() => new Set(first.got.map((e) => e.id)).size === 20, 'the first 20 events');
+    await until(() => new Set(first.got.map((e) => e.id)).size === 20, 10_000, 'the first 20 events');
     await first.running.stop();
     // At least once: a failed batch was handed on again, so nothing is missing and the order holds.
     const ids = first.got.map((e) => e.id);
@@ -68,7 +53,7 @@ describe('an event sink', () => {
 
     for (let i = 0; i < 10; i++) written.push(await log.append('transaction.received', 'b::2', { i }));
     const second = collector(prefix);
-    await until(() => second.got.length >= 10, 'the events written while it was stopped');
+    await until(() => second.got.length >= 10, 10_000, 'the events written while it was stopped');
     await second.running.stop();
     expect(second.got.map((e) => e.id)).toEqual(written.slice(20));
   });
@@ -82,12 +67,12 @@ describe('an event sink', () => {
     await new Promise((r) => setTimeout(r, 300));
     const written: string[] = [];
     for (let i = 0; i < 15; i++) written.push(await log.append('submission.committed', 'a::1', { i }));
-    await until(() => a.got.length + b.got.length >= 15, 'the events');
+    await until(() => a.got.length + b.got.length >= 15, 10_000, 'the events');
     expect(Math.min(a.got.length, b.got.length)).toBe(0);
     const [holder, other] = a.got.length > 0 ? [a, b] : [b, a];
     await holder.running.stop();
     for (let i = 0; i < 5; i++) written.push(await log.append('submission.committed', 'a::1', { i }));
-    await until(() => other.got.length >= 5, 'the other to take over');
+    await until(() => other.got.length >= 5, 10_000, 'the other to take over');
     await other.running.stop();
     expect([...holder.got, ...other.got].map((e) => e.id)).toEqual(written);
   });

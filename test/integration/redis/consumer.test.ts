@@ -2,22 +2,14 @@
 // the stream's end or its first entry, what is handed on comes in order and once, and entries that arrive within
 // `gatherMs` of a wake-up are handed on as one batch.
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import type { Redis } from 'ioredis';
+import { describe, expect, it } from 'vitest';
 import { type ConsumerOptions, type StreamEntry, startConsumer } from '../../../src/redis/consumer.ts';
 import { loadScript, runScript } from '../../../src/redis/index.ts';
-import { until } from '../../support/events.ts';
+import { fileConnections, until } from '../../support/events.ts';
 
 const MOVE = loadScript('cursor-move');
-const connections: Redis[] = [];
-const connect = () => {
-  const r = new Redis(inject('redisUrl'));
-  connections.push(r);
-  return r;
-};
-afterAll(() => {
-  for (const c of connections) c.disconnect();
-});
+const connect = fileConnections();
 
 /** A consumer that records each batch it is handed and moves its cursor as a real one does (cursor-move.lua). */
 function follow(redis: Redis, stream: string, cursor: string, o: Partial<ConsumerOptions> = {}) {
